@@ -1,0 +1,68 @@
+// swift-tools-version:6.0
+// The target graph is the architecture: each target depends only on those below it.
+//
+//   CNghttp2 CZlib CSQLite CYAML          system libraries (Debian -dev packages)
+//   Clock  JSON                           instants, schedulers; JSON values (pure)
+//   HTTP                                  pure HTTP/1.1 parser + serializer, request/response values
+//   Sockets                               the only target that imports Glibc socket calls
+//   HTTP2                                 nghttp2 server/client sessions, fed bytes, no I/O
+//   HTTPServer                            Dispatch-source connections, h1/h2c, gzip
+//   YAML                                  libyaml -> JSON values with line/column marks
+//   ReleaseControl                        rules, evaluation, lifetimes, ETags, changes, push throttle (pure)
+//   Persistence                           SQLite-backed durable state
+//   Push                                  APNs/FCM delivery over h2c, the push-gateway stand-in
+//   MockServer                            routes, admin API, problem+json (no sockets)
+//   LerixSDK                              the client SDK (release control)
+//   Adapter                               ADAPTER.md host for many SDK devices in virtual time
+//   ScenarioRunner                        Scenarios/ suites, JUnit, coverage
+//   lerix-mock                            thin CLI
+import PackageDescription
+
+let package = Package(
+    name: "lerix-mock",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "lerix-mock", targets: ["lerix-mock"]),
+        .library(name: "LerixSDK", targets: ["LerixSDK"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CYAML", providers: [.apt(["libyaml-dev"])]),
+
+        .target(name: "Clock"),
+        .target(name: "JSON"),
+        .target(name: "HTTP"),
+        .target(name: "Sockets"),
+        .target(name: "HTTP2", dependencies: ["CNghttp2", "HTTP"]),
+        .target(name: "HTTPServer", dependencies: ["HTTP", "HTTP2", "Sockets", "CZlib", "Clock"]),
+        .target(name: "YAML", dependencies: ["CYAML", "JSON"]),
+        .target(name: "ReleaseControl", dependencies: ["Clock", "JSON"]),
+        .target(name: "Persistence", dependencies: ["ReleaseControl", "CSQLite", "JSON", "Clock"]),
+        .target(name: "MockServer", dependencies: ["ReleaseControl", "HTTP", "JSON", "Clock", "YAML"]),
+        .target(name: "Push", dependencies: ["MockServer", "ReleaseControl", "HTTP", "HTTP2", "HTTPServer", "Sockets", "JSON", "Clock"]),
+        .target(name: "LerixSDK", dependencies: ["Clock", "JSON"]),
+        .target(name: "Adapter", dependencies: ["LerixSDK", "JSON", "Clock"]),
+        .target(name: "ScenarioRunner", dependencies: [
+            "Adapter", "LerixSDK", "MockServer", "Push", "HTTPServer", "Persistence", "YAML", "JSON", "Clock", "HTTP",
+        ]),
+        .executableTarget(name: "lerix-mock", dependencies: [
+            "MockServer", "HTTPServer", "Persistence", "Push", "Adapter", "ScenarioRunner", "YAML", "JSON", "Clock", "HTTP",
+        ]),
+
+        .testTarget(name: "ClockTests", dependencies: ["Clock"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP2", "HTTP", "Sockets", "Clock"]),
+        .testTarget(name: "YAMLTests", dependencies: ["YAML", "JSON"]),
+        .testTarget(name: "ReleaseControlTests", dependencies: ["ReleaseControl", "Clock", "JSON"]),
+        .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "ReleaseControl", "Clock", "JSON"]),
+        .testTarget(name: "MockServerTests", dependencies: ["MockServer", "ReleaseControl", "HTTP", "JSON", "Clock"]),
+        .testTarget(name: "PushTests", dependencies: ["Push", "MockServer", "HTTPServer", "HTTP2", "HTTP", "JSON", "Clock"]),
+        .testTarget(name: "LerixSDKTests", dependencies: ["LerixSDK", "Clock", "JSON"]),
+        .testTarget(name: "AdapterTests", dependencies: ["Adapter", "LerixSDK", "JSON", "Clock"]),
+        .testTarget(name: "ScenarioRunnerTests", dependencies: ["ScenarioRunner", "YAML", "JSON", "Clock"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["JSON", "HTTP", "Sockets"]),
+    ]
+)

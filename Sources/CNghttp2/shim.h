@@ -1,0 +1,2 @@
+#pragma once
+#include <nghttp2/nghttp2.h>

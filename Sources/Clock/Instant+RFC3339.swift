@@ -1,0 +1,119 @@
+/// RFC 3339 in UTC with milliseconds, as the wire contract writes every time.
+/// Civil-date arithmetic after Howard Hinnant's `days_from_civil`, so no Foundation is needed.
+extension Instant {
+    /// `2026-12-02T11:00:00.000Z`
+    public var rfc3339: String {
+        let ms = millisecondsSinceEpoch
+        let (secondsTotal, milli) = ms.floorDivided(by: 1000)
+        let (days, secondOfDay) = secondsTotal.floorDivided(by: 86_400)
+        let (year, month, day) = Self.civil(fromDays: days)
+        var out = ""
+        out.reserveCapacity(24)
+        out += Self.pad(year, 4); out += "-"; out += Self.pad(month, 2); out += "-"; out += Self.pad(day, 2)
+        out += "T"; out += Self.pad(secondOfDay / 3600, 2); out += ":"
+        out += Self.pad(secondOfDay % 3600 / 60, 2); out += ":"; out += Self.pad(secondOfDay % 60, 2)
+        out += "."; out += Self.pad(milli, 3); out += "Z"
+        return out
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; `t`, `z` and a space for `T` are accepted.
+    /// Returns nil for anything else, including out-of-range fields.
+    public init?(rfc3339 text: String) {
+        let b = Array(text.utf8)
+        var i = 0
+        func digits(_ n: Int) -> Int64? {
+            guard i + n <= b.count else { return nil }
+            var v: Int64 = 0
+            for k in 0..<n {
+                let c = b[i + k]
+                guard c >= 48, c <= 57 else { return nil }
+                v = v * 10 + Int64(c - 48)
+            }
+            i += n
+            return v
+        }
+        func expect(_ set: [UInt8]) -> Bool {
+            guard i < b.count, set.contains(b[i]) else { return false }
+            i += 1
+            return true
+        }
+        guard let year = digits(4), expect([45]), let month = digits(2), expect([45]), let day = digits(2),
+              expect([84, 116, 32]), let hour = digits(2), expect([58]), let minute = digits(2), expect([58]),
+              let second = digits(2)
+        else { return nil }
+        guard (1...12).contains(month), day >= 1, day <= Self.daysIn(month: month, year: year),
+              hour < 24, minute < 60, second < 61
+        else { return nil }
+        var milli: Int64 = 0
+        if i < b.count, b[i] == 46 {
+            i += 1
+            var scale: Int64 = 100
+            var count = 0
+            while i < b.count, b[i] >= 48, b[i] <= 57 {
+                milli += Int64(b[i] - 48) * scale
+                scale /= 10
+                i += 1
+                count += 1
+            }
+            guard count > 0 else { return nil }
+        }
+        var offsetSeconds: Int64 = 0
+        guard i < b.count else { return nil }
+        if b[i] == 90 || b[i] == 122 {
+            i += 1
+        } else if b[i] == 43 || b[i] == 45 {
+            let sign: Int64 = b[i] == 45 ? -1 : 1
+            i += 1
+            guard let oh = digits(2), expect([58]), let om = digits(2), oh < 24, om < 60 else { return nil }
+            offsetSeconds = sign * (oh * 3600 + om * 60)
+        } else {
+            return nil
+        }
+        guard i == b.count else { return nil }
+        let days = Self.days(fromCivil: year, month, day)
+        let secs = days * 86_400 + hour * 3600 + minute * 60 + min(second, 59) - offsetSeconds
+        self.init(millisecondsSinceEpoch: secs * 1000 + milli)
+    }
+
+    static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
+        let y = m <= 2 ? y0 - 1 : y0
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    static func pad(_ value: Int64, _ width: Int) -> String {
+        let s = String(value)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+}
+
+extension Int64 {
+    /// Floor division and the non-negative remainder, so times before 1970 format correctly.
+    func floorDivided(by d: Int64) -> (Int64, Int64) {
+        let q = self / d, r = self % d
+        return r < 0 ? (q - 1, r + d) : (q, r)
+    }
+}

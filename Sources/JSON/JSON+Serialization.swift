@@ -1,0 +1,79 @@
+extension JSON {
+    /// Compact JSON text. Integral numbers print without a fraction (`60`, not `60.0`).
+    public func serialized() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(into: &out, indent: nil, level: 0)
+        return out
+    }
+
+    /// Indented JSON for people reading a terminal (two spaces, trailing newline).
+    public func prettySerialized() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(512)
+        write(into: &out, indent: 2, level: 0)
+        out.append(0x0A)
+        return out
+    }
+
+    public var serializedString: String { String(decoding: serialized(), as: UTF8.self) }
+
+    func write(into out: inout [UInt8], indent: Int?, level: Int) {
+        switch self {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .number(let n): out.append(contentsOf: JSON.format(n).utf8)
+        case .string(let s): JSON.writeString(s, into: &out)
+        case .array(let items):
+            out.append(UInt8(ascii: "["))
+            for (i, item) in items.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                newline(&out, indent, level + 1)
+                item.write(into: &out, indent: indent, level: level + 1)
+            }
+            if !items.isEmpty { newline(&out, indent, level) }
+            out.append(UInt8(ascii: "]"))
+        case .object(let object):
+            out.append(UInt8(ascii: "{"))
+            for (i, pair) in object.pairs.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                newline(&out, indent, level + 1)
+                JSON.writeString(pair.key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                if indent != nil { out.append(0x20) }
+                pair.value.write(into: &out, indent: indent, level: level + 1)
+            }
+            if object.count > 0 { newline(&out, indent, level) }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private func newline(_ out: inout [UInt8], _ indent: Int?, _ level: Int) {
+        guard let indent else { return }
+        out.append(0x0A)
+        out.append(contentsOf: repeatElement(0x20, count: indent * level))
+    }
+
+    static func format(_ n: Double) -> String {
+        if n.rounded() == n, abs(n) < 1e15 { return String(Int64(n)) }
+        return String(n)
+    }
+
+    static func writeString(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for b in s.utf8 {
+            switch b {
+            case 0x22: out.append(0x5C); out.append(0x22)
+            case 0x5C: out.append(0x5C); out.append(0x5C)
+            case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
+            case 0..<0x20:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 15)]])
+            default: out.append(b)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

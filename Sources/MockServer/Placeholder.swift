@@ -1,0 +1,1 @@
+// Placeholder until this target lands; see Package.swift for its place in the stack.

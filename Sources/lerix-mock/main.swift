@@ -1,0 +1,1 @@
+print("lerix-mock: under construction")
