@@ -45,8 +45,9 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+# Each Benchmarks/bench-*.sh prints its own ratios against a reference measured in the same run.
 bench: bench-deps release
-	./Benchmarks/run.sh
+	@for script in Benchmarks/bench-*.sh; do echo "== $$script"; bash $$script || exit 1; done
 
 fuzz: deps
 	./Fuzz/run.sh $(FUZZ_SECONDS)

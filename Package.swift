@@ -9,9 +9,9 @@
 //   HTTPServer                            Dispatch-source connections, h1/h2c, gzip
 //   YAML                                  libyaml -> JSON values with line/column marks
 //   ReleaseControl                        rules, evaluation, lifetimes, ETags, changes, push throttle (pure)
-//   Persistence                           SQLite-backed durable state
-//   Push                                  APNs/FCM delivery over h2c, the push-gateway stand-in
-//   MockServer                            routes, admin API, problem+json (no sockets)
+//   MockServer                            routes, admin API, problem+json; seams StateStore, PushSink (no sockets)
+//   Persistence                           SQLite StateStore for --state
+//   Push                                  PushSink over h2c to APNs/FCM, the push-gateway stand-in
 //   LerixSDK                              the client SDK (release control)
 //   Adapter                               ADAPTER.md host for many SDK devices in virtual time
 //   ScenarioRunner                        Scenarios/ suites, JUnit, coverage
@@ -39,8 +39,8 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["HTTP", "HTTP2", "Sockets", "CZlib", "Clock"]),
         .target(name: "YAML", dependencies: ["CYAML", "JSON"]),
         .target(name: "ReleaseControl", dependencies: ["Clock", "JSON"]),
-        .target(name: "Persistence", dependencies: ["ReleaseControl", "CSQLite", "JSON", "Clock"]),
         .target(name: "MockServer", dependencies: ["ReleaseControl", "HTTP", "JSON", "Clock", "YAML"]),
+        .target(name: "Persistence", dependencies: ["MockServer", "ReleaseControl", "CSQLite", "JSON", "Clock"]),
         .target(name: "Push", dependencies: ["MockServer", "ReleaseControl", "HTTP", "HTTP2", "HTTPServer", "Sockets", "JSON", "Clock"]),
         .target(name: "LerixSDK", dependencies: ["Clock", "JSON"]),
         .target(name: "Adapter", dependencies: ["LerixSDK", "JSON", "Clock"]),
@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP2", "HTTP", "Sockets", "Clock"]),
         .testTarget(name: "YAMLTests", dependencies: ["YAML", "JSON"]),
         .testTarget(name: "ReleaseControlTests", dependencies: ["ReleaseControl", "Clock", "JSON"]),
-        .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "ReleaseControl", "Clock", "JSON"]),
+        .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "MockServer", "ReleaseControl", "Clock", "JSON"]),
         .testTarget(name: "MockServerTests", dependencies: ["MockServer", "ReleaseControl", "HTTP", "JSON", "Clock"]),
         .testTarget(name: "PushTests", dependencies: ["Push", "MockServer", "HTTPServer", "HTTP2", "HTTP", "JSON", "Clock"]),
         .testTarget(name: "LerixSDKTests", dependencies: ["LerixSDK", "Clock", "JSON"]),

@@ -1,1 +1,11 @@
-print("lerix-mock: under construction")
+// lerix-mock: one binary, several subcommands. Each subcommand lives in its own
+// `<Name>Command.swift` and is listed here; this file only dispatches.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let commands: [any CLICommand.Type] = [
+]
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+exit(CLI.run(arguments, commands: commands))
