@@ -40,12 +40,19 @@ enum CLI {
         return text
     }
 
-    static func printOut(_ text: String) {
-        fputs(text.hasSuffix("\n") ? text : text + "\n", stdout)
-        fflush(stdout)
-    }
+    static func printOut(_ text: String) { writeAll(1, text) }
 
-    static func printError(_ text: String) {
-        fputs(text.hasSuffix("\n") ? text : text + "\n", stderr)
+    static func printError(_ text: String) { writeAll(2, text) }
+
+    /// Unbuffered, so lines reach pipes (tests, `make serve | tee`) at once; `FILE*` globals are not Sendable.
+    static func writeAll(_ fd: Int32, _ text: String) {
+        let bytes = Array((text.hasSuffix("\n") ? text : text + "\n").utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            offset += n
+        }
     }
 }
