@@ -1,0 +1,41 @@
+import Testing
+@testable import Clock
+
+@Suite struct InstantRFC3339Tests {
+    @Test func formatsUTCWithMilliseconds() {
+        #expect(Instant(millisecondsSinceEpoch: 0).rfc3339 == "1970-01-01T00:00:00.000Z")
+        #expect(Instant(millisecondsSinceEpoch: 1_796_209_200_123).rfc3339 == "2026-12-02T11:00:00.123Z")
+    }
+
+    @Test func formatsInstantsBeforeTheEpoch() {
+        #expect(Instant(millisecondsSinceEpoch: -1).rfc3339 == "1969-12-31T23:59:59.999Z")
+    }
+
+    @Test func parsesWhatItFormats() throws {
+        for ms: Int64 in [0, 1, 999, 86_399_999, 951_782_400_000, 1_796_209_200_123, 4_102_444_800_000] {
+            let instant = Instant(millisecondsSinceEpoch: ms)
+            #expect(Instant(rfc3339: instant.rfc3339) == instant)
+        }
+    }
+
+    @Test func parsesOffsetsAndFractionsOfAnyLength() {
+        #expect(Instant(rfc3339: "2026-12-02T12:00:00+01:00")?.rfc3339 == "2026-12-02T11:00:00.000Z")
+        #expect(Instant(rfc3339: "2026-12-02T10:30:00.5-00:30")?.rfc3339 == "2026-12-02T11:00:00.500Z")
+        #expect(Instant(rfc3339: "2026-12-02t11:00:00.123456z")?.rfc3339 == "2026-12-02T11:00:00.123Z")
+    }
+
+    @Test(arguments: [
+        "", "2026-12-02", "2026-12-02T11:00:00", "2026-13-01T00:00:00Z", "2026-02-29T00:00:00Z",
+        "2026-12-02T24:00:00Z", "2026-12-02T11:00:00.Z", "2026-12-02T11:00:00Zjunk", "yesterday",
+        "2026-12-02T11:00:00+1:00",
+    ])
+    func rejectsMalformedTimes(text: String) {
+        #expect(Instant(rfc3339: text) == nil)
+    }
+
+    @Test func acceptsLeapDays() {
+        #expect(Instant(rfc3339: "2028-02-29T00:00:00Z") != nil)
+        #expect(Instant(rfc3339: "2000-02-29T00:00:00Z") != nil)
+        #expect(Instant(rfc3339: "2100-02-29T00:00:00Z") == nil)
+    }
+}
