@@ -51,18 +51,21 @@ let package = Package(
             "MockServer", "HTTPServer", "Persistence", "Push", "Adapter", "ScenarioRunner", "YAML", "JSON", "Clock", "HTTP",
         ]),
 
+        // Shared by test targets only: a blocking HTTP client and the spawned binary.
+        .target(name: "TestSupport", dependencies: ["HTTP", "JSON"], path: "Tests/TestSupport"),
+
         .testTarget(name: "ClockTests", dependencies: ["Clock"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP2", "HTTP", "Sockets", "Clock"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer", "HTTP2", "HTTP", "Sockets", "Clock"]),
         .testTarget(name: "YAMLTests", dependencies: ["YAML", "JSON"]),
         .testTarget(name: "ReleaseControlTests", dependencies: ["ReleaseControl", "Clock", "JSON"]),
-        .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "MockServer", "ReleaseControl", "Clock", "JSON"]),
-        .testTarget(name: "MockServerTests", dependencies: ["MockServer", "ReleaseControl", "HTTP", "JSON", "Clock"]),
-        .testTarget(name: "PushTests", dependencies: ["Push", "MockServer", "HTTPServer", "HTTP2", "HTTP", "JSON", "Clock"]),
+        .testTarget(name: "PersistenceTests", dependencies: ["TestSupport", "Persistence", "MockServer", "ReleaseControl", "Clock", "JSON"]),
+        .testTarget(name: "MockServerTests", dependencies: ["TestSupport", "MockServer", "ReleaseControl", "HTTP", "JSON", "Clock"]),
+        .testTarget(name: "PushTests", dependencies: ["TestSupport", "Push", "MockServer", "HTTPServer", "HTTP2", "HTTP", "JSON", "Clock"]),
         .testTarget(name: "LerixSDKTests", dependencies: ["LerixSDK", "Clock", "JSON"]),
-        .testTarget(name: "AdapterTests", dependencies: ["Adapter", "LerixSDK", "JSON", "Clock"]),
-        .testTarget(name: "ScenarioRunnerTests", dependencies: ["ScenarioRunner", "YAML", "JSON", "Clock"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["JSON", "HTTP", "Sockets"]),
+        .testTarget(name: "AdapterTests", dependencies: ["TestSupport", "Adapter", "LerixSDK", "JSON", "Clock"]),
+        .testTarget(name: "ScenarioRunnerTests", dependencies: ["TestSupport", "ScenarioRunner", "YAML", "JSON", "Clock"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "JSON", "HTTP"]),
     ]
 )
