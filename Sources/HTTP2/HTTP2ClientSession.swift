@@ -1,0 +1,214 @@
+import CNghttp2
+import HTTP
+
+/// The client side of one HTTP/2 connection, fed bytes and asked for bytes, for talking
+/// to push gateways (APNs, FCM) and for tests. nghttp2 holds requests beyond the peer's
+/// MAX_CONCURRENT_STREAMS until a stream closes, so `submit` may be called freely.
+///
+/// ```swift
+/// let client = try HTTP2ClientSession()
+/// let stream = try client.submit(HTTPRequest(method: "GET", target: "/healthz",
+///                                            headers: ["Host": "127.0.0.1:8080"]))
+/// write(client.takeOutput())
+/// for event in client.feed(read()) {
+///     if case .response(stream, let response) = event { print(response.status) }
+/// }
+/// ```
+///
+/// Not thread-safe: confine each session to one queue.
+public final class HTTP2ClientSession {
+    public struct Configuration: Sendable {
+        /// The `:scheme` of every request ("http" for h2c, "https" behind TLS).
+        public var scheme: String
+        /// `:authority` for requests without a Host header.
+        public var defaultAuthority: String
+        /// Larger response bodies cancel their stream (reported as `.reset(_, .cancel)`).
+        public var maxResponseBodyBytes: Int
+        /// SETTINGS_INITIAL_WINDOW_SIZE for response bodies.
+        public var initialWindowSize: UInt32
+
+        public init(scheme: String = "http", defaultAuthority: String = "localhost",
+                    maxResponseBodyBytes: Int = 16 << 20, initialWindowSize: UInt32 = 1 << 20) {
+            self.scheme = scheme
+            self.defaultAuthority = defaultAuthority
+            self.maxResponseBodyBytes = maxResponseBodyBytes
+            self.initialWindowSize = initialWindowSize
+        }
+    }
+
+    public enum Event: Sendable {
+        /// The complete response (final headers and body) to the request on `streamID`.
+        case response(streamID: Int32, HTTPResponse)
+        /// The stream ended without a complete response. `.refusedStream` means the server
+        /// never processed it: safe to retry, on a new connection after a GOAWAY.
+        case reset(streamID: Int32, HTTP2ErrorCode)
+        /// The server is going away; streams above `lastStreamID` were not processed and are
+        /// reported as `.reset(_, .refusedStream)`.
+        case goaway(lastStreamID: Int32, HTTP2ErrorCode)
+        /// The server broke the protocol; the session is over.
+        case connectionError(String)
+    }
+
+    public let configuration: Configuration
+    let session: OpaquePointer
+    var streams: [Int32: ClientStream] = [:]
+    var events: [Event] = []
+    var failed = false
+    /// Set once a GOAWAY arrives: no new requests on this connection.
+    public internal(set) var receivedGoaway = false
+
+    public init(configuration: Configuration = Configuration()) throws {
+        self.configuration = configuration
+        self.session = try Self.makeSession()
+        nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
+        var entries = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
+                                   value: configuration.initialWindowSize),
+        ]
+        let rv = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count)
+        if rv != 0 { throw HTTP2Error.library(Int(rv), "submitting SETTINGS") }
+    }
+
+    deinit {
+        nghttp2_session_del(session)
+    }
+
+    /// Queues `request` (method, target, headers, body; Host becomes `:authority`) and
+    /// returns its stream id. Throws after a GOAWAY or when nghttp2 refuses the headers.
+    @discardableResult
+    public func submit(_ request: HTTPRequest) throws -> Int32 {
+        if receivedGoaway { throw HTTP2Error("the server sent GOAWAY; open a new connection") }
+        if failed { throw HTTP2Error("the HTTP/2 session has ended") }
+        var block = HeaderBlock(capacity: request.headers.count + 4)
+        block.addPseudo(":method", request.method)
+        block.addPseudo(":scheme", configuration.scheme)
+        block.addPseudo(":authority", request.headers["Host"] ?? configuration.defaultAuthority)
+        block.addPseudo(":path", request.target.isEmpty ? "/" : request.target)
+        for field in request.headers
+        where !HeaderBlock.isConnectionSpecific(field.name) && !HTTPHeadersNames.equal("host", field.name) {
+            block.add(field.name, field.value)
+        }
+        let stream = ClientStream()
+        let id: Int32
+        if request.body.isEmpty {
+            id = block.withNameValues { nghttp2_submit_request(session, nil, $0, $1, nil, nil) }
+        } else {
+            stream.requestBody = request.body
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: clientReadBody)
+            id = block.withNameValues { nghttp2_submit_request(session, nil, $0, $1, &provider, nil) }
+        }
+        if id < 0 { throw HTTP2Error.library(Int(id), "submitting a request") }
+        streams[id] = stream
+        return id
+    }
+
+    /// Hands received bytes to nghttp2 and returns what they completed.
+    public func feed(_ bytes: UnsafeRawBufferPointer) -> [Event] {
+        guard !failed, let base = bytes.baseAddress, !bytes.isEmpty else { return takeEvents() }
+        let rv = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if rv < 0 {
+            failed = true
+            events.append(.connectionError(HTTP2Error.library(rv, "reading HTTP/2 input").message))
+        }
+        return takeEvents()
+    }
+
+    public func feed(_ bytes: [UInt8]) -> [Event] {
+        bytes.withUnsafeBytes { feed($0) }
+    }
+
+    /// Events raised while producing output (a request refused before it was sent).
+    public func takeEvents() -> [Event] {
+        guard !events.isEmpty else { return [] }
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
+
+    /// Appends every frame nghttp2 has ready to `buffer`.
+    public func drainOutput(into buffer: inout [UInt8]) {
+        guard !failed else { return }
+        while true {
+            var chunk: UnsafePointer<UInt8>?
+            let n = nghttp2_session_mem_send(session, &chunk)
+            if n < 0 {
+                failed = true
+                events.append(.connectionError(HTTP2Error.library(n, "writing HTTP/2 output").message))
+                return
+            }
+            guard n > 0, let chunk else { return }
+            buffer.append(contentsOf: UnsafeBufferPointer(start: chunk, count: n))
+        }
+    }
+
+    public func takeOutput() -> [UInt8] {
+        var out: [UInt8] = []
+        drainOutput(into: &out)
+        return out
+    }
+
+    /// Cancels one request.
+    public func cancel(_ streamID: Int32) {
+        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, HTTP2ErrorCode.cancel.rawValue)
+    }
+
+    /// Sends GOAWAY. Graceful: open streams still complete.
+    public func terminate(graceful: Bool) {
+        guard !failed else { return }
+        if graceful {
+            _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue),
+                                      nghttp2_session_get_last_proc_stream_id(session), 0, nil, 0)
+        } else {
+            _ = nghttp2_session_terminate_session(session, 0)
+        }
+    }
+
+    /// The server's SETTINGS_MAX_CONCURRENT_STREAMS (100 until its SETTINGS arrive).
+    public var peerMaxConcurrentStreams: Int {
+        Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
+    }
+
+    /// Requests submitted and not yet answered or reset.
+    public var activeStreamCount: Int { streams.count }
+
+    /// Whether a new request would start at once rather than wait for a free stream slot.
+    public var canStartStreamNow: Bool {
+        !receivedGoaway && !failed && activeStreamCount < peerMaxConcurrentStreams
+    }
+
+    /// True when nothing is left to read or write: close the connection.
+    public var isFinished: Bool {
+        failed || (nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0)
+    }
+
+    private static func makeSession() throws -> OpaquePointer {
+        var callbacks: OpaquePointer?
+        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
+            throw HTTP2Error("out of memory creating nghttp2 callbacks")
+        }
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        installClientCallbacks(callbacks)
+        var option: OpaquePointer?
+        guard nghttp2_option_new(&option) == 0, let option else {
+            throw HTTP2Error("out of memory creating nghttp2 options")
+        }
+        defer { nghttp2_option_del(option) }
+        nghttp2_option_set_no_closed_streams(option, 1)
+        var session: OpaquePointer?
+        let rv = nghttp2_session_client_new2(&session, callbacks, nil, option)
+        guard rv == 0, let session else { throw HTTP2Error.library(Int(rv), "creating the HTTP/2 client session") }
+        return session
+    }
+}
+
+/// One request in flight and its response as it arrives.
+final class ClientStream {
+    var requestBody: [UInt8] = []
+    var requestOffset = 0
+    var status = 0
+    var finalHeadersSeen = false
+    var headers = HTTPHeaders()
+    var body: [UInt8] = []
+    var bodyTooLarge = false
+    var completed = false
+}

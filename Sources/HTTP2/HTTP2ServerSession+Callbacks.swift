@@ -1,0 +1,115 @@
+import CNghttp2
+import HTTP
+
+// nghttp2 calls back through C function pointers: non-capturing closures that find their
+// session through `user_data`.
+
+extension HTTP2ServerSession {
+    static func from(_ userData: UnsafeMutableRawPointer?) -> HTTP2ServerSession? {
+        guard let userData else { return nil }
+        return Unmanaged<HTTP2ServerSession>.fromOpaque(userData).takeUnretainedValue()
+    }
+
+    static func installServerCallbacks(_ callbacks: OpaquePointer) {
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
+            guard let frame, let session = HTTP2ServerSession.from(userData) else { return 0 }
+            if frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+               frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
+                session.streams[frame.pointee.hd.stream_id] = ServerStream()
+            }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, userData in
+            guard let frame, let name, let value, let session = HTTP2ServerSession.from(userData),
+                  frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+                  frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST,
+                  let stream = session.streams[frame.pointee.hd.stream_id] else { return 0 }
+            stream.headerBytes += nameLength + valueLength + 32
+            if stream.headerBytes > session.configuration.maxHeaderListBytes {
+                return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
+            }
+            let nameBytes = UnsafeBufferPointer(start: name, count: nameLength)
+            let valueText = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+            if nameLength > 1 && name[0] == UInt8(ascii: ":") {
+                switch nameBytes.count {
+                case 5 where name[1] == UInt8(ascii: "p"): stream.path = valueText           // :path
+                case 7 where name[1] == UInt8(ascii: "m"): stream.method = valueText         // :method
+                case 10 where name[1] == UInt8(ascii: "a"): stream.authority = valueText     // :authority
+                default: break                                                          // :scheme, :protocol
+                }
+            } else {
+                stream.headers.add(String(decoding: nameBytes, as: UTF8.self), valueText)
+            }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, userData in
+            guard let data, let session = HTTP2ServerSession.from(userData),
+                  let stream = session.streams[streamID], !stream.bodyTooLarge else { return 0 }
+            if stream.body.count + length > session.configuration.maxRequestBodyBytes {
+                stream.bodyTooLarge = true
+                stream.body = []
+            } else {
+                stream.body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+            }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, userData in
+            guard let frame, let session = HTTP2ServerSession.from(userData) else { return 0 }
+            let type = frame.pointee.hd.type
+            let endStream = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+            if endStream, type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue) {
+                session.requestEnded(on: frame.pointee.hd.stream_id)
+            }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, _, userData in
+            HTTP2ServerSession.from(userData)?.streams[streamID] = nil
+            return 0
+        }
+    }
+
+    /// The client finished sending on `streamID`: deliver the request, or answer 413 itself.
+    func requestEnded(on streamID: Int32) {
+        guard let stream = streams[streamID], !stream.delivered else { return }
+        stream.delivered = true
+        if stream.bodyTooLarge {
+            var response = HTTPResponse(status: 413, body: Array("request body exceeds \(configuration.maxRequestBodyBytes) bytes\n".utf8))
+            response.headers.set("Content-Type", "text/plain; charset=utf-8")
+            respond(response, to: streamID)
+            return
+        }
+        var headers = stream.headers
+        if !stream.authority.isEmpty && !headers.contains("Host") {
+            headers = HTTPHeaders([("Host", stream.authority)] + headers.fields.map { ($0.name, $0.value) })
+        }
+        let target = stream.path.isEmpty ? stream.authority : stream.path
+        let request = HTTPRequest(method: stream.method, target: target, version: .http2, headers: headers, body: stream.body)
+        stream.body = []
+        stream.headers = HTTPHeaders()
+        events.append(.request(streamID: streamID, request))
+    }
+}
+
+/// Copies the next piece of a stream's response body into nghttp2's frame buffer.
+let serverReadBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
+    guard let buffer, let flags, let session = HTTP2ServerSession.from(userData),
+          let stream = session.streams[streamID] else {
+        return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+    }
+    let remaining = stream.responseBody.count - stream.responseOffset
+    let count = min(remaining, length)
+    if count > 0 {
+        stream.responseBody.withUnsafeBufferPointer { src in
+            if let base = src.baseAddress {
+                buffer.update(from: base + stream.responseOffset, count: count)
+            }
+        }
+        stream.responseOffset += count
+    }
+    if stream.responseOffset >= stream.responseBody.count {
+        flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+        stream.responseBody = []
+        stream.responseOffset = 0
+    }
+    return count
+}

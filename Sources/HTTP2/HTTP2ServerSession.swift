@@ -1,0 +1,242 @@
+import CNghttp2
+import HTTP
+
+/// The server side of one HTTP/2 connection, fed bytes and asked for bytes: nghttp2 does
+/// framing, HPACK and flow control, the owner does the socket I/O on one serial queue.
+///
+/// ```swift
+/// let session = try HTTP2ServerSession()
+/// for event in session.feed(received) {
+///     if case .request(let stream, let request) = event {
+///         session.respond(HTTPResponse(status: 200, body: Array("hi".utf8)), to: stream)
+///     }
+/// }
+/// write(session.takeOutput())
+/// if session.isFinished { close() }
+/// ```
+///
+/// Not thread-safe: confine each session to its connection's queue.
+public final class HTTP2ServerSession {
+    /// Limits advertised to and enforced on the client.
+    public struct Configuration: Sendable {
+        /// SETTINGS_MAX_CONCURRENT_STREAMS; extra streams are refused with REFUSED_STREAM.
+        public var maxConcurrentStreams: UInt32
+        /// Request bodies above this answer 413 without reaching the responder.
+        public var maxRequestBodyBytes: Int
+        /// Header fields of one request above this (names + values + 32 per field) reset the stream.
+        public var maxHeaderListBytes: Int
+        /// SETTINGS_INITIAL_WINDOW_SIZE for request bodies.
+        public var initialWindowSize: UInt32
+
+        public init(maxConcurrentStreams: UInt32 = 128, maxRequestBodyBytes: Int = 1 << 20,
+                    maxHeaderListBytes: Int = 64 << 10, initialWindowSize: UInt32 = 1 << 20) {
+            self.maxConcurrentStreams = maxConcurrentStreams
+            self.maxRequestBodyBytes = maxRequestBodyBytes
+            self.maxHeaderListBytes = maxHeaderListBytes
+            self.initialWindowSize = initialWindowSize
+        }
+    }
+
+    public enum Event: Sendable {
+        /// A complete request (headers and body) arrived on `streamID`; answer with
+        /// `respond(_:to:)` or `reset(_:)`, now or later.
+        case request(streamID: Int32, HTTPRequest)
+        /// The peer broke the protocol; a GOAWAY is queued. Flush the output, then close.
+        case connectionError(String)
+    }
+
+    /// The stream an `Upgrade: h2c` request continues on (RFC 9113 §3.2 of RFC 7540).
+    public static let upgradeStreamID: Int32 = 1
+
+    public let configuration: Configuration
+    let session: OpaquePointer
+    var streams: [Int32: ServerStream] = [:]
+    var events: [Event] = []
+    var failed = false
+
+    public init(configuration: Configuration = Configuration()) throws {
+        self.configuration = configuration
+        self.session = try Self.makeSession()
+        nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
+        var entries = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
+                                   value: configuration.maxConcurrentStreams),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
+                                   value: configuration.initialWindowSize),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
+                                   value: UInt32(clamping: configuration.maxHeaderListBytes)),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+        ]
+        let rv = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count)
+        if rv != 0 { throw HTTP2Error.library(Int(rv), "submitting SETTINGS") }
+    }
+
+    /// A session continuing an HTTP/1.1 request that asked for `Upgrade: h2c`. Write
+    /// `101 Switching Protocols`, then this session's output; answer `request` on
+    /// `upgradeStreamID`. Throws when the `HTTP2-Settings` header is missing or malformed.
+    public convenience init(upgrading request: HTTPRequest, configuration: Configuration = Configuration()) throws {
+        guard let header = request.headers["HTTP2-Settings"], let payload = Base64URL.decode(header) else {
+            throw HTTP2Error("Upgrade: h2c needs one HTTP2-Settings header in base64url")
+        }
+        try self.init(configuration: configuration)
+        let isHead = request.method == "HEAD"
+        let rv = payload.withUnsafeBufferPointer { buf in
+            nghttp2_session_upgrade2(session, buf.baseAddress, buf.count, isHead ? 1 : 0, nil)
+        }
+        if rv != 0 { throw HTTP2Error.library(Int(rv), "upgrading to h2c") }
+        let stream = ServerStream()
+        stream.method = request.method
+        stream.delivered = true
+        streams[Self.upgradeStreamID] = stream
+    }
+
+    deinit {
+        nghttp2_session_del(session)
+    }
+
+    /// Hands received bytes to nghttp2 and returns the requests they completed.
+    public func feed(_ bytes: UnsafeRawBufferPointer) -> [Event] {
+        guard !failed, let base = bytes.baseAddress, !bytes.isEmpty else { return takeEvents() }
+        let rv = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if rv < 0 { fail(HTTP2Error.library(rv, "reading HTTP/2 input")) }
+        return takeEvents()
+    }
+
+    /// Convenience for tests and small inputs.
+    public func feed(_ bytes: [UInt8]) -> [Event] {
+        bytes.withUnsafeBytes { feed($0) }
+    }
+
+    /// Events raised outside `feed` (none today for the server; kept symmetric with the client).
+    public func takeEvents() -> [Event] {
+        guard !events.isEmpty else { return [] }
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
+
+    /// Appends every frame nghttp2 has ready to `buffer`, ready for one write.
+    public func drainOutput(into buffer: inout [UInt8]) {
+        guard !failed || nghttp2_session_want_write(session) != 0 else { return }
+        while true {
+            var chunk: UnsafePointer<UInt8>?
+            let n = nghttp2_session_mem_send(session, &chunk)
+            if n < 0 {
+                failed = true
+                events.append(.connectionError(HTTP2Error.library(n, "writing HTTP/2 output").message))
+                return
+            }
+            guard n > 0, let chunk else { return }
+            buffer.append(contentsOf: UnsafeBufferPointer(start: chunk, count: n))
+        }
+    }
+
+    /// The frames ready to write, as one array.
+    public func takeOutput() -> [UInt8] {
+        var out: [UInt8] = []
+        drainOutput(into: &out)
+        return out
+    }
+
+    /// Queues `response` on `streamID`. Returns false when the stream is gone (the client
+    /// reset it or the connection ended), which makes a late answer harmless.
+    @discardableResult
+    public func respond(_ response: HTTPResponse, to streamID: Int32) -> Bool {
+        guard let stream = streams[streamID], !stream.responded else { return false }
+        stream.responded = true
+        let bodyAllowed = !(100...199).contains(response.status) && response.status != 204 && response.status != 304
+        let sendsBody = bodyAllowed && stream.method != "HEAD" && !response.body.isEmpty
+        var block = HeaderBlock(capacity: response.headers.count + 2)
+        block.addPseudo(":status", String(response.status))
+        var hasLength = false
+        for field in response.headers where !HeaderBlock.isConnectionSpecific(field.name) {
+            if HTTPHeadersNames.equal("content-length", field.name) {
+                if !bodyAllowed { continue }
+                hasLength = true
+            }
+            block.add(field.name, field.value)
+        }
+        if bodyAllowed && !hasLength { block.add("content-length", String(response.body.count)) }
+        let rv: Int32
+        if sendsBody {
+            stream.responseBody = response.body
+            stream.responseOffset = 0
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: serverReadBody)
+            rv = block.withNameValues { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
+        } else {
+            rv = block.withNameValues { nghttp2_submit_response(session, streamID, $0, $1, nil) }
+        }
+        return rv == 0
+    }
+
+    /// Resets `streamID` without an answer (`HTTPReply.close` on HTTP/2).
+    @discardableResult
+    public func reset(_ streamID: Int32, code: HTTP2ErrorCode = .internalError) -> Bool {
+        guard let stream = streams[streamID], !stream.responded else { return false }
+        stream.responded = true
+        return nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, code.rawValue) == 0
+    }
+
+    /// Sends GOAWAY. Graceful: streams already started finish and the session ends when they
+    /// are answered. Not graceful: the session ends once the GOAWAY is written.
+    public func terminate(graceful: Bool, code: HTTP2ErrorCode = .noError) {
+        guard !failed else { return }
+        if graceful {
+            let last = nghttp2_session_get_last_proc_stream_id(session)
+            _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, code.rawValue, nil, 0)
+        } else {
+            _ = nghttp2_session_terminate_session(session, code.rawValue)
+        }
+    }
+
+    /// True when nothing is left to read or write: close the connection.
+    public var isFinished: Bool {
+        nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
+    }
+
+    /// True when frames are waiting for `drainOutput`.
+    public var hasPendingOutput: Bool { nghttp2_session_want_write(session) != 0 }
+
+    /// Streams opened by the client and not yet closed.
+    public var openStreamCount: Int { streams.count }
+
+    func fail(_ error: HTTP2Error) {
+        events.append(.connectionError(error.message))
+        if nghttp2_session_terminate_session(session, HTTP2ErrorCode.protocolError.rawValue) != 0 {
+            failed = true
+        }
+    }
+
+    private static func makeSession() throws -> OpaquePointer {
+        var callbacks: OpaquePointer?
+        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
+            throw HTTP2Error("out of memory creating nghttp2 callbacks")
+        }
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        installServerCallbacks(callbacks)
+        var option: OpaquePointer?
+        guard nghttp2_option_new(&option) == 0, let option else {
+            throw HTTP2Error("out of memory creating nghttp2 options")
+        }
+        defer { nghttp2_option_del(option) }
+        nghttp2_option_set_no_closed_streams(option, 1)
+        var session: OpaquePointer?
+        let rv = nghttp2_session_server_new2(&session, callbacks, nil, option)
+        guard rv == 0, let session else { throw HTTP2Error.library(Int(rv), "creating the HTTP/2 server session") }
+        return session
+    }
+}
+
+/// One client stream's request as it arrives, and the response body being sent.
+final class ServerStream {
+    var method = ""
+    var path = ""
+    var authority = ""
+    var headers = HTTPHeaders()
+    var headerBytes = 0
+    var body: [UInt8] = []
+    var bodyTooLarge = false
+    var delivered = false
+    var responded = false
+    var responseBody: [UInt8] = []
+    var responseOffset = 0
+}
