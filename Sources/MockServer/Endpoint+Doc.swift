@@ -1,0 +1,128 @@
+import JSON
+
+/// What `/openapi.json` and `GET /` say about one endpoint.
+struct EndpointDoc: Sendable {
+    struct QueryParameter: Sendable {
+        var name: String
+        var required: Bool = false
+        var description: String
+        var values: [String] = []
+    }
+
+    var summary: String
+    var query: [QueryParameter] = []
+    /// A component schema name in `#/components/schemas` for the request body, if it takes one.
+    var body: String? = nil
+    /// Status → (description, schema name or nil for no body).
+    var responses: [(Int, String, String?)]
+}
+
+extension Endpoint {
+    var doc: EndpointDoc {
+        let problem = "Problem"
+        switch self {
+        case .index:
+            return EndpointDoc(summary: "A short index of the endpoints, for a terminal",
+                               responses: [(200, "plain-text index", nil)])
+        case .health:
+            return EndpointDoc(summary: "Liveness", responses: [(200, "the server is up", nil)])
+        case .openAPI:
+            return EndpointDoc(summary: "This OpenAPI 3.1 document", responses: [(200, "the document", nil)])
+        case .check:
+            return EndpointDoc(
+                summary: "What one device must do now: the release-control check SDKs call",
+                query: [
+                    .init(name: "platform", required: true, description: "the device's platform",
+                          values: ["ios", "android", "macos", "web"]),
+                    .init(name: "version", description: "the app version (dotted numbers, semver pre-release); empty = absent"),
+                    .init(name: "build", description: "the app build; does not affect the answer"),
+                    .init(name: "sdk", description: "the SDK's name, e.g. swift"),
+                    .init(name: "sdk_version", description: "the SDK's version"),
+                ],
+                responses: [(200, "the answer; ETag, Cache-Control max-age=lifetime, Lerix-Server-Time", "CheckAnswer"),
+                            (304, "If-None-Match matched: the saved answer is renewed", nil),
+                            (404, "unknown project", problem), (422, "missing or unknown platform, bad version", problem)])
+        case .ingest:
+            return EndpointDoc(summary: "SDK module traffic: counts the items of a JSON array",
+                               body: "IngestBatch",
+                               responses: [(202, "accepted", "IngestAccepted"), (400, "not a JSON array", problem),
+                                           (404, "unknown project", problem), (422, "unknown module", problem)])
+        case .registerToken:
+            return EndpointDoc(summary: "Registers a push token (web has no push)", body: "PushTokenRegistration",
+                               responses: [(204, "registered", nil), (400, "malformed body", problem),
+                                           (404, "unknown project", problem), (422, "missing or unknown platform", problem)])
+        case .unregisterToken:
+            return EndpointDoc(summary: "Removes a push token (idempotent)",
+                               responses: [(204, "removed", nil), (404, "unknown project", problem)])
+        case .listProjects:
+            return EndpointDoc(summary: "Every project", responses: [(200, "{\"projects\": […]}", "ProjectList")])
+        case .getProject:
+            return EndpointDoc(summary: "One project", responses: [(200, "the project", "Project"), (404, "unknown project", problem)])
+        case .putProject:
+            return EndpointDoc(summary: "Creates a project, or updates its push settings", body: "ProjectSettings",
+                               responses: [(201, "created", "Project"), (200, "updated", "Project"),
+                                           (400, "malformed body", problem), (422, "bad project key", problem)])
+        case .listRules:
+            return EndpointDoc(summary: "The project's rules", responses: [(200, "{\"rules\": […]}", "RuleList"), (404, "unknown project", problem)])
+        case .createRule:
+            return EndpointDoc(summary: "Creates a rule; the server assigns its id (a release-control change)", body: "RuleBody",
+                               responses: [(201, "created; Location names it", "Rule"), (400, "malformed JSON or wrong types", problem),
+                                           (404, "unknown project", problem), (422, "the rule breaks a constraint", problem)])
+        case .getRule:
+            return EndpointDoc(summary: "One rule", responses: [(200, "the rule", "Rule"), (404, "unknown project or rule", problem)])
+        case .replaceRule:
+            return EndpointDoc(summary: "Replaces a rule (a release-control change)", body: "RuleBody",
+                               responses: [(200, "replaced", "Rule"), (400, "malformed JSON or wrong types", problem),
+                                           (404, "unknown project or rule", problem), (422, "the rule breaks a constraint", problem)])
+        case .deleteRule:
+            return EndpointDoc(summary: "Deletes a rule (a release-control change)",
+                               responses: [(204, "deleted", nil), (404, "unknown project or rule", problem)])
+        case .liftAll:
+            return EndpointDoc(summary: "Ends every blocking state in one change: required updates, overdue recommended updates, maintenance",
+                               responses: [(200, "what was lifted, and the change", "LiftAllResult"), (404, "unknown project", problem)])
+        case .listChanges:
+            return EndpointDoc(summary: "The project's release-control changes, oldest first",
+                               responses: [(200, "{\"changes\": […]}", "ChangeList"), (404, "unknown project", problem)])
+        case .ingestCounts:
+            return EndpointDoc(summary: "Items received per SDK module",
+                               responses: [(200, "{\"ingest\": {\"errors\": 2}}", "IngestCounts"), (404, "unknown project", problem)])
+        case .listTokens:
+            return EndpointDoc(summary: "The project's push tokens",
+                               responses: [(200, "{\"push_tokens\": […]}", "PushTokenList"), (404, "unknown project", problem)])
+        case .listPushes:
+            return EndpointDoc(summary: "Every silent push sent for the project, oldest first, with per-token results",
+                               responses: [(200, "{\"pushes\": […]}", "PushList"), (404, "unknown project", problem)])
+        case .listFaults:
+            return EndpointDoc(summary: "The faults armed on the project's check endpoint",
+                               responses: [(200, "{\"faults\": […]}", "FaultList"), (404, "unknown project", problem)])
+        case .addFault:
+            return EndpointDoc(summary: "Arms a fault on the project's check endpoint (queued after any armed ones)", body: "Fault",
+                               responses: [(201, "armed; answers every armed fault", "FaultList"), (400, "malformed body", problem),
+                                           (404, "unknown project", problem), (422, "unknown kind or bad value", problem)])
+        case .clearFaults:
+            return EndpointDoc(summary: "Clears the project's faults", responses: [(204, "cleared", nil), (404, "unknown project", problem)])
+        case .journal:
+            return EndpointDoc(
+                summary: "Recent checks, newest first",
+                query: [.init(name: "project", description: "only this project's checks"),
+                        .init(name: "limit", description: "at most this many (default 100)")],
+                responses: [(200, "{\"requests\": […]}", "RequestList"), (422, "bad limit", problem)])
+        case .reset:
+            return EndpointDoc(summary: "Back to the seed: rules, tokens, changes, pushes, journal, ingest, faults (not a change; the clock keeps its time)",
+                               responses: [(200, "reset", "ResetResult")])
+        case .getClock:
+            return EndpointDoc(summary: "The server's clock", responses: [(200, "now and the clock's mode", "ClockState")])
+        case .setClock:
+            return EndpointDoc(summary: "Moves the manual clock; pushes due by the new time are sent before it answers", body: "ClockMove",
+                               responses: [(200, "the new time", "ClockState"), (400, "malformed body", problem),
+                                           (409, "the clock is the system clock", problem), (422, "bad move", problem)])
+        case .exportState:
+            return EndpointDoc(summary: "A snapshot of everything, in the shape --config reads",
+                               responses: [(200, "the snapshot", "StateSnapshot")])
+        case .importState:
+            return EndpointDoc(summary: "Replaces the whole state with a snapshot, validated as a whole", body: "StateSnapshot",
+                               responses: [(200, "replaced", "StateSnapshot"), (400, "malformed snapshot", problem),
+                                           (422, "a field breaks a rule; nothing changed", problem)])
+        }
+    }
+}

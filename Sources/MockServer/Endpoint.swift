@@ -1,0 +1,51 @@
+/// Every operation the mock serves. The route table maps method and path onto these, and
+/// ``Endpoint/doc`` (an exhaustive switch) describes each one for `/openapi.json`, so a new
+/// endpoint cannot compile without its documentation.
+enum Endpoint: String, CaseIterable, Sendable {
+    case index, health, openAPI
+    case check, ingest, registerToken, unregisterToken
+    case listProjects, getProject, putProject
+    case listRules, createRule, getRule, replaceRule, deleteRule
+    case liftAll, listChanges, ingestCounts, listTokens, listPushes
+    case listFaults, addFault, clearFaults
+    case journal, reset, getClock, setClock, exportState, importState
+}
+
+/// One route: a method and a path pattern whose `{name}` segments capture a value.
+struct Route: Sendable {
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    let method: String
+    let pattern: String
+    let segments: [Segment]
+    let endpoint: Endpoint
+
+    init(_ method: String, _ pattern: String, _ endpoint: Endpoint) {
+        self.method = method
+        self.pattern = pattern
+        self.endpoint = endpoint
+        segments = pattern.split(separator: "/").map { part in
+            part.hasPrefix("{") && part.hasSuffix("}")
+                ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
+        }
+    }
+
+    /// Admin routes need the admin token when one is configured.
+    var isAdmin: Bool { pattern.hasPrefix("/admin") }
+
+    /// The captured parameters when `path` (already split and decoded) fits this pattern.
+    func match(_ path: [String]) -> [String: String]? {
+        guard path.count == segments.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (segment, part) in zip(segments, path) {
+            switch segment {
+            case .literal(let text): if text != part { return nil }
+            case .parameter(let name): parameters[name] = part
+            }
+        }
+        return parameters
+    }
+}

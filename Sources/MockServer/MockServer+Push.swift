@@ -1,0 +1,113 @@
+import Clock
+import HTTP
+import JSON
+import ReleaseControl
+
+extension MockServer {
+    /// The throttle's timer: a combined push may be due.
+    func pushTimerFired(project key: String) {
+        let pushes: [OutgoingPush]
+        do {
+            pushes = try write { () throws(Problem) in
+                let now = clock.now
+                guard let runtime = state.withLock({ $0.projects[key] }) else {
+                    return ([], { _ in }, [OutgoingPush]())
+                }
+                var plan = PushPlan(runtime: runtime)
+                plan.handle(plan.throttle.timerFired(now: now), now: now)
+                let events: [StateEvent] = plan.records.map { .pushRecorded(project: key, push: $0) }
+                return (events, { s in
+                    s.projects[key]?.timer = nil
+                    plan.apply(to: &s, key: key, server: self)
+                }, plan.outgoing(project: runtime.state))
+            }
+        } catch {
+            options.log("push for project \(key) not sent: \(error.detail)")
+            return
+        }
+        deliver(pushes)
+    }
+
+    /// Hands pushes to the sink; never called with a lock held.
+    func deliver(_ pushes: [OutgoingPush]) {
+        for push in pushes {
+            let key = push.project, id = push.id
+            options.pushSink.deliver(push) { [weak self] results in
+                self?.recordDeliveries(project: key, pushId: id, results)
+            }
+        }
+    }
+
+    /// Applies a sink's results to the push record; tokens the provider unregistered are removed.
+    func recordDeliveries(project key: String, pushId: Int, _ results: [TokenDelivery]) {
+        do {
+            try write { () throws(Problem) in
+                guard let record = state.withLock({ s in s.projects[key]?.pushes.last(where: { $0.id == pushId }) }) else {
+                    return ([], { _ in }, ())
+                }
+                var updated = record
+                let unregistered = updated.apply(results)
+                var events: [StateEvent] = [.pushUpdated(project: key, push: updated)]
+                events.append(contentsOf: unregistered.map { .tokenDeleted(project: key, token: $0) })
+                return (events, { s in
+                    if let index = s.projects[key]?.pushes.lastIndex(where: { $0.id == pushId }) {
+                        s.projects[key]?.pushes[index] = updated
+                    }
+                    for token in unregistered { s.projects[key]?.tokens.removeValue(forKey: token) }
+                }, ())
+            }
+        } catch {
+            options.log("delivery results of push \(pushId) (project \(key)) not stored: \(error.detail)")
+        }
+    }
+
+    func listPushes(_ call: Call) throws(Problem) -> HTTPResponse {
+        let pushes = try withProject(call.project) { $0.pushes }
+        return jsonResponse(200, .object([("pushes", .array(pushes.map(\.json)))]))
+    }
+
+    func listTokens(_ call: Call) throws(Problem) -> HTTPResponse {
+        let tokens = try withProject(call.project) { $0.orderedTokens }
+        return jsonResponse(200, .object([("push_tokens", .array(tokens.map(\.json)))]))
+    }
+
+    func registerToken(_ call: Call) throws(Problem) -> HTTPResponse {
+        let key = call.project, tokenText = call["token"]
+        if let problem = PushTokens.problem(token: tokenText) {
+            throw Problem(status: 422, title: "Invalid token", detail: "the push token \(problem)",
+                          errors: [.init(parameter: "token", message: problem)])
+        }
+        let body = try parseBody(call)
+        guard let object = body.objectValue else {
+            throw Problem.field("", "expected {\"platform\": \"ios\"|\"android\"|\"macos\"}, found \(body.typeName)", typeError: true)
+        }
+        let platform: Platform
+        switch object["platform"] {
+        case nil, .null?: throw Problem.field("/platform", "required: ios, android or macos", typeError: false)
+        case .string(let name)?:
+            switch PushTokens.platform(name) {
+            case .success(let p): platform = p
+            case .failure(let message): throw Problem.field("/platform", message, typeError: false)
+            }
+        case let other?: throw Problem.field("/platform", "expected a string, found \(other.typeName)", typeError: true)
+        }
+        try write { () throws(Problem) in
+            let exists = state.withLock { $0.projects[key] != nil }
+            guard exists else { throw Problem.unknownProject(key) }
+            let token = StateSnapshot.Token(token: tokenText, platform: platform, registeredAt: clock.now)
+            return ([.tokenUpserted(project: key, token: token)], { s in s.projects[key]?.upsert(token) }, ())
+        }
+        return noContent()
+    }
+
+    func unregisterToken(_ call: Call) throws(Problem) -> HTTPResponse {
+        let key = call.project, token = call["token"]
+        try write { () throws(Problem) in
+            let present: Bool? = state.withLock { s in s.projects[key].map { $0.tokens[token] != nil } }
+            guard let present else { throw Problem.unknownProject(key) }
+            guard present else { return ([], { _ in }, ()) }
+            return ([.tokenDeleted(project: key, token: token)], { s in _ = s.projects[key]?.tokens.removeValue(forKey: token) }, ())
+        }
+        return noContent()
+    }
+}

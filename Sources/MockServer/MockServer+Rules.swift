@@ -1,0 +1,108 @@
+import Clock
+import HTTP
+import JSON
+import ReleaseControl
+
+extension MockServer {
+    func listRules(_ call: Call) throws(Problem) -> HTTPResponse {
+        jsonResponse(200, try projectState(call.project).rulesJSON)
+    }
+
+    func getRule(_ call: Call) throws(Problem) -> HTTPResponse {
+        let project = try projectState(call.project)
+        guard let rule = project.rule(id: call["rule"]) else { throw unknownRule(call) }
+        return jsonResponse(200, rule.json)
+    }
+
+    func unknownRule(_ call: Call) -> Problem {
+        Problem(status: 404, title: "Unknown rule",
+                detail: "project \"\(call.project)\" has no rule \"\(call["rule"])\"; GET /admin/projects/\(call.project)/rules lists them")
+    }
+
+    func createRule(_ call: Call) throws(Problem) -> HTTPResponse {
+        let body = try parseBody(call)
+        let (rule, pushes) = try changeRules(call.project) { (state, now) throws(Problem) in
+            do {
+                let (rule, change) = try state.createRule(body, now: now)
+                return (rule, change, [.ruleUpserted(project: call.project, rule: rule)])
+            } catch {
+                throw Problem(error)
+            }
+        }
+        deliver(pushes)
+        var headers = HTTPHeaders()
+        headers.set("Location", "/admin/projects/\(call.project)/rules/\(rule.id)")
+        return jsonResponse(201, rule.json, headers: headers)
+    }
+
+    func replaceRule(_ call: Call) throws(Problem) -> HTTPResponse {
+        let body = try parseBody(call)
+        let (rule, pushes) = try changeRules(call.project) { (state, now) throws(Problem) in
+            let replaced: (Rule, Change)?
+            do {
+                replaced = try state.replaceRule(id: call["rule"], with: body, now: now)
+            } catch {
+                throw Problem(error)
+            }
+            guard let (rule, change) = replaced else { throw unknownRule(call) }
+            return (rule, change, [.ruleUpserted(project: call.project, rule: rule)])
+        }
+        deliver(pushes)
+        return jsonResponse(200, rule.json)
+    }
+
+    func deleteRule(_ call: Call) throws(Problem) -> HTTPResponse {
+        let (_, pushes) = try changeRules(call.project) { (state, now) throws(Problem) in
+            guard let change = state.deleteRule(id: call["rule"], now: now) else { throw unknownRule(call) }
+            return (0, change, [.ruleDeleted(project: call.project, ruleId: call["rule"])])
+        }
+        deliver(pushes)
+        return noContent()
+    }
+
+    func liftAll(_ call: Call) throws(Problem) -> HTTPResponse {
+        let ((lifted, change), pushes) = try changeRules(call.project) { (state, now) throws(Problem) in
+            let (lifted, change) = state.liftAll(now: now)
+            let events: [StateEvent] = lifted.map { .ruleDeleted(project: call.project, ruleId: $0.id) }
+            return ((lifted, change), change, events)
+        }
+        deliver(pushes)
+        return jsonResponse(200, .object([("lifted", .array(lifted.map(\.json))), ("change", change.json)]))
+    }
+
+    func listChanges(_ call: Call) throws(Problem) -> HTTPResponse {
+        jsonResponse(200, try projectState(call.project).changesJSON)
+    }
+
+    /// One release-control change: `mutate` edits a copy of the project's state and says what
+    /// it did; the change is stored with its events, the project's answers go stale, and a
+    /// blocking change feeds the push throttle. Returns the pushes to hand to the sink once
+    /// the writer lock is released.
+    func changeRules<T: Sendable>(_ key: String,
+                                  _ mutate: (inout ProjectState, Instant) throws(Problem) -> (T, Change, [StateEvent]))
+        throws(Problem) -> (T, [OutgoingPush])
+    {
+        try write { () throws(Problem) in
+            let now = clock.now
+            guard let runtime = state.withLock({ $0.projects[key] }) else { throw Problem.unknownProject(key) }
+            var projectState = runtime.state
+            let (result, change, ruleEvents) = try mutate(&projectState, now)
+            var events = ruleEvents
+            events.append(.changeAppended(project: key, change: change))
+            var plan = PushPlan(runtime: runtime)
+            if change.blocking {
+                plan.handle(plan.throttle.blockingChange(id: change.id, now: now), now: now)
+            }
+            events.append(contentsOf: plan.records.map { .pushRecorded(project: key, push: $0) })
+            let outgoing = plan.outgoing(project: projectState)
+            let stamp = state.withLock { $0.takeStamp() }
+            let finalState = projectState
+            return (events, { s in
+                s.projects[key]?.state = finalState
+                s.projects[key]?.cache.removeAll()
+                s.projects[key]?.stamp = stamp
+                plan.apply(to: &s, key: key, server: self)
+            }, (result, outgoing))
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import Clock
+import HTTP
+import JSON
+import ReleaseControl
+import Synchronization
+
+/// The mock Lerix backend as a ``Responder``: every endpoint of the wire contract, with no
+/// sockets of its own. A server (HTTP/1.1, h2c) hands it requests; tests call it directly.
+///
+/// ```swift
+/// let clock = ManualScheduler(now: Instant(rfc3339: "2026-12-02T11:00:00.000Z")!)
+/// let server = try MockServer(options: MockServerOptions(clock: .manual(clock)))
+/// server.respond(to: HTTPRequest(method: "GET", target: "/v1/projects/demo/release-control?platform=ios")) { reply in
+///     // .response(200, {"project":"demo","server_time":…})
+/// }
+/// ```
+///
+/// Locking: one `Mutex` guards all state and is held only for lookups and in-place updates,
+/// never for I/O. Writers (admin calls, token registration, ingest, push results) are also
+/// serialised by a second lock held across "compute, store, apply", so the durable store sees
+/// events in the order they take effect and a refused write changes nothing. Checks never take
+/// the writer lock.
+public final class MockServer: Responder {
+    let options: MockServerOptions
+    let clock: any Scheduler
+    let router = Router.standard
+    let state: Mutex<ServerState>
+    let writer = Mutex<Void>(())
+
+    /// Starts from the store's state when it has one, else from `options.seed` (written to the store).
+    /// Throws ``ConfigError`` when the store cannot be read or holds something invalid.
+    public init(options: MockServerOptions) throws(ConfigError) {
+        self.options = options
+        clock = options.clock.scheduler
+        var initial = ServerState(journalCapacity: options.journalCapacity)
+        let stored: StateSnapshot?
+        do {
+            stored = try options.store.load()
+        } catch {
+            throw ConfigError(file: "state store", message: "cannot load the stored state: \(error)")
+        }
+        if let stored {
+            initial.load(stored)
+        } else {
+            initial.load(options.seed)
+            do {
+                try options.store.apply([.replaced(options.seed)])
+            } catch {
+                throw ConfigError(file: "state store", message: "cannot write the seed: \(error)")
+            }
+        }
+        state = Mutex(initial)
+    }
+
+    public func respond(to request: HTTPRequest, reply: @escaping @Sendable (HTTPReply) -> Void) {
+        let segments = request.pathSegments
+        switch router.resolve(method: request.method, path: segments) {
+        case .notFound:
+            reply(.response(Problem(status: 404, detail: "no endpoint at \(request.path); GET / lists them").response))
+        case .methodNotAllowed(let allow):
+            var headers = HTTPHeaders()
+            headers.set("Allow", allow.joined(separator: ", "))
+            reply(.response(Problem(status: 405, detail: "\(request.method) is not allowed on \(request.path); allowed: \(allow.joined(separator: ", "))",
+                                    headers: headers).response))
+        case .matched(let route, let parameters):
+            if route.isAdmin, let problem = authorize(request) {
+                reply(.response(problem.response))
+                return
+            }
+            let isHead = request.method == "HEAD"
+            let call = Call(request: request, parameters: parameters)
+            handle(route.endpoint, call) { result in
+                guard isHead, case .response(var response) = result else { return reply(result) }
+                response.body = []
+                reply(.response(response))
+            }
+        }
+    }
+
+    /// One matched request with its path parameters.
+    struct Call: Sendable {
+        let request: HTTPRequest
+        let parameters: [String: String]
+
+        subscript(_ name: String) -> String { parameters[name] ?? "" }
+        var project: String { parameters["project"] ?? "" }
+    }
+
+    func handle(_ endpoint: Endpoint, _ call: Call, reply: @escaping @Sendable (HTTPReply) -> Void) {
+        if endpoint == .check { return check(call, reply: reply) }
+        let response: HTTPResponse
+        do {
+            response = try syncHandle(endpoint, call)
+        } catch {
+            response = error.response
+        }
+        reply(.response(response))
+    }
+
+    func syncHandle(_ endpoint: Endpoint, _ call: Call) throws(Problem) -> HTTPResponse {
+        switch endpoint {
+        case .check: return Problem(status: 500, detail: "the check is answered asynchronously").response
+        case .index: return indexResponse()
+        case .health: return text(200, "ok\n")
+        case .openAPI: return jsonResponse(200, OpenAPI.document(router: router))
+        case .ingest: return try ingest(call)
+        case .registerToken: return try registerToken(call)
+        case .unregisterToken: return try unregisterToken(call)
+        case .listProjects: return listProjects()
+        case .getProject: return try getProject(call)
+        case .putProject: return try putProject(call)
+        case .listRules: return try listRules(call)
+        case .createRule: return try createRule(call)
+        case .getRule: return try getRule(call)
+        case .replaceRule: return try replaceRule(call)
+        case .deleteRule: return try deleteRule(call)
+        case .liftAll: return try liftAll(call)
+        case .listChanges: return try listChanges(call)
+        case .ingestCounts: return try ingestCounts(call)
+        case .listTokens: return try listTokens(call)
+        case .listPushes: return try listPushes(call)
+        case .listFaults: return try listFaults(call)
+        case .addFault: return try addFault(call)
+        case .clearFaults: return try clearFaults(call)
+        case .journal: return try journal(call)
+        case .reset: return try reset()
+        case .getClock: return clockResponse(200)
+        case .setClock: return try setClock(call)
+        case .exportState: return exportState()
+        case .importState: return try importState(call)
+        }
+    }
+
+    /// nil when the request may use the admin API.
+    func authorize(_ request: HTTPRequest) -> Problem? {
+        guard let token = options.adminToken else { return nil }
+        var headers = HTTPHeaders()
+        headers.set("WWW-Authenticate", "Bearer realm=\"lerix-mock admin\"")
+        guard let header = request.headers["Authorization"] else {
+            return Problem(status: 401, detail: "the admin API needs Authorization: Bearer <token> (the server runs with --admin-token)",
+                           headers: headers)
+        }
+        let prefix = "Bearer "
+        guard header.count > prefix.count, header.lowercased().hasPrefix("bearer "),
+              Self.constantTimeEqual(Array(header.utf8.dropFirst(prefix.utf8.count)), Array(token.utf8))
+        else {
+            headers.set("WWW-Authenticate", "Bearer realm=\"lerix-mock admin\", error=\"invalid_token\"")
+            return Problem(status: 401, detail: "wrong admin token", headers: headers)
+        }
+        return nil
+    }
+
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var diff = UInt8(a.count == b.count ? 0 : 1)
+        for i in 0..<max(a.count, b.count) {
+            diff |= (i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0)
+        }
+        return diff == 0
+    }
+}

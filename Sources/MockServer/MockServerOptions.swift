@@ -1,0 +1,68 @@
+import Clock
+
+/// Which clock the mock runs on. Only a manual clock can be moved by `POST /admin/clock`.
+///
+/// ```swift
+/// let clock = ServerClock.manual(ManualScheduler(now: Instant(rfc3339: "2026-12-02T11:00:00.000Z")!))
+/// ```
+public enum ServerClock: Sendable {
+    case system(any Scheduler)
+    case manual(ManualScheduler)
+
+    public var scheduler: any Scheduler {
+        switch self {
+        case .system(let scheduler): return scheduler
+        case .manual(let scheduler): return scheduler
+        }
+    }
+
+    public var isManual: Bool {
+        if case .manual = self { return true }
+        return false
+    }
+}
+
+/// Everything `lerix-mock serve` decides before the mock answers its first request.
+///
+/// ```swift
+/// var options = MockServerOptions()
+/// options.seed = try ConfigFile.load(path: "seed.json")
+/// options.clock = .manual(ManualScheduler(now: start))
+/// options.adminToken = "s3cret"
+/// let server = try MockServer(options: options)
+/// ```
+public struct MockServerOptions: Sendable {
+    /// The state to start from (without a stored state) and to go back to on `POST /admin/reset`.
+    public var seed: StateSnapshot
+    public var clock: ServerClock
+    /// When set, `/admin/…` needs `Authorization: Bearer <token>`.
+    public var adminToken: String?
+    /// Durable storage; the default keeps everything in memory.
+    public var store: any StateStore
+    /// Where silent pushes go; the default records every token as `no_gateway`.
+    public var pushSink: any PushSink
+    /// Diagnostics for people (a push sink that fails, a store that refuses); one line each.
+    public var log: @Sendable (String) -> Void
+    /// How many checks `GET /admin/requests` remembers.
+    public var journalCapacity: Int
+    /// Device classes cached per project before the cache is dropped and rebuilt (memory bound).
+    public var cacheCapacity: Int
+
+    public init(seed: StateSnapshot = .defaultSeed,
+                clock: ServerClock = .system(SystemScheduler()),
+                adminToken: String? = nil,
+                store: any StateStore = MemoryStateStore(keepsEvents: false),
+                pushSink: any PushSink = NoGatewayPushSink(),
+                log: @escaping @Sendable (String) -> Void = { _ in },
+                journalCapacity: Int = 1000,
+                cacheCapacity: Int = 10_000) {
+        self.seed = seed
+        self.clock = clock
+        self.adminToken = adminToken
+        self.store = store
+        self.pushSink = pushSink
+        self.log = log
+        self.journalCapacity = journalCapacity
+        self.cacheCapacity = cacheCapacity
+    }
+}

@@ -1,0 +1,89 @@
+import Clock
+import ReleaseControl
+
+/// One project as the server holds it: the domain state plus tokens, pushes, ingest counts
+/// (all durable), and the volatile parts (faults, push throttle, timer, answer cache).
+struct ProjectRuntime: Sendable {
+    var state: ProjectState
+    /// Tokens by value, with an arrival sequence number so listings keep registration order.
+    var tokens: [String: (token: StateSnapshot.Token, sequence: Int)] = [:]
+    var nextTokenSequence = 0
+    var pushes: [PushRecord] = []
+    var ingest: [String: Int] = [:]
+
+    var faults: [Fault] = []
+    var throttle = PushThrottle()
+    var timer: (any Cancellable)?
+    /// Answers per device class, for ``stamp``.
+    var cache: [Device: EvaluatedAnswer] = [:]
+    /// Changes on every mutation that can change an answer; cached answers are only stored for
+    /// the stamp they were evaluated at, so a late evaluation never caches a stale answer.
+    var stamp: UInt64
+
+    init(_ project: StateSnapshot.Project, stamp: UInt64) {
+        state = ProjectState(key: project.key, apnsTopic: project.apnsTopic, fcmProject: project.fcmProject,
+                             rules: project.rules, changes: project.changes)
+        for token in project.pushTokens { upsert(token) }
+        pushes = project.pushes
+        ingest = project.ingest
+        self.stamp = stamp
+    }
+
+    var key: String { state.key }
+
+    mutating func upsert(_ token: StateSnapshot.Token) {
+        if let existing = tokens[token.token] {
+            tokens[token.token] = (token, existing.sequence)
+        } else {
+            tokens[token.token] = (token, nextTokenSequence)
+            nextTokenSequence += 1
+        }
+    }
+
+    /// Tokens in registration order.
+    var orderedTokens: [StateSnapshot.Token] {
+        tokens.values.sorted { $0.sequence < $1.sequence }.map(\.token)
+    }
+
+    var nextPushId: Int { (pushes.last?.id ?? 0) + 1 }
+
+    var snapshot: StateSnapshot.Project {
+        StateSnapshot.Project(key: state.key, apnsTopic: state.apnsTopic, fcmProject: state.fcmProject,
+                              rules: state.rules, changes: state.changes, pushTokens: orderedTokens,
+                              pushes: pushes, ingest: ingest)
+    }
+}
+
+/// Everything behind the server's one state lock.
+struct ServerState: Sendable {
+    var projects: [String: ProjectRuntime] = [:]
+    /// Project keys in creation order, for listings.
+    var order: [String] = []
+    var journal: RequestJournal
+    var nextStamp: UInt64 = 1
+
+    init(journalCapacity: Int) {
+        journal = RequestJournal(capacity: journalCapacity)
+    }
+
+    mutating func takeStamp() -> UInt64 {
+        nextStamp += 1
+        return nextStamp
+    }
+
+    /// Replaces every project with `snapshot`'s, cancelling push timers; the journal is kept
+    /// (callers clear it when they mean to).
+    mutating func load(_ snapshot: StateSnapshot) {
+        for project in projects.values { project.timer?.cancel() }
+        projects = [:]
+        order = []
+        for project in snapshot.projects {
+            projects[project.key] = ProjectRuntime(project, stamp: takeStamp())
+            order.append(project.key)
+        }
+    }
+
+    var snapshot: StateSnapshot {
+        StateSnapshot(projects: order.compactMap { projects[$0]?.snapshot })
+    }
+}

@@ -1,0 +1,56 @@
+import Clock
+import ReleaseControl
+
+/// What one write does to a project's pushes: the throttle's next state, the push records it
+/// creates, and the timer it wants. Built under the writer lock, applied once stored.
+struct PushPlan: Sendable {
+    var throttle: PushThrottle
+    var records: [PushRecord] = []
+    var wakeAt: Instant?
+    private var nextId: Int
+    private let targets: () -> [PushTarget]
+    private var cachedTargets: [PushTarget]?
+
+    init(runtime: ProjectRuntime) {
+        throttle = runtime.throttle
+        nextId = runtime.nextPushId
+        let tokens = runtime.tokens
+        targets = {
+            tokens.values.sorted { $0.sequence < $1.sequence }.map { PushTarget(token: $0.token.token, platform: $0.token.platform) }
+        }
+    }
+
+    mutating func handle(_ actions: [PushThrottle.Action], now: Instant) {
+        for action in actions {
+            switch action {
+            case .sendNow(let changeIds):
+                if cachedTargets == nil { cachedTargets = targets() }
+                records.append(PushRecord(id: nextId, sentAt: now, changes: changeIds, targets: cachedTargets ?? []))
+                nextId += 1
+            case .wakeAt(let instant):
+                wakeAt = instant
+            }
+        }
+    }
+
+    /// The pushes to hand to the sink.
+    func outgoing(project: ProjectState) -> [OutgoingPush] {
+        records.map { record in
+            OutgoingPush(id: record.id, project: project.key, apnsTopic: project.apnsTopic, fcmProject: project.fcmProject,
+                         tokens: record.entries.map(\.target))
+        }
+    }
+
+    /// Installs the throttle and records, and (re)arms the timer on the server's scheduler.
+    func apply(to s: inout ServerState, key: String, server: MockServer) {
+        guard s.projects[key] != nil else { return }
+        s.projects[key]?.throttle = throttle
+        s.projects[key]?.pushes.append(contentsOf: records)
+        if let wakeAt {
+            s.projects[key]?.timer?.cancel()
+            s.projects[key]?.timer = server.clock.schedule(at: wakeAt) { [weak server] in
+                server?.pushTimerFired(project: key)
+            }
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import ReleaseControl
+
+/// The rules a push token and its platform follow, shared by registration and config files.
+enum PushTokens {
+    static let maximumLength = 4096
+
+    /// Why `token` cannot be a push token, or nil when it can.
+    static func problem(token: String) -> String? {
+        if token.isEmpty { return "must not be empty" }
+        if token.utf8.count > maximumLength { return "longer than \(maximumLength) bytes" }
+        return nil
+    }
+
+    enum PlatformResult { case success(Platform), failure(String) }
+
+    /// A push platform from its name; web is refused because it has no push.
+    static func platform(_ name: String) -> PlatformResult {
+        guard let platform = Platform(rawValue: name) else {
+            return .failure("unknown platform \"\(name)\"; expected ios, android or macos")
+        }
+        if platform == .web { return .failure("web has no push; expected ios, android or macos") }
+        return .success(platform)
+    }
+}

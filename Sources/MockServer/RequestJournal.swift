@@ -1,0 +1,75 @@
+import Clock
+import JSON
+
+/// The last checks, newest first, in a fixed-size ring so a busy server's memory stays flat.
+///
+/// ```swift
+/// var journal = RequestJournal(capacity: 1000)
+/// journal.append(entry)
+/// journal.newest(limit: 10, project: "demo")
+/// ```
+public struct RequestJournal: Sendable {
+    public struct Entry: Sendable, Equatable {
+        public var at: Instant
+        public var project: String
+        public var platform: String?
+        public var version: String?
+        public var build: String?
+        public var sdk: String?
+        public var sdkVersion: String?
+        /// The status answered; 0 when a reset fault closed the connection.
+        public var status: Int
+        public var etag: String?
+        public var lifetime: Int?
+        public var fault: String?
+
+        public var json: JSON {
+            func optional(_ s: String?) -> JSON { s.map(JSON.string) ?? .null }
+            return .object([
+                ("at", .string(at.rfc3339)),
+                ("project", .string(project)),
+                ("device", .object([("platform", optional(platform)), ("version", optional(version)),
+                                    ("build", optional(build)), ("sdk", optional(sdk)),
+                                    ("sdk_version", optional(sdkVersion))])),
+                ("status", .number(Double(status))),
+                ("etag", optional(etag)),
+                ("lifetime", lifetime.map { .number(Double($0)) } ?? .null),
+                ("fault", optional(fault)),
+            ])
+        }
+    }
+
+    public let capacity: Int
+    private var ring: [Entry] = []
+    private var next = 0
+
+    public init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        ring.reserveCapacity(min(self.capacity, 1024))
+    }
+
+    public mutating func append(_ entry: Entry) {
+        if ring.count < capacity {
+            ring.append(entry)
+        } else {
+            ring[next] = entry
+        }
+        next = (next + 1) % capacity
+    }
+
+    public var count: Int { ring.count }
+
+    /// Newest first, at most `limit`, only `project`'s when given.
+    public func newest(limit: Int, project: String? = nil) -> [Entry] {
+        var out: [Entry] = []
+        var i = next
+        for _ in 0..<ring.count {
+            i = (i - 1 + ring.count) % ring.count
+            let entry = ring[i]
+            if let project, entry.project != project { continue }
+            out.append(entry)
+            if out.count >= limit { break }
+        }
+        return out
+    }
+}

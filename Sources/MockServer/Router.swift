@@ -1,0 +1,63 @@
+/// Finds the route for a method and path: a match, a known path with other methods (405),
+/// or nothing (404). `HEAD` is served by the `GET` route of the same path.
+///
+/// ```swift
+/// let router = Router.standard
+/// router.resolve(method: "GET", path: ["healthz"])   // .matched(route, [:])
+/// router.resolve(method: "PATCH", path: ["healthz"]) // .methodNotAllowed(allow: ["GET", "HEAD"])
+/// ```
+struct Router: Sendable {
+    enum Resolution: Sendable {
+        case matched(Route, [String: String])
+        case methodNotAllowed(allow: [String])
+        case notFound
+    }
+
+    let routes: [Route]
+
+    func resolve(method: String, path: [String]) -> Resolution {
+        var allowed: [String] = []
+        for route in routes {
+            guard let parameters = route.match(path) else { continue }
+            if route.method == method || (method == "HEAD" && route.method == "GET") {
+                return .matched(route, parameters)
+            }
+            allowed.append(route.method)
+            if route.method == "GET" { allowed.append("HEAD") }
+        }
+        return allowed.isEmpty ? .notFound : .methodNotAllowed(allow: allowed)
+    }
+
+    /// Every route of the mock, the check first because it is the hot path.
+    static let standard = Router(routes: [
+        Route("GET", "/v1/projects/{project}/release-control", .check),
+        Route("POST", "/v1/projects/{project}/ingest/{module}", .ingest),
+        Route("PUT", "/v1/projects/{project}/push-tokens/{token}", .registerToken),
+        Route("DELETE", "/v1/projects/{project}/push-tokens/{token}", .unregisterToken),
+        Route("GET", "/", .index),
+        Route("GET", "/healthz", .health),
+        Route("GET", "/openapi.json", .openAPI),
+        Route("GET", "/admin/projects", .listProjects),
+        Route("GET", "/admin/projects/{project}", .getProject),
+        Route("PUT", "/admin/projects/{project}", .putProject),
+        Route("GET", "/admin/projects/{project}/rules", .listRules),
+        Route("POST", "/admin/projects/{project}/rules", .createRule),
+        Route("GET", "/admin/projects/{project}/rules/{rule}", .getRule),
+        Route("PUT", "/admin/projects/{project}/rules/{rule}", .replaceRule),
+        Route("DELETE", "/admin/projects/{project}/rules/{rule}", .deleteRule),
+        Route("POST", "/admin/projects/{project}/lift-all", .liftAll),
+        Route("GET", "/admin/projects/{project}/changes", .listChanges),
+        Route("GET", "/admin/projects/{project}/ingest", .ingestCounts),
+        Route("GET", "/admin/projects/{project}/push-tokens", .listTokens),
+        Route("GET", "/admin/projects/{project}/pushes", .listPushes),
+        Route("GET", "/admin/projects/{project}/faults", .listFaults),
+        Route("POST", "/admin/projects/{project}/faults", .addFault),
+        Route("DELETE", "/admin/projects/{project}/faults", .clearFaults),
+        Route("GET", "/admin/requests", .journal),
+        Route("POST", "/admin/reset", .reset),
+        Route("GET", "/admin/clock", .getClock),
+        Route("POST", "/admin/clock", .setClock),
+        Route("GET", "/admin/state", .exportState),
+        Route("PUT", "/admin/state", .importState),
+    ])
+}

@@ -1,0 +1,264 @@
+import Clock
+import JSON
+import ReleaseControl
+
+/// Everything the mock holds that outlives a request, in the shape `--config` reads:
+/// `{"projects": [{"key", "apns_topic", "fcm_project", "rules", "push_tokens", …}]}`.
+/// A seed file uses the first five fields; an export (`GET /admin/state`) adds rule ids,
+/// `changes`, `pushes` and `ingest`, and reads back the same way.
+///
+/// ```swift
+/// let seed = try StateSnapshot(json: JSON.parse(#"{"projects": [{"key": "demo"}]}"#))
+/// seed.projects[0].key   // "demo"
+/// ```
+public struct StateSnapshot: Sendable, Equatable {
+    public struct Token: Sendable, Equatable {
+        public var token: String
+        public var platform: Platform
+        /// When it was registered; nil for seeded tokens.
+        public var registeredAt: Instant?
+
+        public init(token: String, platform: Platform, registeredAt: Instant? = nil) {
+            self.token = token
+            self.platform = platform
+            self.registeredAt = registeredAt
+        }
+
+        public var json: JSON {
+            var pairs: [(String, JSON)] = [("token", .string(token)), ("platform", .string(platform.rawValue))]
+            if let registeredAt { pairs.append(("registered_at", .string(registeredAt.rfc3339))) }
+            return .object(pairs)
+        }
+    }
+
+    public struct Project: Sendable, Equatable {
+        public var key: String
+        public var apnsTopic: String?
+        public var fcmProject: String?
+        /// Rules with their ids (a seed's rules get `r1`, `r2`, … in order).
+        public var rules: [Rule]
+        /// Release-control changes, oldest first; empty for a seed.
+        public var changes: [Change]
+        public var pushTokens: [Token]
+        public var pushes: [PushRecord]
+        /// Items received per module.
+        public var ingest: [String: Int]
+
+        public init(key: String, apnsTopic: String? = nil, fcmProject: String? = nil, rules: [Rule] = [],
+                    changes: [Change] = [], pushTokens: [Token] = [], pushes: [PushRecord] = [], ingest: [String: Int] = [:]) {
+            self.key = key
+            self.apnsTopic = apnsTopic
+            self.fcmProject = fcmProject
+            self.rules = rules
+            self.changes = changes
+            self.pushTokens = pushTokens
+            self.pushes = pushes
+            self.ingest = ingest
+        }
+    }
+
+    public var projects: [Project]
+
+    public init(projects: [Project]) {
+        self.projects = projects
+    }
+
+    /// What the mock starts with when no `--config` is given: the project `demo`, no rules.
+    public static let defaultSeed = StateSnapshot(projects: [Project(key: "demo")])
+
+    public var json: JSON {
+        .object([("projects", .array(projects.map { project in
+            var pairs: [(String, JSON)] = [("key", .string(project.key))]
+            pairs.append(("apns_topic", project.apnsTopic.map(JSON.string) ?? .null))
+            pairs.append(("fcm_project", project.fcmProject.map(JSON.string) ?? .null))
+            pairs.append(("rules", .array(project.rules.map(\.json))))
+            pairs.append(("push_tokens", .array(project.pushTokens.map(\.json))))
+            pairs.append(("changes", .array(project.changes.map(\.json))))
+            pairs.append(("pushes", .array(project.pushes.map(\.json))))
+            pairs.append(("ingest", .object(project.ingest.sorted { $0.key < $1.key }.map { ($0.key, .number(Double($0.value))) })))
+            return .object(pairs)
+        }))])
+    }
+}
+
+extension StateSnapshot {
+    /// Project keys as URLs and file names can carry them.
+    static func isValidProjectKey(_ key: String) -> Bool {
+        guard !key.isEmpty, key.utf8.count <= 64 else { return false }
+        return key.utf8.allSatisfy { b in
+            (b >= 97 && b <= 122) || (b >= 65 && b <= 90) || (b >= 48 && b <= 57) || b == 45 || b == 95 || b == 46
+        }
+    }
+
+    static let projectKeyRule = "1 to 64 letters, digits, '-', '_' or '.'"
+
+    /// Reads and validates a whole document, collecting every problem (pointers from the root).
+    public init(json: JSON) throws(ValidationFailure) {
+        var problems: [FieldProblem] = []
+        func fail(_ pointer: String, _ message: String, type: Bool = false) {
+            problems.append(FieldProblem(pointer: pointer, message: message, isTypeError: type))
+        }
+        guard let root = json.objectValue else {
+            throw ValidationFailure(problems: [FieldProblem(pointer: "", message: "expected a JSON object with \"projects\", found \(json.typeName)", isTypeError: true)])
+        }
+        for key in root.keys where key != "projects" {
+            fail("/" + FieldProblem.escape(key), "unknown field; a config holds only \"projects\"")
+        }
+        guard let projectsValue = root["projects"] else {
+            throw ValidationFailure(problems: problems + [FieldProblem(pointer: "/projects", message: "required: a list of projects", isTypeError: false)])
+        }
+        guard let items = projectsValue.arrayValue else {
+            throw ValidationFailure(problems: problems + [FieldProblem(pointer: "/projects", message: "expected an array, found \(projectsValue.typeName)", isTypeError: true)])
+        }
+        var projects: [Project] = []
+        var seenKeys: Set<String> = []
+        for (index, item) in items.enumerated() {
+            let base = "/projects/\(index)"
+            guard let object = item.objectValue else {
+                fail(base, "expected a project object, found \(item.typeName)", type: true)
+                continue
+            }
+            let known: Set<String> = ["key", "apns_topic", "fcm_project", "rules", "push_tokens", "changes", "pushes", "ingest"]
+            for key in object.keys where !known.contains(key) {
+                fail(base + "/" + FieldProblem.escape(key), "unknown field; expected one of key, apns_topic, fcm_project, rules, push_tokens")
+            }
+            var project = Project(key: "")
+            switch object["key"] {
+            case nil, .null?: fail(base + "/key", "required: the project's key")
+            case .string(let key)?:
+                if !Self.isValidProjectKey(key) {
+                    fail(base + "/key", "\"\(key)\" is not a project key: \(Self.projectKeyRule)")
+                } else if !seenKeys.insert(key).inserted {
+                    fail(base + "/key", "duplicate project key \"\(key)\"")
+                }
+                project.key = key
+            case let other?: fail(base + "/key", "expected a string, found \(other.typeName)", type: true)
+            }
+            for (field, path) in [("apns_topic", \Project.apnsTopic), ("fcm_project", \Project.fcmProject)] {
+                switch object[field] {
+                case nil, .null?: break
+                case .string(let text)?:
+                    if text.isEmpty { fail(base + "/" + field, "must not be empty (leave it out instead)") }
+                    project[keyPath: path] = text
+                case let other?: fail(base + "/" + field, "expected a string, found \(other.typeName)", type: true)
+                }
+            }
+            project.rules = Self.readRules(object["rules"], base: base + "/rules", fail: fail)
+            project.pushTokens = Self.readTokens(object["push_tokens"], base: base + "/push_tokens", fail: fail)
+            switch object["changes"] {
+            case nil, .null?: break
+            case .array(let changes)?:
+                for (i, change) in changes.enumerated() {
+                    if let restored = Change.restore(change) { project.changes.append(restored) } else {
+                        fail(base + "/changes/\(i)", "not a change as GET /admin/projects/{project}/changes shows it")
+                    }
+                }
+            case let other?: fail(base + "/changes", "expected an array, found \(other.typeName)", type: true)
+            }
+            switch object["pushes"] {
+            case nil, .null?: break
+            case .array(let pushes)?:
+                for (i, push) in pushes.enumerated() {
+                    if let record = PushRecord(json: push) { project.pushes.append(record) } else {
+                        fail(base + "/pushes/\(i)", "not a push record as GET /admin/projects/{project}/pushes shows it")
+                    }
+                }
+            case let other?: fail(base + "/pushes", "expected an array, found \(other.typeName)", type: true)
+            }
+            switch object["ingest"] {
+            case nil, .null?: break
+            case .object(let counts)?:
+                for (module, value) in counts {
+                    if let n = value.intValue, n >= 0 { project.ingest[module] = n } else {
+                        fail(base + "/ingest/" + FieldProblem.escape(module), "expected a non-negative integer", type: true)
+                    }
+                }
+            case let other?: fail(base + "/ingest", "expected an object, found \(other.typeName)", type: true)
+            }
+            projects.append(project)
+        }
+        if !problems.isEmpty { throw ValidationFailure(problems: problems) }
+        self.init(projects: projects)
+    }
+
+    private static func readRules(_ value: JSON?, base: String, fail: (String, String, Bool) -> Void) -> [Rule] {
+        guard let value, !value.isNull else { return [] }
+        guard let items = value.arrayValue else {
+            fail(base, "expected an array of rules, found \(value.typeName)", true)
+            return []
+        }
+        var rules: [Rule] = []
+        var usedIds: Set<String> = []
+        for item in items {
+            if case .string(let id)? = item["id"] { usedIds.insert(id) }
+        }
+        var next = 1
+        for (index, item) in items.enumerated() {
+            do {
+                if case .string(let id)? = item["id"] {
+                    rules.append(try Rule.restore(item))
+                    _ = id
+                } else {
+                    while usedIds.contains("r\(next)") { next += 1 }
+                    let id = "r\(next)"
+                    usedIds.insert(id)
+                    rules.append(try Rule.decode(item, id: id))
+                }
+            } catch {
+                for problem in error.prefixingPointers(with: base + "/\(index)").problems {
+                    fail(problem.pointer, problem.message, problem.isTypeError)
+                }
+            }
+        }
+        var seen: Set<String> = []
+        for (index, rule) in rules.enumerated() where !seen.insert(rule.id).inserted {
+            fail(base + "/\(index)/id", "duplicate rule id \"\(rule.id)\"", false)
+        }
+        return rules
+    }
+
+    private static func readTokens(_ value: JSON?, base: String, fail: (String, String, Bool) -> Void) -> [Token] {
+        guard let value, !value.isNull else { return [] }
+        guard let items = value.arrayValue else {
+            fail(base, "expected an array of {\"token\", \"platform\"}, found \(value.typeName)", true)
+            return []
+        }
+        var tokens: [Token] = []
+        var seen: Set<String> = []
+        for (index, item) in items.enumerated() {
+            let at = base + "/\(index)"
+            guard let object = item.objectValue else {
+                fail(at, "expected {\"token\", \"platform\"}, found \(item.typeName)", true)
+                continue
+            }
+            var token: String?
+            var platform: Platform?
+            switch object["token"] {
+            case nil, .null?: fail(at + "/token", "required", false)
+            case .string(let text)?:
+                if let problem = PushTokens.problem(token: text) { fail(at + "/token", problem, false) } else if !seen.insert(text).inserted {
+                    fail(at + "/token", "duplicate token", false)
+                } else { token = text }
+            case let other?: fail(at + "/token", "expected a string, found \(other.typeName)", true)
+            }
+            switch object["platform"] {
+            case nil, .null?: fail(at + "/platform", "required: ios, android or macos", false)
+            case .string(let text)?:
+                switch PushTokens.platform(text) {
+                case .success(let p): platform = p
+                case .failure(let message): fail(at + "/platform", message, false)
+                }
+            case let other?: fail(at + "/platform", "expected a string, found \(other.typeName)", true)
+            }
+            var registeredAt: Instant?
+            switch object["registered_at"] {
+            case nil, .null?: break
+            case .string(let text)?:
+                if let at = Instant(rfc3339: text) { registeredAt = at } else { fail(at + "/registered_at", "not an RFC 3339 time", false) }
+            case let other?: fail(at + "/registered_at", "expected a string, found \(other.typeName)", true)
+            }
+            if let token, let platform { tokens.append(Token(token: token, platform: platform, registeredAt: registeredAt)) }
+        }
+        return tokens
+    }
+}
