@@ -17,7 +17,7 @@ public enum ConfigFile {
     public static let maximumBytes = 256 * 1024 * 1024
 
     public static func load(path: String) throws(ConfigError) -> StateSnapshot {
-        let bytes = try read(path: path)
+        let bytes = try readFile(path: path)
         return try parse(bytes, file: path)
     }
 
@@ -40,7 +40,7 @@ public enum ConfigFile {
         }
     }
 
-    static func read(path: String) throws(ConfigError) -> [UInt8] {
+    static func readFile(path: String) throws(ConfigError) -> [UInt8] {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw ConfigError(file: path, message: "cannot open: \(errnoText())") }
         defer { close(fd) }

@@ -22,7 +22,7 @@ extension MockServer {
     func createRule(_ call: Call) throws(Problem) -> HTTPResponse {
         let body = try parseBody(call)
         let (rule, pushes) = try changeRules(call.project) { (state, now) throws(Problem) in
-            do {
+            do throws(ValidationFailure) {
                 let (rule, change) = try state.createRule(body, now: now)
                 return (rule, change, [.ruleUpserted(project: call.project, rule: rule)])
             } catch {
@@ -39,7 +39,7 @@ extension MockServer {
         let body = try parseBody(call)
         let (rule, pushes) = try changeRules(call.project) { (state, now) throws(Problem) in
             let replaced: (Rule, Change)?
-            do {
+            do throws(ValidationFailure) {
                 replaced = try state.replaceRule(id: call["rule"], with: body, now: now)
             } catch {
                 throw Problem(error)

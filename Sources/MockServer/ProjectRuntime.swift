@@ -23,10 +23,10 @@ struct ProjectRuntime: Sendable {
     init(_ project: StateSnapshot.Project, stamp: UInt64) {
         state = ProjectState(key: project.key, apnsTopic: project.apnsTopic, fcmProject: project.fcmProject,
                              rules: project.rules, changes: project.changes)
-        for token in project.pushTokens { upsert(token) }
         pushes = project.pushes
         ingest = project.ingest
         self.stamp = stamp
+        for token in project.pushTokens { upsert(token) }
     }
 
     var key: String { state.key }

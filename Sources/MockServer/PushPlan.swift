@@ -8,23 +8,23 @@ struct PushPlan: Sendable {
     var records: [PushRecord] = []
     var wakeAt: Instant?
     private var nextId: Int
-    private let targets: () -> [PushTarget]
+    private let tokens: [String: (token: StateSnapshot.Token, sequence: Int)]
     private var cachedTargets: [PushTarget]?
 
     init(runtime: ProjectRuntime) {
         throttle = runtime.throttle
         nextId = runtime.nextPushId
-        let tokens = runtime.tokens
-        targets = {
-            tokens.values.sorted { $0.sequence < $1.sequence }.map { PushTarget(token: $0.token.token, platform: $0.token.platform) }
-        }
+        tokens = runtime.tokens
     }
 
     mutating func handle(_ actions: [PushThrottle.Action], now: Instant) {
         for action in actions {
             switch action {
             case .sendNow(let changeIds):
-                if cachedTargets == nil { cachedTargets = targets() }
+                if cachedTargets == nil {
+                    cachedTargets = tokens.values.sorted { $0.sequence < $1.sequence }
+                        .map { PushTarget(token: $0.token.token, platform: $0.token.platform) }
+                }
                 records.append(PushRecord(id: nextId, sentAt: now, changes: changeIds, targets: cachedTargets ?? []))
                 nextId += 1
             case .wakeAt(let instant):
