@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Opens N idle keep-alive connections to a server, holds them, then sends one request on
+each and counts the answers; prints the server's RSS (from /proc) while held and after.
+
+usage: idle-connections.py PORT PID COUNT PATH
+"""
+import asyncio, sys, time
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return -1.0
+
+async def main():
+    port, pid, count, path = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+    request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
+    gate = asyncio.Semaphore(512)          # stay under the listen backlog while connecting
+    conns, failures = [], 0
+    async def connect():
+        nonlocal failures
+        async with gate:
+            for attempt in range(3):
+                try:
+                    conns.append(await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), 10))
+                    return
+                except (OSError, asyncio.TimeoutError):
+                    await asyncio.sleep(0.05)
+            failures += 1
+    t0 = time.time()
+    await asyncio.gather(*(connect() for _ in range(count)))
+    await asyncio.sleep(1.0)               # let the server settle with every connection held
+    held = rss_mb(pid)
+    print(f"connected {len(conns)}/{count} in {time.time() - t0:.1f}s, connect failures {failures}, server RSS held {held:.1f} MB")
+    served = 0
+    async def ask(reader, writer):
+        nonlocal served
+        try:
+            writer.write(request)
+            await writer.drain()
+            status = await asyncio.wait_for(reader.readline(), 20)
+            if status.startswith(b"HTTP/1.1 200"):
+                served += 1
+        except (OSError, asyncio.TimeoutError):
+            pass
+    t1 = time.time()
+    await asyncio.gather(*(ask(r, w) for r, w in conns))
+    after = rss_mb(pid)
+    print(f"served {served}/{count} in {time.time() - t1:.1f}s, server RSS after {after:.1f} MB")
+    for _, w in conns:
+        w.close()
+    ok = served == count and max(held, after) < 200
+    print(f"memory test: {'PASS' if ok else 'FAIL'} (all {count} served, RSS under 200 MB)")
+    sys.exit(0 if ok else 1)
+
+asyncio.run(main())
