@@ -29,8 +29,10 @@ public struct EvaluatedAnswer: Sendable {
     /// alone; nil when time alone never changes it.
     public var validUntil: Instant?
 
-    /// The state object's bytes without its opening brace: `"required_update":…}`.
-    let stateTail: [UInt8]
+    /// `{"project":"<key>","server_time":"`, for ``project``.
+    let headBytes: [UInt8]
+    /// `","lifetime":<n>,"required_update":…}`: everything after the server time.
+    let tailBytes: [UInt8]
 
     public init(project: String, state: JSON, lifetime: Int, evaluatedAt: Instant, validUntil: Instant?) {
         self.project = project
@@ -38,14 +40,28 @@ public struct EvaluatedAnswer: Sendable {
         self.lifetime = lifetime
         self.evaluatedAt = evaluatedAt
         self.validUntil = validUntil
-        let stateBytes = state.serialized()
-        self.stateTail = Array(stateBytes.dropFirst())
+        // The state object without its opening brace: `"required_update":…}`.
+        let stateTail = state.serialized().dropFirst()
+        let projectBytes = JSON.string(project).serialized()
         // Canonical bytes: the body without server_time and lifetime.
         var canonical: [UInt8] = Array(#"{"project":"#.utf8)
-        JSON.string(project).write(into: &canonical)
+        canonical.append(contentsOf: projectBytes)
         canonical.append(UInt8(ascii: ","))
         canonical.append(contentsOf: stateTail)
         self.etag = EntityTag.weak(FNV1a64.hex(canonical))
+        self.headBytes = Self.head(projectBytes: projectBytes)
+        var tail: [UInt8] = Array(#"","lifetime":"#.utf8)
+        tail.append(contentsOf: String(lifetime).utf8)
+        tail.append(UInt8(ascii: ","))
+        tail.append(contentsOf: stateTail)
+        self.tailBytes = tail
+    }
+
+    static func head(projectBytes: [UInt8]) -> [UInt8] {
+        var head: [UInt8] = Array(#"{"project":"#.utf8)
+        head.append(contentsOf: projectBytes)
+        head.append(contentsOf: #","server_time":""#.utf8)
+        return head
     }
 
     /// True while this answer is still what evaluating at `now` would give (for the same
@@ -59,28 +75,18 @@ public struct EvaluatedAnswer: Sendable {
     /// The 200 body per the contract, fields in its order:
     /// `project, server_time, lifetime, required_update, optional_update, maintenance, sdk_switch`.
     public func body(project: String, serverTime: Instant) -> [UInt8] {
+        let head = project == self.project ? headBytes : Self.head(projectBytes: JSON.string(project).serialized())
+        let time = serverTime.rfc3339.utf8
         var out: [UInt8] = []
-        out.reserveCapacity(64 + project.utf8.count + stateTail.count)
-        out.append(contentsOf: #"{"project":"#.utf8)
-        JSON.string(project).write(into: &out)
-        out.append(contentsOf: #","server_time":""#.utf8)
-        out.append(contentsOf: serverTime.rfc3339.utf8)
-        out.append(contentsOf: #"","lifetime":"#.utf8)
-        out.append(contentsOf: String(lifetime).utf8)
-        out.append(UInt8(ascii: ","))
-        out.append(contentsOf: stateTail)
+        out.reserveCapacity(head.count + 24 + tailBytes.count)
+        out.append(contentsOf: head)
+        out.append(contentsOf: time)
+        out.append(contentsOf: tailBytes)
         return out
     }
 
     /// ``body(project:serverTime:)`` for the project the answer was evaluated for.
     public func body(serverTime: Instant) -> [UInt8] {
         body(project: project, serverTime: serverTime)
-    }
-}
-
-extension JSON {
-    /// Appends the compact serialization to `out`.
-    func write(into out: inout [UInt8]) {
-        out.append(contentsOf: serialized())
     }
 }

@@ -5,3 +5,10 @@ public enum Platform: String, CaseIterable, Sendable, Hashable {
     /// `ios, android, macos, web`, for error messages.
     public static var listText: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
+
+extension Platform {
+    /// A rule's platform list matches: nil means every platform.
+    static func list(_ platforms: [Platform]?, contains platform: Platform) -> Bool {
+        platforms?.contains(platform) ?? true
+    }
+}

@@ -105,35 +105,3 @@ extension ProjectState {
         return EvaluatedAnswer(project: key, state: state, lifetime: lifetime, evaluatedAt: now, validUntil: next)
     }
 }
-
-extension Platform {
-    /// A rule's platform list matches: nil means every platform.
-    static func list(_ platforms: [Platform]?, contains platform: Platform) -> Bool {
-        platforms?.contains(platform) ?? true
-    }
-}
-
-extension UpdateRule {
-    /// The platform is listed (or no list) and the device has a version strictly below
-    /// `below`. A device without a version matches no update rule.
-    public func matches(_ device: Device) -> Bool {
-        guard Platform.list(platforms, contains: device.platform), let version = device.version else { return false }
-        return version < below
-    }
-}
-
-extension SDKSwitch {
-    /// No `sdks` list matches every device. Otherwise an entry must name the device's SDK
-    /// (exactly, case-sensitive) and, when it has `below`, the device must send an
-    /// `sdk_version` strictly below it.
-    public func matches(_ device: Device) -> Bool {
-        guard let sdks else { return true }
-        guard let name = device.sdk else { return false }
-        return sdks.contains { entry in
-            guard entry.name == name else { return false }
-            guard let below = entry.below else { return true }
-            guard let version = device.sdkVersion else { return false }
-            return version < below
-        }
-    }
-}

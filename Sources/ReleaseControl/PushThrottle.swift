@@ -6,7 +6,8 @@ import Clock
 /// push are combined into one push sent 60 s after it: the throttle answers `wakeAt`
 /// and the owner calls ``timerFired(now:)`` then. Nothing else ever sends. A timer that
 /// fires late (a clock jump over several windows) sends once, at the time it fired, and
-/// the next 60 s count from there.
+/// the next 60 s count from there. If a manual clock is set back, a combined push
+/// still waits at most 60 s from the change that asked for it.
 ///
 /// ```swift
 /// var throttle = PushThrottle()
@@ -37,14 +38,21 @@ public struct PushThrottle: Sendable, Equatable {
 
     /// A blocking change was made at `now`.
     public mutating func blockingChange(id: Int, now: Instant) -> [Action] {
+        // Never wait longer than one interval from now, even when a manual clock was set
+        // back before the last push.
+        let latest = now.adding(seconds: Self.intervalSeconds)
         if let due = wakeAt {
             pendingChangeIds.append(id)
             // The owner's timer is late (or racing this change): send everything now.
             if now >= due { return [send(now: now)] }
+            if due > latest {
+                wakeAt = latest
+                return [.wakeAt(latest)]
+            }
             return []
         }
         if let last = lastPushAt, now < last.adding(seconds: Self.intervalSeconds) {
-            let due = last.adding(seconds: Self.intervalSeconds)
+            let due = min(last.adding(seconds: Self.intervalSeconds), latest)
             pendingChangeIds = [id]
             wakeAt = due
             return [.wakeAt(due)]

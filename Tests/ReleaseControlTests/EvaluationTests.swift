@@ -172,3 +172,18 @@ import Testing
         #expect(parsed["project"] == "we\"ird")
     }
 }
+
+@Suite struct AnswerBodyTests {
+    @Test func bodyForAnotherProjectKeyNamesThatKey() throws {
+        let answer = ProjectState(key: "demo", seedRules: []).evaluate(Fixture.device(.ios), now: Fixture.t0)
+        let parsed = try JSON.parse(answer.body(project: "other", serverTime: Fixture.t0))
+        #expect(parsed["project"] == "other")
+        #expect(parsed["server_time"] == .string(Fixture.time(0)))
+    }
+
+    @Test func bodyIsExactlyTheContractShape() throws {
+        let p = try Fixture.project([#"{"type":"optional_update","below":"2.0"}"#])
+        let text = String(decoding: p.evaluate(Fixture.device(.ios, "1.0"), now: Fixture.t0).body(serverTime: Fixture.t0), as: UTF8.self)
+        #expect(text == #"{"project":"demo","server_time":"2026-12-02T11:00:00.000Z","lifetime":300,"required_update":null,"optional_update":{"rule":"r1","kind":"optional","below":"2.0","store_url":null,"message":null,"becomes_required_on":null},"maintenance":[],"sdk_switch":[]}"#)
+    }
+}

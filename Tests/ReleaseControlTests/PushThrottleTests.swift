@@ -72,3 +72,23 @@ import Testing
         #expect(b.timerFired(now: t(70)) == [.sendNow(changeIds: [2])])
     }
 }
+
+@Suite struct PushThrottleClockSetBackTests {
+    let t = Fixture.at
+
+    @Test func clockSetBackNeverDelaysAPushBeyondSixtySecondsFromTheChange() {
+        var throttle = PushThrottle()
+        _ = throttle.blockingChange(id: 1, now: t(3600))
+        // The manual clock is set back an hour: the combined push is due 60 s from now.
+        #expect(throttle.blockingChange(id: 2, now: t(0)) == [.wakeAt(t(60))])
+        #expect(throttle.timerFired(now: t(60)) == [.sendNow(changeIds: [2])])
+    }
+
+    @Test func clockSetBackWhileWaitingBringsTheWakeForward() {
+        var throttle = PushThrottle()
+        _ = throttle.blockingChange(id: 1, now: t(3600))
+        #expect(throttle.blockingChange(id: 2, now: t(3610)) == [.wakeAt(t(3660))])
+        #expect(throttle.blockingChange(id: 3, now: t(100)) == [.wakeAt(t(160))])
+        #expect(throttle.timerFired(now: t(160)) == [.sendNow(changeIds: [2, 3])])
+    }
+}
