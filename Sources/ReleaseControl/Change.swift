@@ -62,7 +62,12 @@ public struct Change: Sendable, Equatable {
               let action = json["action"]?.stringValue,
               let blocking = json["blocking"]?.boolValue
         else { return nil }
-        let ruleId = json["rule"]?.stringValue
+        var ruleId: String?
+        switch json["rule"] {
+        case nil, .null?: ruleId = nil
+        case .string(let id)?: ruleId = id
+        default: return nil
+        }
         var lifted: [String] = []
         if let items = json["lifted"]?.arrayValue {
             for item in items {

@@ -103,3 +103,19 @@ import Testing
         ]))
     }
 }
+
+@Suite struct ChangeRestoreTests {
+    @Test func restoreRejectsMissingOrMistypedFields() {
+        let good = Change(id: 3, at: Fixture.t0, kind: .deleted, action: "deleted maintenance r2", ruleId: "r2", blocking: false)
+        #expect(Change.restore(good.json) == good)
+        guard case .object(let object) = good.json else { Issue.record("change json is not an object"); return }
+        for (key, bad) in [("id", JSON.string("3")), ("at", "yesterday"), ("kind", "exploded"), ("action", 5), ("rule", 2), ("blocking", "no")] {
+            var broken = object
+            broken[key] = bad
+            #expect(Change.restore(.object(broken)) == nil, "\(key) = \(bad)")
+        }
+        var missing = object
+        missing["at"] = nil
+        #expect(Change.restore(.object(missing)) == nil)
+    }
+}
