@@ -1,6 +1,12 @@
 import Clock
 
-/// A maintenance window: it ends after it starts, and at most 7 days after.
+/// A maintenance window: it ends after it starts, and at most 7 days after
+/// (``RuleBody/decode(_:)`` enforces both).
+///
+/// ```swift
+/// let window = MaintenanceWindow(startsAt: t, endsAt: t.adding(seconds: 1800))
+/// window.isActiveOrImminent(at: t.adding(seconds: -3600))   // true: starts within the hour
+/// ```
 public struct MaintenanceWindow: Sendable, Equatable {
     /// nil: every platform.
     public var platforms: [Platform]?

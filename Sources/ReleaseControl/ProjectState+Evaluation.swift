@@ -12,6 +12,10 @@ extension ProjectState {
 
     /// What `device` gets at `now`, per the contract's "Evaluation, per device" and
     /// "Lifetime", with the instant until which time alone leaves it unchanged.
+    ///
+    /// Ties between update rules with equal `below` go to the rule created first;
+    /// maintenance windows sort by start, then end, then creation; switches keep
+    /// creation order. Absent `store_url`/`message` are written as `null`.
     public func evaluate(_ device: Device, now: Instant) -> EvaluatedAnswer {
         var required: (rule: Rule, update: UpdateRule)?
         var optional: (rule: Rule, update: UpdateRule, deadline: Instant?)?

@@ -1,4 +1,9 @@
 /// The fields shared by required, optional and recommended updates.
+///
+/// ```swift
+/// let update = UpdateRule(platforms: [.ios], below: Version("2.4.0")!, message: "Please update")
+/// update.matches(Device(platform: .ios, version: Version("2.3")))   // true
+/// ```
 public struct UpdateRule: Sendable, Equatable {
     /// nil: every platform.
     public var platforms: [Platform]?

@@ -187,3 +187,22 @@ import Testing
         #expect(text == #"{"project":"demo","server_time":"2026-12-02T11:00:00.000Z","lifetime":300,"required_update":null,"optional_update":{"rule":"r1","kind":"optional","below":"2.0","store_url":null,"message":null,"becomes_required_on":null},"maintenance":[],"sdk_switch":[]}"#)
     }
 }
+
+@Suite struct TieBreakTests {
+    @Test func equalBelowGoesToTheRuleCreatedFirst() throws {
+        let p = try Fixture.project([
+            #"{"type":"required_update","below":"2.0.0","message":"first"}"#,
+            #"{"type":"required_update","below":"2.0","message":"second"}"#,
+        ])
+        #expect(p.evaluate(Fixture.device(.ios, "1.0"), now: Fixture.t0).requiredRule == "r1")
+    }
+
+    @Test func windowsStartingTogetherSortByEndThenCreation() throws {
+        let p = try Fixture.project([
+            #"{"type":"maintenance","starts_at":"\#(Fixture.time(60))","ends_at":"\#(Fixture.time(900))"}"#,
+            #"{"type":"maintenance","starts_at":"\#(Fixture.time(60))","ends_at":"\#(Fixture.time(600))"}"#,
+            #"{"type":"maintenance","starts_at":"\#(Fixture.time(60))","ends_at":"\#(Fixture.time(600))"}"#,
+        ])
+        #expect(p.evaluate(Fixture.device(.ios), now: Fixture.t0).maintenanceRules == ["r2", "r3", "r1"])
+    }
+}
