@@ -6,7 +6,7 @@
 /// headers.add("Vary", "Accept-Encoding")
 /// ```
 public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
-    public private(set) var fields: [(name: String, value: String)]
+    public internal(set) var fields: [(name: String, value: String)]
 
     public init(_ fields: [(String, String)] = []) {
         self.fields = fields.map { (name: $0.0, value: $0.1) }

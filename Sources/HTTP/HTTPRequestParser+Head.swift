@@ -1,0 +1,278 @@
+/// Request line and field parsing: RFC 9112 §3 and §5, RFC 9110 §5.
+extension HTTPRequestParser {
+    enum Body: Equatable {
+        case none
+        case length(Int)
+        case chunked
+    }
+
+    /// What the fields say about the message: how its body is framed and what to answer.
+    struct Framing {
+        var body: Body
+        var expectContinue: Bool
+    }
+
+    /// Parses `data[start..<lf]` (the request line, LF excluded) into `pending`.
+    mutating func parseRequestLine(_ data: UnsafeRawBufferPointer, from start: Int, to lf: Int) -> HTTPParseError? {
+        let end = lf > start && data[lf - 1] == .cr ? lf - 1 : lf
+        var i = start
+        while i < end && data[i].isTokenChar { i += 1 }
+        guard i > start, i < end, data[i] == .sp else {
+            return .bad("the request line is not \"METHOD target HTTP/1.1\"")
+        }
+        let methodEnd = i
+        let targetStart = i + 1
+        i = targetStart
+        while i < end && data[i] != .sp { i += 1 }
+        let targetEnd = i
+        if targetEnd - targetStart > limits.maxTargetBytes {
+            return HTTPParseError(status: 414, message: "the request target is longer than \(limits.maxTargetBytes) bytes")
+        }
+        guard targetEnd > targetStart, i < end else {
+            return .bad("the request line is not \"METHOD target HTTP/1.1\"")
+        }
+        for j in targetStart ..< targetEnd where data[j] <= 0x20 || data[j] >= 0x7F {
+            return .bad("the request target holds a byte that must be percent-encoded")
+        }
+        let versionStart = i + 1
+        guard end - versionStart == 8,
+              data[versionStart] == UInt8(ascii: "H"), data[versionStart + 1] == UInt8(ascii: "T"),
+              data[versionStart + 2] == UInt8(ascii: "T"), data[versionStart + 3] == UInt8(ascii: "P"),
+              data[versionStart + 4] == UInt8(ascii: "/"), data[versionStart + 6] == UInt8(ascii: "."),
+              data[versionStart + 5].isDigit, data[versionStart + 7].isDigit
+        else {
+            return .bad("the request line does not end in an HTTP version such as HTTP/1.1")
+        }
+        let major = data[versionStart + 5], minor = data[versionStart + 7]
+        guard major == UInt8(ascii: "1"), minor == UInt8(ascii: "1") || minor == UInt8(ascii: "0") else {
+            return HTTPParseError(status: 505, message: "only HTTP/1.0 and HTTP/1.1 are spoken here (HTTP/2 needs the connection preface)")
+        }
+        pending.version = minor == UInt8(ascii: "1") ? .http1_1 : .http1_0
+        pending.method = Self.method(data, from: start, to: methodEnd)
+        pending.target = String(decoding: UnsafeRawBufferPointer(rebasing: data[targetStart ..< targetEnd]), as: UTF8.self)
+        return nil
+    }
+
+    /// The error for a request line that grew past every limit without ending.
+    func unfinishedRequestLineError(_ data: UnsafeRawBufferPointer, from start: Int, to end: Int) -> HTTPParseError {
+        var i = start
+        while i < end && data[i].isTokenChar { i += 1 }
+        if i > start && i < end && data[i] == .sp {
+            return HTTPParseError(status: 414, message: "the request target is longer than \(limits.maxTargetBytes) bytes")
+        }
+        return .bad("the request line is not \"METHOD target HTTP/1.1\"")
+    }
+
+    /// Common methods share one string instead of decoding bytes each time.
+    static func method(_ data: UnsafeRawBufferPointer, from start: Int, to end: Int) -> String {
+        let bytes = UnsafeRawBufferPointer(rebasing: data[start ..< end])
+        switch bytes.count {
+        case 3:
+            if bytes[0] == UInt8(ascii: "G") && bytes[1] == UInt8(ascii: "E") && bytes[2] == UInt8(ascii: "T") { return "GET" }
+            if bytes[0] == UInt8(ascii: "P") && bytes[1] == UInt8(ascii: "U") && bytes[2] == UInt8(ascii: "T") { return "PUT" }
+        case 4:
+            if bytes.elementsEqual("POST".utf8) { return "POST" }
+            if bytes.elementsEqual("HEAD".utf8) { return "HEAD" }
+        default:
+            break
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Parses the field lines in `data[start..<end]` into `pending.headers` and works out
+    /// the framing (RFC 9112 §6): Transfer-Encoding, Content-Length, Connection, Expect, Host.
+    mutating func parseFields(_ data: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Result<Framing, HTTPParseError> {
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(8)
+        var contentLength: Int?
+        var codings: [Substring] = []
+        var sawTransferEncoding = false
+        var connectionClose = false
+        var connectionKeepAlive = false
+        var expectContinue = false
+        var hosts = 0
+        var lineStart = start
+        while lineStart < end {
+            guard let lf = Self.firstLF(data, from: lineStart), lf < end + 2 else { break }
+            let lineEnd = lf > lineStart && data[lf - 1] == .cr ? lf - 1 : lf
+            let field: (name: String, value: String, nameEnd: Int)
+            switch Self.parseField(data, from: lineStart, to: lineEnd) {
+            case .failure(let error): return .failure(error)
+            case .success(let value): field = value
+            }
+            let name = UnsafeRawBufferPointer(rebasing: data[lineStart ..< field.nameEnd])
+            switch name.count {
+            case 4 where name.equalsLowercased("host"):
+                hosts += 1
+            case 6 where name.equalsLowercased("expect"):
+                if field.value.lowercasedASCII == "100-continue" {
+                    expectContinue = true
+                } else {
+                    return .failure(HTTPParseError(status: 417, message: "only \"Expect: 100-continue\" is understood"))
+                }
+            case 10 where name.equalsLowercased("connection"):
+                for token in field.value.split(separator: ",") {
+                    switch token.trimmingOWS.lowercasedASCII {
+                    case "close": connectionClose = true
+                    case "keep-alive": connectionKeepAlive = true
+                    default: break
+                    }
+                }
+            case 14 where name.equalsLowercased("content-length"):
+                guard let length = Self.parseContentLength(field.value) else {
+                    return .failure(.bad("Content-Length is not one decimal number"))
+                }
+                if let previous = contentLength, previous != length {
+                    return .failure(.bad("Content-Length fields disagree"))
+                }
+                contentLength = length
+            case 17 where name.equalsLowercased("transfer-encoding"):
+                sawTransferEncoding = true
+                for token in field.value.split(separator: ",") {
+                    codings.append(token.trimmingOWS)
+                }
+            default:
+                break
+            }
+            fields.append((name: field.name, value: field.value))
+            lineStart = lf + 1
+        }
+        pending.headers.fields = fields
+
+        if pending.version == .http1_1 && hosts != 1 || hosts > 1 {
+            return .failure(.bad(hosts == 0 ? "an HTTP/1.1 request needs a Host field" : "the request has more than one Host field"))
+        }
+        pendingKeepAlive = pending.version == .http1_1 ? !connectionClose : (connectionKeepAlive && !connectionClose)
+
+        var body = Body.none
+        if sawTransferEncoding {
+            if pending.version == .http1_0 {
+                return .failure(.bad("Transfer-Encoding is not allowed in an HTTP/1.0 request"))
+            }
+            if contentLength != nil {
+                return .failure(.bad("a request must not carry both Content-Length and Transfer-Encoding"))
+            }
+            guard let last = codings.last, last.lowercasedASCII == "chunked" else {
+                return .failure(.bad("the final transfer coding must be chunked"))
+            }
+            for coding in codings.dropLast() {
+                if coding.lowercasedASCII == "chunked" {
+                    return .failure(.bad("chunked is applied more than once"))
+                }
+                return .failure(HTTPParseError(status: 501, message: "the transfer coding \"\(coding)\" is not supported"))
+            }
+            body = .chunked
+        } else if let contentLength, contentLength > 0 {
+            body = .length(contentLength)
+        }
+        return .success(Framing(body: body, expectContinue: expectContinue && pending.version == .http1_1 && body != .none))
+    }
+
+    /// One field line `name: value` in `data[start..<end]` (line end excluded).
+    static func parseField(_ data: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Result<(name: String, value: String, nameEnd: Int), HTTPParseError> {
+        if data[start] == .sp || data[start] == .htab {
+            return .failure(.bad("a field line starts with whitespace (obsolete line folding is not accepted)"))
+        }
+        var i = start
+        while i < end && data[i].isTokenChar { i += 1 }
+        guard i > start, i < end, data[i] == .colon else {
+            return .failure(.bad("a header field line is not \"Name: value\""))
+        }
+        let nameEnd = i
+        var valueStart = i + 1
+        while valueStart < end && (data[valueStart] == .sp || data[valueStart] == .htab) { valueStart += 1 }
+        var valueEnd = end
+        while valueEnd > valueStart && (data[valueEnd - 1] == .sp || data[valueEnd - 1] == .htab) { valueEnd -= 1 }
+        for j in valueStart ..< valueEnd {
+            let b = data[j]
+            if (b < 0x20 && b != .htab) || b == 0x7F {
+                return .failure(.bad("a header field value holds a control character"))
+            }
+        }
+        let name = String(decoding: UnsafeRawBufferPointer(rebasing: data[start ..< nameEnd]), as: UTF8.self)
+        let value = String(decoding: UnsafeRawBufferPointer(rebasing: data[valueStart ..< valueEnd]), as: UTF8.self)
+        return .success((name: name, value: value, nameEnd: nameEnd))
+    }
+
+    /// `"12"` or a list of equal values (`"12, 12"`); nil otherwise.
+    static func parseContentLength(_ value: String) -> Int? {
+        var result: Int?
+        for item in value.split(separator: ",", omittingEmptySubsequences: false) {
+            let digits = item.trimmingOWS.utf8
+            guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0.isDigit }) else { return nil }
+            var n = 0
+            for d in digits { n = n * 10 + Int(d - 48) }
+            if let result, result != n { return nil }
+            result = n
+        }
+        return result
+    }
+
+    /// `1a;name=value` in `data[start..<lf]`: the chunk size, extensions ignored.
+    static func parseChunkSize(_ data: UnsafeRawBufferPointer, from start: Int, to lf: Int) -> Result<Int, HTTPParseError> {
+        let end = lf > start && data[lf - 1] == .cr ? lf - 1 : lf
+        var i = start
+        var size = 0
+        while i < end, let digit = PercentDecoding.hex(data[i]) {
+            if i - start >= 15 { return .failure(HTTPParseError(status: 413, message: "a chunk is larger than the body limit")) }
+            size = size * 16 + Int(digit)
+            i += 1
+        }
+        guard i > start else { return .failure(.bad("a chunk-size line does not start with a hexadecimal size")) }
+        while i < end && (data[i] == .sp || data[i] == .htab) { i += 1 }
+        guard i == end || data[i] == .semicolon else {
+            return .failure(.bad("a chunk-size line holds something other than a size and extensions"))
+        }
+        for j in i ..< end where data[j] < 0x20 && data[j] != .htab {
+            return .failure(.bad("a chunk extension holds a control character"))
+        }
+        return .success(size)
+    }
+}
+
+extension UInt8 {
+    var isDigit: Bool { self >= 48 && self <= 57 }
+
+    /// RFC 9110 tchar: the bytes a method or field name may hold.
+    var isTokenChar: Bool {
+        switch self {
+        case UInt8(ascii: "a") ... UInt8(ascii: "z"), UInt8(ascii: "A") ... UInt8(ascii: "Z"), 48 ... 57:
+            return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+             UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+             UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// ASCII case-insensitive equality with a lowercase literal.
+    func equalsLowercased(_ lower: StaticString) -> Bool {
+        guard count == lower.utf8CodeUnitCount else { return false }
+        let p = lower.utf8Start
+        for i in 0 ..< count {
+            let b = self[i]
+            let folded = b >= 65 && b <= 90 ? b | 0x20 : b
+            if folded != p[i] { return false }
+        }
+        return true
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs (RFC 9110 OWS).
+    var trimmingOWS: Substring {
+        var s = Substring(self)
+        while let first = s.utf8.first, first == .sp || first == .htab { s = s.dropFirst() }
+        while let last = s.utf8.last, last == .sp || last == .htab { s = s.dropLast() }
+        return s
+    }
+
+    /// ASCII-only lowercasing: field tokens are ASCII, and this avoids Unicode tables.
+    var lowercasedASCII: String {
+        String(decoding: utf8.map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,97 @@
+/// Writes HTTP/1.1 responses as bytes: status line, fields, framing, body, in one buffer.
+///
+/// The server owns framing: `Content-Length`, `Transfer-Encoding` and `Connection` in the
+/// response's own fields are dropped and written from the facts instead. Status lines and
+/// common framing lines are pre-encoded, so a response costs a few `memcpy`s.
+///
+/// ```swift
+/// var out: [UInt8] = []
+/// HTTPResponseSerializer.write(HTTPResponse(status: 204), to: &out, keepAlive: true)
+/// // "HTTP/1.1 204 No Content\r\n\r\n"
+/// ```
+public enum HTTPResponseSerializer {
+    /// `HTTP/1.1 100 Continue` with its empty line: the interim answer to `Expect: 100-continue`.
+    public static let continueResponse: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+
+    /// Appends `response` to `out`.
+    /// - Parameters:
+    ///   - keepAlive: false adds `Connection: close` (the server closes after writing).
+    ///   - requestVersion: an HTTP/1.0 request that keeps the connection gets `Connection: keep-alive`.
+    ///   - headOnly: the answer to `HEAD`: framing as for the body, body left out.
+    public static func write(_ response: HTTPResponse, to out: inout [UInt8], keepAlive: Bool,
+                             requestVersion: HTTPVersion = .http1_1, headOnly: Bool = false) {
+        let status = (100 ... 599).contains(response.status) ? response.status : 500
+        out.append(contentsOf: statusLines[status])
+        for field in response.headers.fields {
+            let name = field.name.utf8
+            switch name.count {
+            case 10 where HTTPHeaders.namesEqual(field.name, "connection"): continue
+            case 14 where HTTPHeaders.namesEqual(field.name, "content-length"): continue
+            case 17 where HTTPHeaders.namesEqual(field.name, "transfer-encoding"): continue
+            default: break
+            }
+            out.append(contentsOf: name)
+            out.append(.colon)
+            out.append(.sp)
+            out.append(contentsOf: field.value.utf8)
+            out.append(.cr)
+            out.append(.lf)
+        }
+        if !keepAlive {
+            out.append(contentsOf: connectionClose)
+        } else if requestVersion == .http1_0 {
+            out.append(contentsOf: connectionKeepAlive)
+        }
+        // RFC 9110 §8.6: no Content-Length on 1xx and 204; a 304 has no body to measure.
+        let bodyAllowed = status >= 200 && status != 204 && status != 304
+        if bodyAllowed {
+            out.append(contentsOf: contentLengthPrefix)
+            appendDecimal(response.body.count, to: &out)
+            out.append(.cr)
+            out.append(.lf)
+        }
+        out.append(.cr)
+        out.append(.lf)
+        if bodyAllowed && !headOnly {
+            out.append(contentsOf: response.body)
+        }
+    }
+
+    /// `response` as bytes (tests and one-off writers; servers reuse one buffer).
+    public static func bytes(_ response: HTTPResponse, keepAlive: Bool = true,
+                             requestVersion: HTTPVersion = .http1_1, headOnly: Bool = false) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(128 + response.body.count)
+        write(response, to: &out, keepAlive: keepAlive, requestVersion: requestVersion, headOnly: headOnly)
+        return out
+    }
+
+    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+        if value < 10 {
+            out.append(UInt8(48 + value))
+            return
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var n = value
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while n > 0 && count < 20 {
+                buffer[19 - count] = UInt8(48 + n % 10)
+                n /= 10
+                count += 1
+            }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(20 - count)...]))
+        }
+    }
+
+    /// `HTTP/1.1 <status> <reason>\r\n` for every status 0...599, encoded once.
+    static let statusLines: [[UInt8]] = (0 ... 599).map { status in
+        Array("HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(status))\r\n".utf8)
+    }
+
+    static let connectionClose: [UInt8] = Array("Connection: close\r\n".utf8)
+    static let connectionKeepAlive: [UInt8] = Array("Connection: keep-alive\r\n".utf8)
+    static let contentLengthPrefix: [UInt8] = Array("Content-Length: ".utf8)
+}

@@ -1,0 +1,249 @@
+import HTTP
+
+/// HTTP/1.1 on one connection: parses requests (pipelined or not), hands each to the
+/// responder, and writes the answers in request order, whenever they arrive.
+///
+/// Answers given synchronously are serialized at once into the connection's output, so
+/// a batch of pipelined requests read in one `read` leaves in one `send`. Late answers
+/// hop to the loop queue and are written as soon as every earlier one is.
+///
+/// Confined to the connection's loop queue; the reply closures it hands out hop there.
+final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
+    /// The HTTP/2 client connection preface (RFC 9113 §3.4).
+    static let preface: [UInt8] = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+    static let switchingToH2C: [UInt8] = Array("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n".utf8)
+
+    /// A request waiting for its answer, or an answer waiting for earlier ones.
+    private struct Slot {
+        /// The request without its body (the responder has that).
+        var request: HTTPRequest
+        var keepAlive: Bool
+        var startedAt: UInt64
+        var reply: HTTPReply?
+    }
+
+    let connection: Connection
+    private var parser: HTTPRequestParser
+    private var slots: [Slot] = []
+    /// Index in `slots` of the oldest unanswered request; its sequence number is `firstSequence`.
+    private var head = 0
+    private var firstSequence = 0
+    private var acceptingRequests = true
+    private var draining = false
+    private var processing = false
+    private var parsingPaused = false
+    /// How many leading bytes matched the HTTP/2 preface while the protocol is undecided.
+    private var prefaceMatched = 0
+    private var protocolDecided = false
+    private let maxPipelined: Int
+    private let logging: Bool
+
+    init(connection: Connection) {
+        self.connection = connection
+        let configuration = connection.context.configuration
+        self.parser = HTTPRequestParser(limits: configuration.limits)
+        self.maxPipelined = max(1, configuration.maxPipelinedRequests)
+        self.logging = connection.context.log != nil
+    }
+
+    private var pendingCount: Int { slots.count - head }
+
+    var activity: ConnectionActivity {
+        if pendingCount > 0 || parsingPaused { return .busy }
+        if !protocolDecided && prefaceMatched > 0 { return .readingHead }
+        if parser.isReadingHead { return .readingHead }
+        if !parser.isBetweenRequests && !parser.hasFailed { return .readingBody }
+        return .idle
+    }
+
+    // MARK: Input
+
+    func received(_ bytes: UnsafeRawBufferPointer) {
+        guard acceptingRequests else { return }
+        if protocolDecided {
+            process(bytes)
+        } else {
+            detectPreface(bytes)
+        }
+    }
+
+    /// Withholds bytes while they match the HTTP/2 preface; hands the connection to
+    /// HTTP/2 when it completes (see ``HTTP2ConnectionFactory``), else parses them as HTTP/1.
+    private func detectPreface(_ bytes: UnsafeRawBufferPointer) {
+        let preface = Self.preface
+        let before = prefaceMatched
+        var i = 0
+        while i < bytes.count && prefaceMatched < preface.count && bytes[i] == preface[prefaceMatched] {
+            i += 1
+            prefaceMatched += 1
+        }
+        if prefaceMatched < preface.count && i == bytes.count { return }   // still a prefix: wait
+        protocolDecided = true
+        if prefaceMatched == preface.count, let factory = connection.context.http2 {
+            acceptingRequests = false
+            var all = Array(preface[0 ..< before])
+            all.append(contentsOf: bytes)
+            connection.switchHandler(to: factory.makeHandler(for: connection), feeding: all)
+            return
+        }
+        // Not HTTP/2 (or no HTTP/2 here: the parser answers "PRI * HTTP/2.0" with 505).
+        if before > 0 {
+            preface[0 ..< before].withUnsafeBytes { process($0) }
+        }
+        process(bytes)
+    }
+
+    private func process(_ bytes: UnsafeRawBufferPointer) {
+        processing = true
+        defer { processing = false }
+        var rest = bytes
+        while acceptingRequests {
+            if pendingCount >= maxPipelined {
+                parser.pushBack(rest)
+                parsingPaused = true
+                connection.pauseReading()
+                return
+            }
+            let (event, used) = parser.next(rest)
+            rest = UnsafeRawBufferPointer(rebasing: rest[used...])
+            guard let event else { return }
+            switch event {
+            case .request(let request, let keepAlive):
+                dispatch(request, keepAlive: keepAlive, rest: &rest)
+            case .expectContinue:
+                // Interim answers must not overtake earlier final ones.
+                if pendingCount == 0 {
+                    connection.output.append(contentsOf: HTTPResponseSerializer.continueResponse)
+                }
+            case .failure(let error):
+                acceptingRequests = false
+                let request = HTTPRequest(method: "-", target: "-")
+                slots.append(Slot(request: request, keepAlive: false, startedAt: logging ? ServerContext.now() : 0,
+                                  reply: .response(ProblemResponse.make(error))))
+                writeReady()
+            }
+        }
+    }
+
+    private func dispatch(_ request: HTTPRequest, keepAlive: Bool, rest: inout UnsafeRawBufferPointer) {
+        if pendingCount == 0, let factory = connection.context.http2, let settings = Self.h2cUpgradeSettings(request) {
+            acceptingRequests = false
+            connection.output.append(contentsOf: Self.switchingToH2C)
+            var leftover = parser.takeBufferedBytes()
+            leftover.append(contentsOf: rest)
+            rest = UnsafeRawBufferPointer(start: nil, count: 0)
+            let handler = factory.makeUpgradedHandler(for: connection, request: request, settings: settings)
+            connection.switchHandler(to: handler, feeding: leftover)
+            return
+        }
+        if !keepAlive { acceptingRequests = false }
+        let sequence = firstSequence + pendingCount
+        var stored = request
+        stored.body = []
+        slots.append(Slot(request: stored, keepAlive: keepAlive, startedAt: logging ? ServerContext.now() : 0, reply: nil))
+        let loop = connection.loop
+        connection.context.responder.respond(to: request) { [self] reply in
+            if loop.isCurrent {
+                self.deliver(reply, sequence: sequence)
+            } else {
+                loop.queue.async { self.deliver(reply, sequence: sequence) }
+            }
+        }
+    }
+
+    /// The `HTTP2-Settings` value of an `Upgrade: h2c` request, else nil.
+    static func h2cUpgradeSettings(_ request: HTTPRequest) -> String? {
+        guard request.version == .http1_1, let settings = request.headers["HTTP2-Settings"],
+              request.headers.containsToken("h2c", in: "Upgrade")
+        else { return nil }
+        return settings
+    }
+
+    // MARK: Output
+
+    /// Takes the answer to request `sequence`; writes it and any later ones it unblocks.
+    private func deliver(_ reply: HTTPReply, sequence: Int) {
+        guard !connection.isClosed else { return }
+        let index = head + (sequence - firstSequence)
+        guard index >= head, index < slots.count, slots[index].reply == nil else { return }
+        slots[index].reply = reply
+        writeReady()
+        connection.flushSoon()
+    }
+
+    /// Serializes every answer at the front of the queue, in order.
+    private func writeReady() {
+        while head < slots.count, let reply = slots[head].reply {
+            let slot = slots[head]
+            slots[head].reply = nil
+            head += 1
+            firstSequence += 1
+            switch reply {
+            case .close:
+                log(slot, status: nil, bytes: 0)
+                connection.close()
+                return
+            case .response(var response):
+                connection.context.finalize(&response, for: slot.request)
+                let headOnly = slot.request.method == "HEAD"
+                HTTPResponseSerializer.write(response, to: &connection.output, keepAlive: slot.keepAlive,
+                                             requestVersion: slot.request.version, headOnly: headOnly)
+                if logging { log(slot, status: response.status, bytes: headOnly ? 0 : response.body.count) }
+                if !slot.keepAlive {
+                    slots.removeAll()
+                    head = 0
+                    connection.closeAfterFlush()
+                    return
+                }
+            }
+        }
+        if head == slots.count {
+            slots.removeAll(keepingCapacity: slots.capacity <= 16)
+            head = 0
+        } else if head >= 32 {
+            slots.removeFirst(head)
+            head = 0
+        }
+        if parsingPaused && !processing && pendingCount <= maxPipelined / 2 {
+            parsingPaused = false
+            process(UnsafeRawBufferPointer(start: nil, count: 0))
+            if !parsingPaused { connection.resumeReading() }
+        }
+        if draining && pendingCount == 0 { connection.closeAfterFlush() }
+    }
+
+    private func log(_ slot: Slot, status: Int?, bytes: Int) {
+        guard let sink = connection.context.log else { return }
+        let elapsed = ServerContext.now() &- slot.startedAt
+        sink(RequestLogEntry(method: slot.request.method, target: slot.request.target, status: status,
+                             bytes: bytes, microseconds: Int(elapsed / 1000), version: slot.request.version))
+    }
+
+    // MARK: Ending
+
+    func peerClosed() {
+        acceptingRequests = false
+        endAfterPending()
+    }
+
+    func drain() {
+        draining = true
+        acceptingRequests = false
+        endAfterPending()
+    }
+
+    /// Closes once the answers already owed are written (the last one says `Connection: close`).
+    private func endAfterPending() {
+        if pendingCount == 0 {
+            connection.closeAfterFlush()
+        } else {
+            slots[slots.count - 1].keepAlive = false
+        }
+    }
+
+    func connectionClosed() {
+        acceptingRequests = false
+        slots = []
+        head = 0
+    }
+}

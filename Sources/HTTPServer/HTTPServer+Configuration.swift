@@ -1,0 +1,58 @@
+import HTTP
+import Sockets
+
+extension HTTPServer {
+    /// Where to listen and how to treat clients. Every field has a sensible default.
+    ///
+    /// ```swift
+    /// var configuration = HTTPServer.Configuration(host: "0.0.0.0", port: 8080)
+    /// configuration.idleTimeout = .seconds(30)
+    /// ```
+    public struct Configuration: Sendable {
+        /// A numeric IPv4/IPv6 address ("127.0.0.1", "0.0.0.0", "::1") or a name ("localhost").
+        public var host: String
+        /// 0 lets the kernel pick; ``HTTPServer/start()`` returns the bound port.
+        public var port: Int
+        /// Body, target and header-section limits (413/414/431).
+        public var limits: HTTPLimits
+        /// How long a client may take to send a request head once it started one
+        /// (slowloris guard). Counted in real, monotonic time, whatever the app's clock.
+        public var headerReadTimeout: Duration
+        /// How long a keep-alive connection may sit without a request, a stalled body
+        /// upload may go without progress, and a reader may leave an answer unread.
+        public var idleTimeout: Duration
+        /// Connections beyond this many are closed on accept.
+        public var maxConnections: Int
+        /// How many serial queues share the connections (each with one read buffer).
+        public var eventLoopCount: Int
+        /// Requests one connection may have waiting for answers before reading pauses.
+        public var maxPipelinedRequests: Int
+        /// How long a graceful stop waits for in-flight requests before closing anyway.
+        public var shutdownGracePeriod: Duration
+
+        public init(host: String = "127.0.0.1", port: Int = 8080, limits: HTTPLimits = HTTPLimits(),
+                    headerReadTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(75),
+                    maxConnections: Int = 16_384, eventLoopCount: Int = Posix.processorCount,
+                    maxPipelinedRequests: Int = 64, shutdownGracePeriod: Duration = .seconds(30)) {
+            self.host = host
+            self.port = port
+            self.limits = limits
+            self.headerReadTimeout = headerReadTimeout
+            self.idleTimeout = idleTimeout
+            self.maxConnections = maxConnections
+            self.eventLoopCount = eventLoopCount
+            self.maxPipelinedRequests = maxPipelinedRequests
+            self.shutdownGracePeriod = shutdownGracePeriod
+        }
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds, at least 1 (a zero timeout would fire in a loop), at most ~292 years.
+    var nanosecondsClamped: UInt64 {
+        let (seconds, attoseconds) = components
+        if seconds < 0 { return 1 }
+        if seconds > Int64(UInt64.max / 1_000_000_000) - 1 { return UInt64.max / 2 }
+        return max(1, UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000))
+    }
+}

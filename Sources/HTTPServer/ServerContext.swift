@@ -1,0 +1,33 @@
+import Dispatch
+import HTTP
+
+/// What every connection of one server shares: settings, the application, the log sink,
+/// the protocol plug-ins and the response pipeline. Immutable, so freely shared.
+final class ServerContext: Sendable {
+    let configuration: HTTPServer.Configuration
+    let responder: any Responder
+    let log: (@Sendable (RequestLogEntry) -> Void)?
+    /// The HTTP/2 plug-in; nil until HTTP/2 lands (see ``HTTP2ConnectionFactory``).
+    let http2: (any HTTP2ConnectionFactory)?
+    let headerReadTimeout: UInt64
+    let idleTimeout: UInt64
+
+    init(configuration: HTTPServer.Configuration, responder: any Responder,
+         log: (@Sendable (RequestLogEntry) -> Void)?, http2: (any HTTP2ConnectionFactory)?) {
+        self.configuration = configuration
+        self.responder = responder
+        self.log = log
+        self.http2 = http2
+        self.headerReadTimeout = configuration.headerReadTimeout.nanosecondsClamped
+        self.idleTimeout = configuration.idleTimeout.nanosecondsClamped
+    }
+
+    /// Every response passes through here before it is serialized, whichever protocol
+    /// carries it: the one place for content coding (gzip) and other last touches.
+    func finalize(_ response: inout HTTPResponse, for request: HTTPRequest) {
+    }
+
+    /// Monotonic nanoseconds (timeouts and log durations; never the app's clock).
+    @inline(__always)
+    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+}

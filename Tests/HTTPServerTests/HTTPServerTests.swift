@@ -1,0 +1,256 @@
+import Dispatch
+import HTTP
+@testable import HTTPServer
+import Synchronization
+import Testing
+
+/// Starts a server on an ephemeral port for one test and stops it afterwards.
+func withServer(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in },
+                responder: TestResponder = TestResponder(),
+                log: (@Sendable (RequestLogEntry) -> Void)? = nil,
+                _ body: (Int, HTTPServer, TestResponder) throws -> Void) throws {
+    var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+    configure(&configuration)
+    let server = HTTPServer(configuration: configuration, responder: responder, log: log)
+    let port = try server.start()
+    defer {
+        let stopped = DispatchSemaphore(value: 0)
+        server.stop(graceful: false) { stopped.signal() }
+        _ = stopped.wait(timeout: .now() + 10)
+    }
+    try body(port, server, responder)
+}
+
+@Suite struct HTTPServerTests {
+    @Test func answersRequestsOnAKeptAliveConnection() throws {
+        try withServer { port, _, _ in
+            let client = try TestClient(port: port)
+            for i in 0 ..< 3 {
+                try client.send("GET /item/\(i) HTTP/1.1\r\nHost: t\r\n\r\n")
+                let response = try client.readResponse()
+                #expect(response.status == 200)
+                #expect(response.text == "GET /item/\(i)")
+                #expect(response.header("Connection") == nil)
+            }
+        }
+    }
+
+    @Test func answersPipelinedRequestsInOrderEvenWhenLaterOnesAnswerFirst() throws {
+        try withServer { port, _, _ in
+            let client = try TestClient(port: port)
+            try client.send("GET /delay/200 HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n"
+                            + "GET /delay/50 HTTP/1.1\r\nHost: t\r\n\r\nPOST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\n\r\nbody")
+            let bodies = try (0 ..< 4).map { _ in try client.readResponse().text }
+            #expect(bodies == ["delayed 200", "hello", "delayed 50", "body"])
+        }
+    }
+
+    @Test func servesManyConcurrentConnections() throws {
+        try withServer { port, _, _ in
+            let clients = try (0 ..< 200).map { _ in try TestClient(port: port) }
+            for (i, client) in clients.enumerated() {
+                try client.send("GET /c/\(i) HTTP/1.1\r\nHost: t\r\n\r\n")
+            }
+            for (i, client) in clients.enumerated() {
+                #expect(try client.readResponse().text == "GET /c/\(i)")
+            }
+        }
+    }
+
+    @Test func closesAfterConnectionCloseAndAfterHTTP10() throws {
+        try withServer { port, _, _ in
+            let client = try TestClient(port: port)
+            try client.send("GET /a HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\nGET /ignored HTTP/1.1\r\nHost: t\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.header("Connection") == "close")
+            #expect(try client.readsEndOfStream())
+
+            let old = try TestClient(port: port)
+            try old.send("GET /b HTTP/1.0\r\n\r\n")
+            #expect(try old.readResponse().text == "GET /b")
+            #expect(try old.readsEndOfStream())
+
+            let kept = try TestClient(port: port)
+            try kept.send("GET /c HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            #expect(try kept.readResponse().header("Connection") == "keep-alive")
+            try kept.send("GET /d HTTP/1.0\r\n\r\n")
+            #expect(try kept.readResponse().text == "GET /d")
+        }
+    }
+
+    @Test func answersBadRequestsWithProblemJSONThenCloses() throws {
+        try withServer { port, _, _ in
+            let cases: [(String, Int)] = [
+                ("GARBAGE\r\n\r\n", 400),
+                ("GET / HTTP/1.1\r\nHost: t\r\nX: a\r\n folded\r\n\r\n", 400),
+                ("GET /\(String(repeating: "a", count: 9000)) HTTP/1.1\r\nHost: t\r\n\r\n", 414),
+                ("GET / HTTP/1.1\r\nHost: t\r\nX: \(String(repeating: "a", count: 17000))\r\n\r\n", 431),
+                ("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 2000000\r\n\r\n", 413),
+                ("POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501),
+                ("GET / HTTP/3.0\r\nHost: t\r\n\r\n", 505),
+            ]
+            for (request, status) in cases {
+                let client = try TestClient(port: port)
+                try client.send(request)
+                let response = try client.readResponse()
+                #expect(response.status == status, "\(request.prefix(40))")
+                #expect(response.header("Content-Type") == "application/problem+json")
+                #expect(response.text.contains("\"status\":\(status)"))
+                #expect(response.header("Connection") == "close")
+                #expect(try client.readsEndOfStream())
+            }
+        }
+    }
+
+    @Test func answersEarlierPipelinedRequestsBeforeAParseError() throws {
+        try withServer { port, _, _ in
+            let client = try TestClient(port: port)
+            try client.send("GET /delay/50 HTTP/1.1\r\nHost: t\r\n\r\nBROKEN\r\n\r\n")
+            #expect(try client.readResponse().text == "delayed 50")
+            #expect(try client.readResponse().status == 400)
+            #expect(try client.readsEndOfStream())
+        }
+    }
+
+    @Test func closeReplyDropsTheConnectionWithoutAnAnswer() throws {
+        try withServer { port, _, _ in
+            let client = try TestClient(port: port)
+            try client.send("GET /close HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readsEndOfStream())
+        }
+    }
+
+    @Test func sendsContinueThenReadsTheBody() throws {
+        try withServer { port, _, _ in
+            let client = try TestClient(port: port)
+            try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+            #expect(try client.readResponse().status == 100)
+            try client.send("hello")
+            #expect(try client.readResponse().text == "hello")
+        }
+    }
+
+    @Test func readsChunkedBodiesAndAnswersHeadWithoutBody() throws {
+        try withServer { port, _, _ in
+            let client = try TestClient(port: port)
+            try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n1\r\n!\r\n0\r\n\r\n")
+            #expect(try client.readResponse().text == "hello!")
+            try client.send("HEAD /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            let head = try client.readResponse(head: true)
+            #expect(head.header("Content-Length") == "5")
+            #expect(head.body.isEmpty)
+            try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readResponse().text == "hello")
+        }
+    }
+
+    @Test func answersAnHTTP2PrefaceWith505WhenHTTP2IsAbsent() throws {
+        try withServer { port, server, _ in
+            guard server.context.http2 == nil else { return }
+            let client = try TestClient(port: port)
+            try client.send("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\u{4}\0\0\0\0\0")
+            #expect(try client.readResponse().status == 505)
+            #expect(try client.readsEndOfStream())
+        }
+    }
+
+    @Test func cutsOffAStalledClientWhileServingOthers() throws {
+        try withServer({ $0.headerReadTimeout = .milliseconds(300) }) { port, _, _ in
+            let stalled = try TestClient(port: port)
+            try stalled.send("GET /slow HTTP/1.1\r\nHost: t\r\nX-Partial: ")
+            let other = try TestClient(port: port)
+            for _ in 0 ..< 5 {
+                try other.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+                #expect(try other.readResponse().text == "hello")
+            }
+            // The stalled client hears 408 and the connection ends (the guard is the client's 10 s timeout).
+            #expect(try stalled.readResponse().status == 408)
+            #expect(try stalled.readsEndOfStream())
+            try other.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try other.readResponse().text == "hello")
+        }
+    }
+
+    @Test func closesIdleKeepAliveConnections() throws {
+        try withServer({ $0.idleTimeout = .milliseconds(200) }) { port, _, _ in
+            let client = try TestClient(port: port)
+            try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readResponse().status == 200)
+            #expect(try client.readsEndOfStream())
+        }
+    }
+
+    @Test func survivesAThousandConnectionsOfRandomBytes() throws {
+        try withServer { port, _, _ in
+            var generator = SplitMix(seed: 7)
+            for i in 0 ..< 1000 {
+                let client = try TestClient(port: port)
+                let length = 1 + Int(generator.next() % 512)
+                var bytes = (0 ..< length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+                if i % 3 == 0 { bytes = Array("GET / HTTP/1.1\r\n".utf8) + bytes }
+                try client.send(bytes)
+                if i % 10 == 0 { client.shutdownWrite() }
+            }
+            let client = try TestClient(port: port)
+            try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readResponse().text == "hello")
+        }
+    }
+
+    @Test func gracefulStopFinishesAnInFlightRequest() throws {
+        let responder = TestResponder()
+        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), responder: responder)
+        let port = try server.start()
+        let busy = try TestClient(port: port)
+        let idle = try TestClient(port: port)
+        try idle.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(try idle.readResponse().text == "hello")
+        #expect(responder.arrivals.wait(timeout: .now() + 10) == .success)
+        try busy.send("GET /delay/300 HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(responder.arrivals.wait(timeout: .now() + 10) == .success)
+        let stopped = DispatchSemaphore(value: 0)
+        let done = Atomic<Bool>(false)
+        server.stop(graceful: true) {
+            done.store(true, ordering: .relaxed)
+            stopped.signal()
+        }
+        #expect(try idle.readsEndOfStream())
+        let response = try busy.readResponse()
+        #expect(response.text == "delayed 300")
+        #expect(response.header("Connection") == "close")
+        #expect(try busy.readsEndOfStream())
+        #expect(stopped.wait(timeout: .now() + 10) == .success)
+        let finished = done.load(ordering: .relaxed)
+        #expect(finished)
+        #expect(throws: TestClient.Failure.self) { _ = try TestClient(port: port) }
+    }
+
+    @Test func logsOneLinePerRequest() throws {
+        let lines = Mutex<[String]>([])
+        try withServer(log: { entry in lines.withLock { $0.append(entry.line) } }) { port, _, _ in
+            let client = try TestClient(port: port)
+            try client.send("GET /hello?x=1 HTTP/1.1\r\nHost: t\r\n\r\nBAD\r\n\r\n")
+            _ = try client.readResponse()
+            _ = try client.readResponse()
+            #expect(try client.readsEndOfStream())
+        }
+        let logged = lines.withLock { $0 }
+        #expect(logged.count == 2)
+        #expect(logged.first?.hasPrefix("GET /hello?x=1 200 5B ") == true)
+        #expect(logged.first?.hasSuffix("us") == true)
+        #expect(logged.last?.hasPrefix("- - 400 ") == true)
+    }
+}
+
+/// A tiny deterministic generator for fuzz-style tests.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
