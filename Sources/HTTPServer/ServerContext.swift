@@ -11,6 +11,7 @@ final class ServerContext: Sendable {
     let http2: (any HTTP2ConnectionFactory)?
     let headerReadTimeout: UInt64
     let idleTimeout: UInt64
+    let compression = ResponseCompression()
 
     init(configuration: HTTPServer.Configuration, responder: any Responder,
          log: (@Sendable (RequestLogEntry) -> Void)?, http2: (any HTTP2ConnectionFactory)?) {
@@ -25,6 +26,10 @@ final class ServerContext: Sendable {
     /// Every response passes through here before it is serialized, whichever protocol
     /// carries it: the one place for content coding (gzip) and other last touches.
     func finalize(_ response: inout HTTPResponse, for request: HTTPRequest) {
+        // Small bodies (the hot path) skip the Accept-Encoding lookup entirely.
+        if response.body.count >= compression.minimumBytes {
+            compression.apply(to: &response, acceptEncoding: request.headers["Accept-Encoding"])
+        }
     }
 
     /// Monotonic nanoseconds (timeouts and log durations; never the app's clock).

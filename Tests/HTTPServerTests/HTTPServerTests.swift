@@ -225,6 +225,20 @@ func withServer(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in }
         #expect(throws: TestClient.Failure.self) { _ = try TestClient(port: port) }
     }
 
+    @Test func gzipsLargeAnswersForClientsThatAcceptIt() throws {
+        try withServer { port, _, _ in
+            let client = try TestClient(port: port)
+            try client.send("GET /big HTTP/1.1\r\nHost: t\r\nAccept-Encoding: gzip\r\n\r\n")
+            let packed = try client.readResponse()
+            #expect(packed.header("Content-Encoding") == "gzip")
+            #expect(try Gzip.decompress(packed.body).count == 2400)
+            try client.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\n")
+            let plain = try client.readResponse()
+            #expect(plain.header("Content-Encoding") == nil)
+            #expect(plain.body.count == 2400)
+        }
+    }
+
     @Test func logsOneLinePerRequest() throws {
         let lines = Mutex<[String]>([])
         try withServer(log: { entry in lines.withLock { $0.append(entry.line) } }) { port, _, _ in

@@ -24,6 +24,9 @@ final class TestResponder: Responder {
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ms)) {
                 reply(.response(HTTPResponse(status: 200, body: Array("delayed \(ms)".utf8))))
             }
+        case "big":
+            reply(.response(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"],
+                                         body: Array(String(repeating: "{\"k\": 1}", count: 300).utf8))))
         case "close":
             reply(.close)
         default:
