@@ -1,1 +1,1 @@
-// Placeholder until this target's tests land.
+// placeholder

@@ -1,0 +1,128 @@
+import Clock
+import JSON
+
+extension ReleaseControlMachine {
+    /// Applies a finished request: an answer, a 304, a failure, or an ingest/registration result.
+    mutating func completed(_ purpose: Purpose, _ result: TransportResult, now: Instant, into actions: inout [Action]) {
+        switch purpose {
+        case .check:
+            guard checkInFlight else { return }  // from before a terminate
+            checkInFlight = false
+            switch result {
+            case .success(let response) where response.status == 200:
+                do {
+                    let answer = try CheckAnswer.parse(response.body)
+                    apply(answer, response, now: now, into: &actions)
+                } catch {
+                    statistics.failedChecks += 1
+                }
+            case .success(let response) where response.status == 304:
+                statistics.notModified += 1
+                renew(response, now: now, into: &actions)
+            default:
+                statistics.failedChecks += 1
+            }
+            if checkAgain {
+                checkAgain = false
+                startCheckAfterCompletion(now: now, into: &actions)
+            }
+            if !checkInFlight { actions.append(.checkSettled) }
+        case .ingest(let module, let count):
+            guard ingestInFlight.remove(module) != nil else { return }
+            if case .success(let response) = result, (200..<300).contains(response.status) {
+                var items = saved.queue[module] ?? []
+                items.removeFirst(min(count, items.count))
+                saved.queue[module] = items.isEmpty ? nil : items
+                statistics.sent[module, default: 0] += count
+                actions.append(.persist(saved))
+            }
+        case .pushToken:
+            guard tokenRegistrationInFlight else { return }
+            tokenRegistrationInFlight = false
+            if case .success(let response) = result, (200..<300).contains(response.status) {
+                tokenRegistrationDue = false
+                statistics.tokenRegistrations += 1
+            }
+        }
+    }
+
+    private mutating func startCheckAfterCompletion(now: Instant, into actions: inout [Action]) {
+        guard isRunning, configuration.enabled, isOnline else { return }
+        checkInFlight = true
+        lastAttempt = now
+        statistics.checks += 1
+        actions.append(.send(checkRequest(), .check))
+    }
+
+    /// Takes every usable part of a 200 answer; an unusable part keeps the saved value.
+    private mutating func apply(_ answer: CheckAnswer, _ response: TransportResponse, now: Instant, into actions: inout [Action]) {
+        if let serverTime = answer.serverTime.value ?? Self.headerServerTime(response) {
+            saved.serverOffsetMilliseconds = serverTime.milliseconds(since: now)
+        }
+        if let lifetime = answer.lifetime.value ?? Self.maxAge(response) { saved.lifetime = lifetime }
+        if configuration.hasVersion {
+            if case .value(let update) = answer.requiredUpdate { saved.requiredUpdate = update }
+            if case .value(let update) = answer.optionalUpdate { saved.optionalUpdate = update }
+        } else {
+            // A device without a version is never blocked by an update rule, whatever arrives.
+            saved.requiredUpdate = nil
+            saved.optionalUpdate = nil
+        }
+        if case .value(let windows) = answer.maintenance { saved.maintenance = windows }
+        if case .value(let switches) = answer.sdkSwitches { saved.sdkSwitches = switches }
+        saved.etag = answer.isComplete ? response.header("ETag") : nil
+        saved.receivedAt = now
+        saved.lastSuccess = now
+        saved.appVersion = configuration.appVersion
+        saved.build = configuration.build
+        lastPersistedRenewal = now
+        actions.append(.persist(saved))
+    }
+
+    /// A 304: the saved answer is current again, with a new lifetime and clock reference.
+    private mutating func renew(_ response: TransportResponse, now: Instant, into actions: inout [Action]) {
+        var significant = false
+        if let serverTime = Self.headerServerTime(response) {
+            let offset = serverTime.milliseconds(since: now)
+            if abs(offset - saved.serverOffsetMilliseconds) >= 1000 { significant = true }
+            saved.serverOffsetMilliseconds = offset
+        }
+        if let lifetime = Self.maxAge(response), lifetime != saved.lifetime {
+            saved.lifetime = lifetime
+            significant = true
+        }
+        saved.receivedAt = now
+        saved.lastSuccess = now
+        // Renewals alone are written now and then, not on every poll: losing a few minutes of
+        // freshness in a crash costs nothing, a write per minute per device costs battery.
+        let sincePersist = lastPersistedRenewal.map { now.milliseconds(since: $0) } ?? Int64.max
+        if significant || sincePersist >= Self.renewalPersistSeconds * 1000 || sincePersist < 0 {
+            lastPersistedRenewal = now
+            actions.append(.persist(saved))
+        }
+    }
+
+    static func headerServerTime(_ response: TransportResponse) -> Instant? {
+        response.header("Lerix-Server-Time").flatMap { Instant(rfc3339: $0.trimmingSpaces) }
+    }
+
+    /// `max-age` from `Cache-Control`, when positive.
+    static func maxAge(_ response: TransportResponse) -> Int? {
+        guard let value = response.header("Cache-Control") else { return nil }
+        for directive in value.split(separator: ",") {
+            let parts = directive.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, String(parts[0]).trimmingSpaces.lowercased() == "max-age" else { continue }
+            if let seconds = Int(String(parts[1]).trimmingSpaces), seconds > 0 { return seconds }
+        }
+        return nil
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while let c = s.first, c == " " || c == "\t" { s.removeFirst() }
+        while let c = s.last, c == " " || c == "\t" { s.removeLast() }
+        return String(s)
+    }
+}

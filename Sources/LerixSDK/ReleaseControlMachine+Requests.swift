@@ -1,0 +1,57 @@
+import JSON
+
+extension ReleaseControlMachine {
+    /// `GET …/release-control` with the device's attributes and, when the saved parts all came
+    /// from one answer, its ETag.
+    func checkRequest() -> TransportRequest {
+        var query: [(String, String?)] = [("platform", configuration.platform.rawValue)]
+        query.append(("version", configuration.appVersion))
+        query.append(("build", configuration.build))
+        query.append(("sdk", configuration.sdkName))
+        query.append(("sdk_version", configuration.sdkVersion))
+        let queryText = query.compactMap { name, value -> String? in
+            guard let value, !value.isEmpty else { return nil }
+            return name + "=" + Self.percentEncoded(value)
+        }.joined(separator: "&")
+        var headers: [(String, String)] = [("Accept", "application/json")]
+        if let etag = saved.etag { headers.append(("If-None-Match", etag)) }
+        return TransportRequest(method: "GET", url: projectURL() + "/release-control?" + queryText, headers: headers)
+    }
+
+    func ingestRequest(_ module: LerixModule, _ items: ArraySlice<JSON>) -> TransportRequest {
+        TransportRequest(
+            method: "POST", url: projectURL() + "/ingest/" + module.rawValue,
+            headers: [("Content-Type", "application/json")], body: JSON.array(Array(items)).serialized())
+    }
+
+    func pushTokenRequest(_ token: String) -> TransportRequest {
+        TransportRequest(
+            method: "PUT", url: projectURL() + "/push-tokens/" + Self.percentEncoded(token),
+            headers: [("Content-Type", "application/json")],
+            body: JSON.object([("platform", .string(configuration.platform.rawValue))]).serialized())
+    }
+
+    private func projectURL() -> String {
+        configuration.baseURL + "/v1/projects/" + Self.percentEncoded(configuration.project)
+    }
+
+    /// RFC 3986 percent-encoding of everything but the unreserved characters.
+    static func percentEncoded(_ text: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        for b in text.utf8 {
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                 UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.append(b)
+            default:
+                out.append(UInt8(ascii: "%"))
+                out.append(hex[Int(b >> 4)])
+                out.append(hex[Int(b & 15)])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,50 @@
+import Clock
+
+extension ReleaseControlMachine {
+    /// Sends queued items of modules no switch pauses, and a due push token registration.
+    mutating func sendQueuedWork(now: Instant, into actions: inout [Action]) {
+        guard isRunning, isOnline else { return }
+        for module in LerixModule.ingestModules where !ingestInFlight.contains(module) {
+            guard let items = saved.queue[module], !items.isEmpty, !isPaused(module, at: now) else { continue }
+            let batch = items.prefix(Self.ingestBatchSize)
+            ingestInFlight.insert(module)
+            actions.append(.send(ingestRequest(module, batch), .ingest(module, count: batch.count)))
+        }
+        if tokenRegistrationDue, !tokenRegistrationInFlight, let token = configuration.pushToken,
+           !isPaused(.pushTokenRegistration, at: now) {
+            tokenRegistrationInFlight = true
+            actions.append(.send(pushTokenRequest(token), .pushToken))
+        }
+    }
+
+    /// Sets the one timer to the earliest moment something changes: the next poll, a window's
+    /// start or end, a switch's end, a deadline, the optional update's expiry.
+    mutating func scheduleWakeUp(now: Instant, into actions: inout [Action]) {
+        var next: Instant?
+        func consider(_ instant: Instant) {
+            guard instant > now else { return }
+            if next.map({ instant < $0 }) ?? true { next = instant }
+        }
+        if isRunning {
+            if isPolling && isOnline && !checkInFlight { consider(nextPoll(now: now)) }
+            for window in saved.maintenance where configuration.enabled {
+                consider(saved.deviceTime(atServerTime: window.startsAt))
+                consider(saved.deviceTime(atServerTime: window.effectiveEnd))
+            }
+            for sdkSwitch in saved.sdkSwitches { consider(saved.deviceTime(atServerTime: sdkSwitch.endsAt)) }
+            if let optional = saved.optionalUpdate, configuration.enabled {
+                if configuration.appliesDeadlinesOffline, optional.kind == .recommended,
+                   let deadline = optional.becomesRequiredOn {
+                    consider(saved.deviceTime(atServerTime: deadline))
+                }
+                if let lastSuccess = saved.lastSuccess {
+                    consider(lastSuccess.adding(seconds: Self.optionalUpdateMaximumAgeSeconds))
+                }
+            }
+        }
+        if next != timerAt {
+            timerAt = next
+            actions.append(.scheduleTimer(at: next))
+        }
+    }
+}

@@ -1,0 +1,212 @@
+import Clock
+import JSON
+
+/// The SDK's whole release control logic as a value: it takes an event and the device clock's
+/// `now`, updates its state, and returns the actions its owner performs (send a request, set
+/// the one wake-up timer, persist, tell observers). It does no I/O and reads no clock, so
+/// every spec row is a plain unit test.
+///
+/// ```swift
+/// var machine = ReleaseControlMachine(configuration: config, saved: SavedAnswer())
+/// let actions = machine.handle(.launch, now: clock.now)
+/// // [.stateChanged, .send(<GET …/release-control?platform=ios…>, .check), .scheduleTimer(at: …)]
+/// ```
+public struct ReleaseControlMachine: Sendable {
+    /// Something that happened to the app or the network.
+    public enum Event: Equatable, Sendable {
+        case launch
+        case foreground
+        case background
+        case network(online: Bool)
+        case push
+        case refresh
+        /// The wake-up timer set by the last ``Action/scheduleTimer(at:)`` fired.
+        case timer
+        case later
+        case skip
+        case track(LerixModule, [JSON])
+        case completed(Purpose, TransportResult)
+        /// The process dies: nothing in flight will complete.
+        case terminate
+    }
+
+    /// What a request is for, handed back with its result.
+    public enum Purpose: Equatable, Sendable {
+        case check
+        case ingest(LerixModule, count: Int)
+        case pushToken
+    }
+
+    /// Work for the owner.
+    public enum Action: Equatable, Sendable {
+        case send(TransportRequest, Purpose)
+        /// Replace the wake-up timer; nil cancels it. The instant is on the device clock.
+        case scheduleTimer(at: Instant?)
+        case persist(SavedAnswer)
+        /// ``state(at:)`` differs from what observers last saw.
+        case stateChanged
+        /// No check is running or queued any more: whoever waits for `refresh` can go on.
+        case checkSettled
+    }
+
+    /// The key under which ``SavedAnswer`` is stored.
+    public static let storageKey = "lerix-release-control.json"
+    /// Checks never come closer together than this, whatever lifetime an answer sets.
+    public static let minimumPollSeconds = 10
+    /// The optional update is dropped this long after the last successful check.
+    public static let optionalUpdateMaximumAgeSeconds: Int64 = 7 * 86_400
+    /// At most this many items go in one ingest request.
+    public static let ingestBatchSize = 500
+    /// A 304 that only renews freshness is persisted at most this often (device seconds).
+    public static let renewalPersistSeconds: Int64 = 600
+
+    public let configuration: LerixConfiguration
+    public internal(set) var saved: SavedAnswer
+    public internal(set) var statistics = LerixStatistics()
+    public internal(set) var isRunning = false
+    public internal(set) var isForeground = false
+    public internal(set) var isOnline = true
+    public internal(set) var isDeferredByLater = false
+
+    var checkInFlight = false
+    var checkAgain = false
+    var missedCheck = false
+    var lastAttempt: Instant?
+    var ingestInFlight: Set<LerixModule> = []
+    var tokenRegistrationDue = false
+    var tokenRegistrationInFlight = false
+    var timerAt: Instant?
+    var lastPersistedRenewal: Instant?
+    var lastReportedState: LerixState?
+
+    public init(configuration: LerixConfiguration, saved: SavedAnswer, online: Bool = true) {
+        self.configuration = configuration
+        self.saved = saved
+        self.isOnline = online
+        self.lastPersistedRenewal = saved.receivedAt
+    }
+
+    /// Whether `module` is paused by a saved SDK switch at `now`.
+    public func isPaused(_ module: LerixModule, at now: Instant) -> Bool {
+        let serverNow = saved.serverTime(at: now)
+        return saved.sdkSwitches.contains { $0.endsAt > serverNow && $0.modules.contains(module) }
+    }
+
+    /// Whether the SDK checks every lifetime while in the foreground.
+    public var isPolling: Bool {
+        isRunning && isForeground && configuration.enabled && saved.lifetime <= 60
+    }
+
+    /// Handles one event at device time `now`.
+    public mutating func handle(_ event: Event, now: Instant) -> [Action] {
+        var actions: [Action] = []
+        switch event {
+        case .launch:
+            launch(now: now, into: &actions)
+        case .foreground:
+            guard isRunning else { break }
+            isForeground = true
+            if saved.isStale(at: now) { startCheck(now: now, into: &actions) }
+        case .background:
+            isForeground = false
+        case .network(let online):
+            let cameOnline = online && !isOnline
+            isOnline = online
+            if cameOnline && isRunning {
+                let pollDue = isPolling && nextPoll(now: now) <= now
+                let webBackOnline = configuration.platform == .web && isForeground && saved.isStale(at: now)
+                if missedCheck || pollDue || webBackOnline { startCheck(now: now, into: &actions) }
+            }
+        case .push:
+            if isRunning && configuration.supportsPush { startCheck(now: now, into: &actions) }
+        case .refresh:
+            if isRunning && configuration.enabled && isOnline {
+                startCheck(now: now, into: &actions)
+            } else {
+                actions.append(.checkSettled)
+            }
+        case .timer:
+            timerAt = nil
+            if isPolling && nextPoll(now: now) <= now { startCheck(now: now, into: &actions) }
+        case .later:
+            isDeferredByLater = true
+        case .skip:
+            if let rule = state(at: now).optionalUpdate?.rule, !saved.skippedRules.contains(rule) {
+                saved.skippedRules.append(rule)
+                if saved.skippedRules.count > 100 { saved.skippedRules.removeFirst() }
+                actions.append(.persist(saved))
+            }
+        case .track(let module, let items):
+            guard module != .pushTokenRegistration, !items.isEmpty else { break }
+            saved.queue[module, default: []].append(contentsOf: items)
+            actions.append(.persist(saved))
+        case .completed(let purpose, let result):
+            completed(purpose, result, now: now, into: &actions)
+        case .terminate:
+            isRunning = false
+            isForeground = false
+            checkInFlight = false
+            checkAgain = false
+            ingestInFlight = []
+            tokenRegistrationInFlight = false
+            if timerAt != nil { actions.append(.scheduleTimer(at: nil)) }
+            timerAt = nil
+            actions.append(.checkSettled)
+            return actions
+        }
+        sendQueuedWork(now: now, into: &actions)
+        scheduleWakeUp(now: now, into: &actions)
+        let current = state(at: now)
+        if current != lastReportedState {
+            lastReportedState = current
+            actions.append(.stateChanged)
+        }
+        return actions
+    }
+
+    private mutating func launch(now: Instant, into actions: inout [Action]) {
+        isRunning = true
+        isForeground = true
+        isDeferredByLater = false
+        missedCheck = false
+        if !saved.updatesBelong(toVersion: configuration.appVersion, build: configuration.build) {
+            // A saved update belongs to one app version: a new install never sees its old answer.
+            let hadUpdate = saved.requiredUpdate != nil || saved.optionalUpdate != nil
+            saved.requiredUpdate = nil
+            saved.optionalUpdate = nil
+            saved.etag = nil
+            saved.appVersion = configuration.appVersion
+            saved.build = configuration.build
+            if hadUpdate || saved.receivedAt != nil { actions.append(.persist(saved)) }
+        }
+        // The saved answer applies before any request: observers see it first.
+        let current = state(at: now)
+        lastReportedState = current
+        actions.append(.stateChanged)
+        tokenRegistrationDue = configuration.pushToken.map { !$0.isEmpty } == true && configuration.supportsPush
+        startCheck(now: now, into: &actions)
+    }
+
+    func nextPoll(now: Instant) -> Instant {
+        let interval = Int64(max(saved.lifetime, Self.minimumPollSeconds))
+        return (lastAttempt ?? now).adding(seconds: interval)
+    }
+
+    /// Starts a check unless release control is off; offline, remembers it for the reconnect.
+    private mutating func startCheck(now: Instant, into actions: inout [Action]) {
+        guard isRunning, configuration.enabled else { return }
+        guard isOnline else {
+            missedCheck = true
+            return
+        }
+        guard !checkInFlight else {
+            checkAgain = true
+            return
+        }
+        checkInFlight = true
+        missedCheck = false
+        lastAttempt = now
+        statistics.checks += 1
+        actions.append(.send(checkRequest(), .check))
+    }
+}

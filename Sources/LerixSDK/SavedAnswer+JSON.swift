@@ -1,0 +1,64 @@
+import Clock
+import JSON
+
+extension SavedAnswer {
+    /// The file format the storage keeps (versioned, so a later SDK can migrate it).
+    public var json: JSON {
+        var queueObject = JSONObject()
+        for module in LerixModule.allCases {
+            if let items = queue[module], !items.isEmpty { queueObject[module.rawValue] = .array(items) }
+        }
+        func time(_ t: Instant?) -> JSON { t.map { .string($0.rfc3339) } ?? .null }
+        func text(_ s: String?) -> JSON { s.map(JSON.string) ?? .null }
+        return .object([
+            ("format", 1),
+            ("required_update", requiredUpdate?.json ?? .null),
+            ("optional_update", optionalUpdate?.json ?? .null),
+            ("maintenance", .array(maintenance.map(\.json))),
+            ("sdk_switch", .array(sdkSwitches.map(\.json))),
+            ("etag", text(etag)),
+            ("lifetime", .number(Double(lifetime))),
+            ("server_offset_ms", .number(Double(serverOffsetMilliseconds))),
+            ("received_at", time(receivedAt)),
+            ("last_success", time(lastSuccess)),
+            ("app_version", text(appVersion)),
+            ("build", text(build)),
+            ("skipped_rules", .array(skippedRules.map(JSON.string))),
+            ("queue", .object(queueObject)),
+        ])
+    }
+
+    /// Reads a saved file part by part, like an answer: a damaged part is lost, never the rest.
+    public init(json: JSON) {
+        self.init()
+        guard let object = json.objectValue else { return }
+        let answer = CheckAnswer(object: object)
+        requiredUpdate = answer.requiredUpdate.value ?? nil
+        optionalUpdate = answer.optionalUpdate.value ?? nil
+        maintenance = answer.maintenance.value ?? []
+        sdkSwitches = answer.sdkSwitches.value ?? []
+        etag = object["etag"]?.stringValue
+        if let seconds = object["lifetime"]?.intValue, seconds > 0 { lifetime = seconds }
+        if let offset = object["server_offset_ms"]?.numberValue, abs(offset) < 1e15 {
+            serverOffsetMilliseconds = Int64(offset)
+        }
+        receivedAt = object["received_at"]?.stringValue.flatMap { Instant(rfc3339: $0) }
+        lastSuccess = object["last_success"]?.stringValue.flatMap { Instant(rfc3339: $0) }
+        appVersion = object["app_version"]?.stringValue
+        build = object["build"]?.stringValue
+        skippedRules = object["skipped_rules"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        if let queueObject = object["queue"]?.objectValue {
+            for (name, items) in queueObject {
+                if let module = LerixModule(rawValue: name), let list = items.arrayValue { queue[module] = list }
+            }
+        }
+    }
+
+    /// Bytes for ``Storage``.
+    public var encoded: [UInt8] { json.serialized() }
+
+    /// Reads bytes from ``Storage``; unreadable bytes give an empty saved answer.
+    public init(encoded bytes: [UInt8]) {
+        self.init(json: (try? JSON.parse(bytes)) ?? .null)
+    }
+}

@@ -1,0 +1,67 @@
+/// One HTTP exchange, as small as the SDK needs: the seam between the SDK and the network.
+///
+/// ``URLSessionTransport`` is the default; tests use ``InMemoryTransport``; the adapter brings
+/// a keep-alive client of its own. `completion` is called exactly once, on any thread, or
+/// even before `send` returns.
+public protocol Transport: Sendable {
+    func send(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void)
+}
+
+/// A request the SDK sends.
+public struct TransportRequest: Equatable, Sendable {
+    public var method: String
+    /// An absolute `http://` or `https://` URL.
+    public var url: String
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(method: String, url: String, headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.method = method
+        self.url = url
+        self.headers = headers.map { (name: $0.0, value: $0.1) }
+        self.body = body
+    }
+
+    /// The first value of header `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    public static func == (lhs: TransportRequest, rhs: TransportRequest) -> Bool {
+        lhs.method == rhs.method && lhs.url == rhs.url && lhs.body == rhs.body
+            && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
+    }
+}
+
+/// A response the transport received.
+public struct TransportResponse: Equatable, Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers.map { (name: $0.0, value: $0.1) }
+        self.body = body
+    }
+
+    /// The first value of header `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.first { $0.name.lowercased() == lower }?.value
+    }
+
+    public static func == (lhs: TransportResponse, rhs: TransportResponse) -> Bool {
+        lhs.status == rhs.status && lhs.body == rhs.body
+            && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
+    }
+}
+
+/// Why no response arrived (offline, refused, reset, timed out), in words for a log.
+public struct TransportError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}
+
+public typealias TransportResult = Result<TransportResponse, TransportError>

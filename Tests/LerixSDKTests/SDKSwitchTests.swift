@@ -1,0 +1,90 @@
+import Clock
+import JSON
+import LerixSDK
+import Testing
+
+/// Spec "The Lerix SDK switch".
+@Suite struct SDKSwitchTests {
+    @Test func pausedModulesSendNothingAndTheirQueueIsSentAfterTheEndTime() {
+        let world = World()
+        world.server.update { $0.sdkSwitch = [["rule": "s", "modules": ["analytics"], "ends_at": world.at(600)]] }
+        let sdk = world.sdk()
+        sdk.start()
+        sdk.track(.analytics, items: [1, 2, 3])
+        sdk.track(.errors, ["e": 1])
+        #expect(world.server.ingest == ["errors": 1])
+        #expect(sdk.state.queued == [.analytics: 3])
+        world.advance(seconds: 600)
+        #expect(world.server.ingest == ["errors": 1, "analytics": 3])
+        #expect(sdk.state.queued.isEmpty)
+        #expect(sdk.statistics.sent == [.errors: 1, .analytics: 3])
+    }
+
+    @Test func queuedItemsStayOnTheDeviceAcrossARestart() {
+        let world = World()
+        world.server.update { $0.sdkSwitch = [["rule": "s", "modules": ["all"], "ends_at": world.at(600)]] }
+        let sdk = world.sdk()
+        sdk.start()
+        sdk.track(.surveys, items: [1, 2])
+        sdk.shutdown()
+        world.advance(seconds: 601)
+        world.server.update { $0.sdkSwitch = [] }
+        let next = world.sdk()
+        #expect(next.state.queued == [.surveys: 2])
+        next.start()
+        #expect(world.server.ingest == ["surveys": 2])
+    }
+
+    @Test func pushTokenRegistrationIsPausedByTheSwitch() {
+        let world = World()
+        world.server.update {
+            $0.sdkSwitch = [["rule": "s", "modules": ["push_token_registration"], "ends_at": world.at(120)]]
+        }
+        let sdk = world.sdk(world.config(pushToken: "tok-1"))
+        sdk.start()  // the first launch knows no switch yet and registers
+        #expect(world.server.contents.withLock { $0.tokens } == ["tok-1"])
+        sdk.shutdown()
+        let next = world.sdk(world.config(pushToken: "tok-1"))
+        next.start()
+        #expect(world.server.contents.withLock { $0.tokens } == ["tok-1"], "paused")
+        world.advance(seconds: 120)
+        #expect(world.server.contents.withLock { $0.tokens } == ["tok-1", "tok-1"])
+    }
+
+    @Test func releaseControlCheckKeepsRunningWhileTheSwitchApplies() {
+        let world = World()
+        world.server.update {
+            $0.lifetime = 60
+            $0.sdkSwitch = [["rule": "s", "modules": ["all"], "ends_at": world.at(3600)]]
+        }
+        let sdk = world.sdk()
+        sdk.start()
+        world.advance(seconds: 300)
+        #expect(world.checkRequests.count == 6)
+        world.server.update { $0.sdkSwitch = [] }
+        sdk.track(.tracing, 1)
+        #expect(world.server.ingest.isEmpty)
+        world.advance(seconds: 60)
+        #expect(world.server.ingest == ["tracing": 1], "lifted by a check: the queue goes out")
+    }
+
+    @Test func disabledReleaseControlStopsCheckingButASavedSwitchStillApplies() {
+        let world = World()
+        world.server.update { $0.sdkSwitch = [["rule": "s", "modules": ["errors"], "ends_at": world.at(900)]] }
+        let first = world.sdk()
+        first.start()
+        first.shutdown()
+        let disabled = world.sdk(world.config(enabled: false))
+        disabled.start()
+        disabled.enterForeground()
+        disabled.didReceiveSilentPush()
+        disabled.refresh { _ in }
+        #expect(world.checkRequests.count == 1)
+        #expect(disabled.isPaused(.errors))
+        disabled.track(.errors, 1)
+        #expect(world.server.ingest.isEmpty)
+        world.advance(seconds: 900)
+        #expect(!disabled.isPaused(.errors))
+        #expect(world.server.ingest == ["errors": 1])
+    }
+}
