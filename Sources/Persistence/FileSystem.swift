@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The few file-system calls the store makes outside SQLite, each wrapped once: read errno at
+/// once, retry EINTR, turn failures into text a person can act on.
+enum FileSystem {
+    enum Prefix: Equatable {
+        case missing
+        case bytes([UInt8])
+    }
+
+    /// The file's first `count` bytes, or `.missing` when there is no file at `path`.
+    static func readPrefix(_ path: String, count: Int) -> Result<Prefix, FileSystemError> {
+        let fd = retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        if fd < 0 {
+            let code = errno
+            return code == ENOENT ? .success(.missing) : .failure(FileSystemError(code: code, doing: "reading"))
+        }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let n = buffer.withUnsafeMutableBytes { raw in
+                retrying { read(fd, raw.baseAddress.map { $0 + filled }, count - filled) }
+            }
+            if n < 0 { return .failure(FileSystemError(code: errno, doing: "reading")) }
+            if n == 0 { break }
+            filled += n
+        }
+        return .success(.bytes(Array(buffer[0..<filled])))
+    }
+
+    /// Removes `path` if it exists; true when nothing is left there.
+    @discardableResult
+    static func remove(_ path: String) -> Bool {
+        unlink(path) == 0 || errno == ENOENT
+    }
+
+    /// Atomically puts `source` in place of `destination`, then flushes the directory entry.
+    static func moveIntoPlace(_ source: String, to destination: String) -> FileSystemError? {
+        if rename(source, destination) != 0 { return FileSystemError(code: errno, doing: "renaming") }
+        syncDirectory(of: destination)
+        return nil
+    }
+
+    /// Makes a rename durable: fsync on the directory that holds `path`.
+    static func syncDirectory(of path: String) {
+        let directory: String
+        if let slash = path.lastIndex(of: "/") {
+            directory = slash == path.startIndex ? "/" : String(path[..<slash])
+        } else {
+            directory = "."
+        }
+        let fd = retrying { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
+    }
+
+    private static func retrying<T: BinaryInteger>(_ call: () -> T) -> T {
+        while true {
+            let result = call()
+            if result < 0 && errno == EINTR { continue }
+            return result
+        }
+    }
+}
+
+/// A failed file-system call, with `strerror`'s text.
+struct FileSystemError: Error, Equatable, CustomStringConvertible {
+    var code: Int32
+    var doing: String
+
+    var description: String {
+        "\(doing) failed: " + String(cString: strerror(code))
+    }
+}

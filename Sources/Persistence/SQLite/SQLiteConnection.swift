@@ -1,0 +1,89 @@
+import CSQLite
+
+/// One open SQLite database handle: open with explicit flags, run SQL, prepare statements.
+///
+/// Not thread-safe by itself: an owner confines it to one thread (the state store's writer thread,
+/// or the opening thread before the writer starts). Opened with `SQLITE_OPEN_NOMUTEX` for that reason.
+///
+/// ```swift
+/// let db = try SQLiteConnection(path: "/tmp/x.db", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+/// try db.execute("CREATE TABLE t (a TEXT)")
+/// let insert = try db.prepare("INSERT INTO t (a) VALUES (?1)")
+/// try insert.bind(1, "hello"); try insert.run()
+/// ```
+final class SQLiteConnection {
+    let handle: OpaquePointer
+    let path: String
+
+    /// Opens `path` with `flags` (`SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE` and friends).
+    init(path: String, flags: Int32) throws(SQLiteError) {
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nil)
+        guard rc == SQLITE_OK, let db else {
+            let error = SQLiteError.from(db, code: rc, context: "opening \(path)")
+            sqlite3_close_v2(db)
+            throw error
+        }
+        self.handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that return no rows we need.
+    func execute(_ sql: String, context: String? = nil) throws(SQLiteError) {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else {
+            throw SQLiteError.from(handle, code: rc, context: context ?? "running \(sql)")
+        }
+    }
+
+    /// Compiles one statement; `persistent` hints SQLite that it will be reused many times.
+    func prepare(_ sql: String, persistent: Bool = false) throws(SQLiteError) -> SQLiteStatement {
+        var stmt: OpaquePointer?
+        let flags: UInt32 = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let rc = sqlite3_prepare_v3(handle, sql, -1, flags, &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else {
+            throw SQLiteError.from(handle, code: rc, context: "preparing \(sql)")
+        }
+        return SQLiteStatement(stmt, connection: self, sql: sql)
+    }
+
+    /// The single integer a pragma such as `user_version` answers.
+    func pragmaInteger(_ name: String) throws(SQLiteError) -> Int64 {
+        let stmt = try prepare("PRAGMA \(name)")
+        guard try stmt.step() else { return 0 }
+        return stmt.int64(0)
+    }
+
+    /// The text rows a pragma such as `quick_check` answers.
+    func pragmaTexts(_ pragma: String) throws(SQLiteError) -> [String] {
+        let stmt = try prepare("PRAGMA \(pragma)")
+        var rows: [String] = []
+        while try stmt.step() {
+            rows.append(stmt.text(0) ?? "")
+        }
+        return rows
+    }
+
+    /// True when SQLite opened (or fell back to opening) the main database read-only.
+    var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
+    /// True while a transaction is open (not autocommit).
+    var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; rolls back when `body` or the commit throws.
+    func transaction(_ body: () throws(SQLiteError) -> Void, context: String) throws(SQLiteError) {
+        try execute("BEGIN IMMEDIATE", context: "\(context) (begin)")
+        do {
+            try body()
+            try execute("COMMIT", context: "\(context) (commit)")
+        } catch {
+            if inTransaction { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import CSQLite
+import JSON
+
+extension StateDatabase {
+    /// Opens the state file at `path`, creating it from `seed` when there is none (or it is empty),
+    /// and checks it is ours, whole, and not newer than this binary. Every refusal happens before
+    /// anything is written to the file.
+    ///
+    /// Connection settings, made here once:
+    /// - `journal_mode=WAL` with `synchronous` from `durability`: see ``StateDurability`` for why
+    ///   NORMAL is the default. A new file is built in rollback-journal mode with FULL (it is
+    ///   renamed into place only once it is whole) and switched to WAL when first opened.
+    /// - `locking_mode=EXCLUSIVE`: the server holds the file for its lifetime, so a second
+    ///   `serve --state` on the same file is refused rather than silently forking the state; it
+    ///   also keeps the WAL index in memory, so no `-shm` file is needed.
+    static func open(
+        path: String, seed: StoredState, durability: StateDurability
+    ) throws(StateFileError) -> (database: StateDatabase, created: Bool) {
+        var created = false
+        switch FileSystem.readPrefix(path, count: 100) {
+        case .failure(let error):
+            throw .cannotOpen(path: path, detail: error.description)
+        case .success(.missing):
+            try create(path: path, seed: seed)
+            created = true
+        case .success(.bytes(let bytes)):
+            switch StateFileHeader.inspect(bytes) {
+            case .empty:
+                try create(path: path, seed: seed)
+                created = true
+            case .notSQLite:
+                throw .notADatabase(path: path)
+            case .sqlite(let applicationID, _) where applicationID != StateSchema.applicationID:
+                throw .foreign(path: path, applicationID: applicationID)
+            case .sqlite(_, let version) where version > StateSchema.currentVersion:
+                throw .newerSchema(path: path, found: version, supported: StateSchema.currentVersion)
+            case .sqlite:
+                break
+            }
+        }
+        return (try openExisting(path: path, durability: durability), created)
+    }
+
+    /// Builds a complete file beside `path` and renames it into place, so a crash while creating
+    /// leaves either no state file or a whole one (schema and seed), never half of one.
+    private static func create(path: String, seed: StoredState) throws(StateFileError) {
+        let temporary = path + ".creating"
+        for leftover in [temporary, temporary + "-journal"] where !FileSystem.remove(leftover) {
+            throw .cannotOpen(path: path, detail: "cannot remove the leftover \(leftover)")
+        }
+        do {
+            let connection = try SQLiteConnection(
+                path: temporary, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            try connection.execute("PRAGMA synchronous = FULL")
+            let database = StateDatabase(connection: connection)
+            try connection.transaction(
+                { () throws(SQLiteError) in
+                    try connection.execute("PRAGMA application_id = \(Int32(bitPattern: StateSchema.applicationID))")
+                    try database.migrate(from: 0)
+                    try database.apply(.replaced(seed))
+                }, context: "creating the state file")
+        } catch {
+            FileSystem.remove(temporary)
+            throw .cannotOpen(path: path, detail: error.description)
+        }
+        if let error = FileSystem.moveIntoPlace(temporary, to: path) {
+            FileSystem.remove(temporary)
+            throw .cannotOpen(path: path, detail: error.description)
+        }
+    }
+
+    private static func openExisting(path: String, durability: StateDurability) throws(StateFileError) -> StateDatabase {
+        let connection: SQLiteConnection
+        do {
+            connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE)
+        } catch {
+            throw classify(error, path: path)
+        }
+        do {
+            sqlite3_busy_timeout(connection.handle, 1000)
+            try connection.execute("PRAGMA locking_mode = EXCLUSIVE")
+            let applicationID = UInt32(truncatingIfNeeded: try connection.pragmaInteger("application_id"))
+            guard applicationID == StateSchema.applicationID else {
+                throw StateFileError.foreign(path: path, applicationID: applicationID)
+            }
+            let version = Int(try connection.pragmaInteger("user_version"))
+            guard version <= StateSchema.currentVersion else {
+                throw StateFileError.newerSchema(path: path, found: version, supported: StateSchema.currentVersion)
+            }
+            let problems = try connection.pragmaTexts("quick_check")
+            guard problems == ["ok"] else {
+                let detail = problems.prefix(3).joined(separator: "; ")
+                throw StateFileError.corrupt(path: path, detail: "integrity check: \(detail)")
+            }
+            let database = StateDatabase(connection: connection)
+            if !connection.isReadOnly {
+                try connection.execute("PRAGMA journal_mode = WAL")
+                try connection.execute(durability.pragma)
+                // Takes the exclusive lock now, so a second server fails at start, not at its first write.
+                try connection.transaction({ () throws(SQLiteError) in
+                    if version < StateSchema.currentVersion { try database.migrate(from: version) }
+                }, context: "locking the state file")
+            }
+            return database
+        } catch let error as StateFileError {
+            throw error
+        } catch let error as SQLiteError {
+            throw classify(error, path: path)
+        } catch {
+            throw .cannotOpen(path: path, detail: "\(error)")
+        }
+    }
+
+    private static func classify(_ error: SQLiteError, path: String) -> StateFileError {
+        if error.isNotADatabase { return .notADatabase(path: path) }
+        if error.isCorrupt { return .corrupt(path: path, detail: error.message) }
+        if error.isBusy { return .inUse(path: path) }
+        return .cannotOpen(path: path, detail: error.description)
+    }
+
+    /// Runs the migrations from `version` to the current one, inside the caller's transaction.
+    func migrate(from version: Int) throws(SQLiteError) {
+        for step in version..<StateSchema.currentVersion {
+            try connection.execute(StateSchema.migrations[step], context: "migrating the schema to version \(step + 1)")
+        }
+        try connection.execute("PRAGMA user_version = \(StateSchema.currentVersion)")
+    }
+}

@@ -1,0 +1,205 @@
+import CSQLite
+import JSON
+
+/// The state file's tables, seen through one connection: applies `StateEvent`s and reads
+/// everything back.
+///
+/// `@unchecked Sendable` because it is confined, not locked: the opener uses it until it hands it
+/// to `GroupCommitter.start()`, and from then on only the writer thread touches it.
+final class StateDatabase: @unchecked Sendable {
+    let connection: SQLiteConnection
+    private var statements: [String: SQLiteStatement] = [:]
+
+    init(connection: SQLiteConnection) {
+        self.connection = connection
+    }
+
+    var path: String { connection.path }
+
+    /// A cached prepared statement for `sql`, reset and ready to bind.
+    private func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let cached = statements[sql] { return cached }
+        let prepared = try connection.prepare(sql, persistent: true)
+        statements[sql] = prepared
+        return prepared
+    }
+
+    /// Runs `sql` with text/integer arguments bound in order, for statements without rows.
+    private func run(_ sql: String, _ arguments: [Argument]) throws(SQLiteError) {
+        let stmt = try statement(sql)
+        defer { stmt.reset() }
+        for (offset, argument) in arguments.enumerated() {
+            let index = Int32(offset + 1)
+            switch argument {
+            case .text(let text): try stmt.bind(index, text)
+            case .integer(let value): try stmt.bind(index, value)
+            }
+        }
+        try stmt.run()
+    }
+
+    private enum Argument {
+        case text(String)
+        case integer(Int)
+    }
+
+    private static func text(_ json: JSON) -> Argument { .text(json.serializedString) }
+
+    // MARK: writing
+
+    /// Applies one event inside the caller's open transaction.
+    func apply(_ event: StoredEvent) throws(SQLiteError) {
+        switch event {
+        case .projectUpserted(let key, let attributes):
+            try run(
+                "INSERT INTO projects (key, attributes) VALUES (?1, ?2) "
+                    + "ON CONFLICT (key) DO UPDATE SET attributes = excluded.attributes",
+                [.text(key), Self.text(attributes)])
+        case .ruleUpserted(let project, let rule):
+            try run(
+                "INSERT INTO rules (project, id, body) VALUES (?1, ?2, ?3) "
+                    + "ON CONFLICT (project, id) DO UPDATE SET body = excluded.body",
+                [.text(project), .text(rule.id), Self.text(rule.body)])
+        case .ruleDeleted(let project, let id):
+            try run("DELETE FROM rules WHERE project = ?1 AND id = ?2", [.text(project), .text(id)])
+        case .changeAppended(let project, let id, let body):
+            try run(
+                "INSERT INTO changes (project, id, body) VALUES (?1, ?2, ?3) "
+                    + "ON CONFLICT (project, id) DO UPDATE SET body = excluded.body",
+                [.text(project), .integer(id), Self.text(body)])
+        case .tokenUpserted(let project, let token):
+            try run(
+                "INSERT INTO push_tokens (project, token, body) VALUES (?1, ?2, ?3) "
+                    + "ON CONFLICT (project, token) DO UPDATE SET body = excluded.body",
+                [.text(project), .text(token.id), Self.text(token.body)])
+        case .tokenDeleted(let project, let token):
+            try run("DELETE FROM push_tokens WHERE project = ?1 AND token = ?2", [.text(project), .text(token)])
+        case .pushRecorded(let project, let id, let body):
+            try run(
+                "INSERT INTO pushes (project, id, body) VALUES (?1, ?2, ?3) "
+                    + "ON CONFLICT (project, id) DO UPDATE SET body = excluded.body",
+                [.text(project), .integer(id), Self.text(body)])
+        case .ingestCounted(let project, let module, let total):
+            try run(
+                "INSERT INTO ingest (project, module, count) VALUES (?1, ?2, ?3) "
+                    + "ON CONFLICT (project, module) DO UPDATE SET count = excluded.count",
+                [.text(project), .text(module), .integer(total)])
+        case .replaced(let state):
+            try replaceAll(with: state)
+        }
+    }
+
+    private func replaceAll(with state: StoredState) throws(SQLiteError) {
+        for table in ["projects", "rules", "changes", "push_tokens", "pushes", "ingest"] {
+            try run("DELETE FROM \(table)", [])
+        }
+        if let seed = state.seed {
+            try run(
+                "INSERT INTO meta (key, value) VALUES ('seed', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [Self.text(seed)])
+        }
+        for project in state.projects {
+            try apply(.projectUpserted(key: project.key, attributes: project.attributes))
+            for rule in project.rules {
+                try apply(.ruleUpserted(project: project.key, rule: rule))
+            }
+            for change in project.changes {
+                try apply(.changeAppended(project: project.key, id: change.id, body: change.body))
+            }
+            for token in project.pushTokens {
+                try apply(.tokenUpserted(project: project.key, token: token))
+            }
+            for push in project.pushes {
+                try apply(.pushRecorded(project: project.key, id: push.id, body: push.body))
+            }
+            for count in project.ingest {
+                try apply(.ingestCounted(project: project.key, module: count.module, total: count.count))
+            }
+        }
+    }
+
+    // MARK: reading
+
+    /// Reads the whole state. A body that no longer parses as JSON is reported as corruption.
+    func load() throws(StateFileError) -> StoredState {
+        do {
+            return try loadUnchecked()
+        } catch let error as StateFileError {
+            throw error
+        } catch let error as SQLiteError {
+            throw StateFileError.corrupt(path: path, detail: error.description)
+        } catch {
+            throw StateFileError.corrupt(path: path, detail: "\(error)")
+        }
+    }
+
+    private func loadUnchecked() throws -> StoredState {
+        var order: [String] = []
+        var projects: [String: StoredProject] = [:]
+        func touch(_ key: String) {
+            if projects[key] == nil {
+                projects[key] = StoredProject(key: key)
+                order.append(key)
+            }
+        }
+        func parse(_ text: String?, _ what: String) throws -> JSON {
+            do {
+                return try JSON.parse(text ?? "")
+            } catch {
+                throw StateFileError.corrupt(path: path, detail: "\(what) is not JSON: \(error)")
+            }
+        }
+
+        try rows("SELECT key, attributes FROM projects ORDER BY rowid") { stmt in
+            let key = stmt.text(0) ?? ""
+            touch(key)
+            projects[key]?.attributes = try parse(stmt.text(1), "the attributes of project \(key)")
+        }
+        try rows("SELECT project, id, body FROM rules ORDER BY rowid") { stmt in
+            let key = stmt.text(0) ?? ""
+            let id = stmt.text(1) ?? ""
+            touch(key)
+            let body = try parse(stmt.text(2), "rule \(id) of project \(key)")
+            projects[key]?.rules.append(StoredItem(id: id, body: body))
+        }
+        try rows("SELECT project, id, body FROM changes ORDER BY id, rowid") { stmt in
+            let key = stmt.text(0) ?? ""
+            let id = Int(stmt.int64(1))
+            touch(key)
+            let body = try parse(stmt.text(2), "change \(id) of project \(key)")
+            projects[key]?.changes.append(StoredRecord(id: id, body: body))
+        }
+        try rows("SELECT project, token, body FROM push_tokens ORDER BY rowid") { stmt in
+            let key = stmt.text(0) ?? ""
+            let token = stmt.text(1) ?? ""
+            touch(key)
+            let body = try parse(stmt.text(2), "push token \(token) of project \(key)")
+            projects[key]?.pushTokens.append(StoredItem(id: token, body: body))
+        }
+        try rows("SELECT project, id, body FROM pushes ORDER BY id, rowid") { stmt in
+            let key = stmt.text(0) ?? ""
+            let id = Int(stmt.int64(1))
+            touch(key)
+            let body = try parse(stmt.text(2), "push \(id) of project \(key)")
+            projects[key]?.pushes.append(StoredRecord(id: id, body: body))
+        }
+        try rows("SELECT project, module, count FROM ingest ORDER BY rowid") { stmt in
+            let key = stmt.text(0) ?? ""
+            touch(key)
+            projects[key]?.ingest.append(StoredIngestCount(module: stmt.text(1) ?? "", count: Int(stmt.int64(2))))
+        }
+        var seed: JSON?
+        try rows("SELECT value FROM meta WHERE key = 'seed'") { stmt in
+            seed = try parse(stmt.text(0), "the stored seed")
+        }
+        return StoredState(seed: seed, projects: order.compactMap { projects[$0] })
+    }
+
+    private func rows(_ sql: String, _ each: (SQLiteStatement) throws -> Void) throws {
+        let stmt = try statement(sql)
+        defer { stmt.reset() }
+        while try stmt.step() {
+            try each(stmt)
+        }
+    }
+}

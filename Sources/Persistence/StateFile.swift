@@ -1,0 +1,86 @@
+import JSON
+
+/// The durable engine under ``SQLiteStateStore``: one SQLite file of projects, rules, changes,
+/// push tokens, pushes, ingest counts and the seed, written through one group-committing thread.
+/// It speaks rows of JSON (`StoredEvent`, `StoredState`); the store maps MockServer's types onto them.
+///
+/// ```swift
+/// let file = try StateFile.open(path: "state.db", seed: StoredState(seed: config, projects: []))
+/// try file.write([.ruleDeleted(project: "demo", id: "r1")])
+/// file.close()
+/// ```
+final class StateFile: Sendable {
+    /// The state file's path, as given.
+    let path: String
+    /// True when this `open` created the file from the seed; false when it loaded an existing one.
+    let created: Bool
+    /// What the file held when it was opened (for a new file: the seed, as written).
+    let initialState: StoredState
+
+    private let committer: GroupCommitter
+
+    private init(path: String, created: Bool, initialState: StoredState, committer: GroupCommitter) {
+        self.path = path
+        self.created = created
+        self.initialState = initialState
+        self.committer = committer
+    }
+
+    /// Opens the state file, or creates it holding `seed` when `path` does not exist (or is an
+    /// empty file). An existing file is loaded as it is and `seed` is not used; the file keeps the
+    /// seed it was created with, which `initialState.seed` answers for `POST /admin/reset`.
+    ///
+    /// Refuses, leaving the file as it was: bytes that are not SQLite, another program's SQLite
+    /// file, a damaged file, a file from a newer lerix-mock, a file another process holds.
+    static func open(path: String, seed: StoredState, durability: StateDurability = .default) throws(StateFileError) -> StateFile {
+        let (database, created) = try StateDatabase.open(path: path, seed: seed, durability: durability)
+        let state = try database.load()
+        let committer = GroupCommitter(database: database)
+        committer.start()
+        return StateFile(path: path, created: created, initialState: state, committer: committer)
+    }
+
+    /// Queues `events` to be committed together and returns at once. Call it where the order of
+    /// writes is decided (under the state lock), then wait on the ticket outside that lock, so
+    /// concurrent writers share one commit. `completion`, when given, runs on the writer thread
+    /// after the commit; keep it short.
+    @discardableResult
+    func submit(
+        _ events: [StoredEvent], completion: (@Sendable (StateStoreError?) -> Void)? = nil
+    ) -> CommitTicket {
+        committer.submit(events, completion: completion)
+    }
+
+    /// Commits `events` in one transaction and returns once they are durable.
+    /// Blocks the calling thread for about one fsync (shared with concurrent writers).
+    func write(_ events: [StoredEvent]) throws(StateStoreError) {
+        try committer.submit(events, completion: nil).wait()
+    }
+
+    /// Reads the whole file as it is now (after every write submitted before this call). Works
+    /// when the disk refuses writes, so a server can re-sync its memory after a failed write.
+    func loadSnapshot() throws(StateStoreError) -> StoredState {
+        let path = self.path
+        let result: Result<StoredState, StateStoreError>? = committer.read { database in
+            do {
+                return .success(try database.load())
+            } catch {
+                return .failure(.readFailed(path: path, detail: "\(error)"))
+            }
+        }
+        guard let result else { throw .closed(path: path) }
+        return try result.get()
+    }
+
+    /// Commits what is queued and closes the file. Later writes fail with `.closed`.
+    func close() {
+        committer.stop()
+    }
+
+    /// The most writes one commit has carried so far (1 means no batching happened yet).
+    var largestBatch: Int { committer.largestBatch.load(ordering: .relaxed) }
+
+    deinit {
+        committer.stop()
+    }
+}
