@@ -30,7 +30,7 @@ final class CommitTicket: @unchecked Sendable {
     /// Called once, by the writer thread.
     func finish(_ error: StateStoreError?) {
         outcome = error
-        done.signal()
         completion?(error)
+        done.signal()
     }
 }

@@ -15,15 +15,15 @@ import Synchronization
 /// When a batch fails, each writer's events are retried in a transaction of their own, so one
 /// writer's failure never fails another's write.
 final class GroupCommitter: @unchecked Sendable {
-    // `database` is used only on the writer thread once `start()` ran; `pending` is the only
-    // state shared with submitters and sits behind its mutex.
+    // `database` is used only on the writer thread once `start()` ran (which closes it when it
+    // stops); `pending` is the only state shared with submitters and sits behind its mutex.
     private enum Job: Sendable {
         case write([StoredEvent], CommitTicket)
         case read(@Sendable (StateDatabase) -> Void)
         case stop
     }
 
-    private let database: StateDatabase
+    private var database: StateDatabase?
     private let path: String
     private let pending = Mutex<(jobs: [Job], accepting: Bool)>(([], true))
     private let wake = DispatchSemaphore(value: 0)
@@ -53,6 +53,7 @@ final class GroupCommitter: @unchecked Sendable {
             // No thread: run nothing, fail every write clearly instead of hanging.
             Unmanaged<GroupCommitter>.fromOpaque(box).release()
             pending.withLock { $0.accepting = false }
+            database = nil
             stopped.signal()
         }
     }
@@ -122,18 +123,23 @@ final class GroupCommitter: @unchecked Sendable {
                 case .read(let body):
                     commit(batch)
                     batch.removeAll()
-                    body(database)
+                    if let database { body(database) }
                 case .stop:
                     running = false
                 }
             }
             commit(batch)
         }
+        database = nil  // closes the file (and releases its lock) before `stop()` returns
         stopped.signal()
     }
 
     private func commit(_ batch: [([StoredEvent], CommitTicket)]) {
         guard !batch.isEmpty else { return }
+        guard let database else {
+            for (_, ticket) in batch { ticket.finish(.closed(path: path)) }
+            return
+        }
         if batch.count > largestBatch.load(ordering: .relaxed) {
             largestBatch.store(batch.count, ordering: .relaxed)
         }

@@ -1,3 +1,4 @@
+import Dispatch
 import JSON
 
 /// The durable engine under ``SQLiteStateStore``: one SQLite file of projects, rules, changes,
@@ -82,5 +83,34 @@ final class StateFile: Sendable {
 
     deinit {
         committer.stop()
+    }
+
+    /// Caps the file at its current size, as a full disk would (tests only).
+    func limitGrowthForTesting() {
+        _ = committer.read { database in
+            (try? database.connection.execute("PRAGMA max_page_count = 1")) != nil
+        }
+    }
+
+    /// Makes every later write fail as on a read-only file (tests only).
+    func refuseWritesForTesting() {
+        _ = committer.read { database in
+            (try? database.connection.execute("PRAGMA query_only = ON")) != nil
+        }
+    }
+
+    /// Keeps the writer thread busy until `release` is signalled, so writes submitted meanwhile
+    /// pile up into one batch (tests only). Returns once the writer is held.
+    func holdWriterForTesting(until release: DispatchSemaphore) {
+        let held = DispatchSemaphore(value: 0)
+        let committer = self.committer
+        DispatchQueue.global().async {
+            _ = committer.read { _ in
+                held.signal()
+                release.wait()
+                return true
+            }
+        }
+        held.wait()
     }
 }

@@ -15,6 +15,9 @@ final class SQLiteConnection {
     let handle: OpaquePointer
     let path: String
 
+    /// `SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE`, for callers that do not import CSQLite.
+    static let readWriteCreate = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+
     /// Opens `path` with `flags` (`SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE` and friends).
     init(path: String, flags: Int32) throws(SQLiteError) {
         var db: OpaquePointer?
