@@ -1,0 +1,116 @@
+import HTTP
+import JSON
+
+/// An APNs request the gateway accepted.
+public struct APNsPush: Sendable, Equatable {
+    public var token: String
+    public var topic: String
+    public var pushType: String
+    public var priority: Int
+    public var payload: [UInt8]
+    public var apnsID: String?
+}
+
+/// Checks one `POST /3/device/<token>` the way APNs does, answering with APNs's reasons.
+///
+/// Stricter than APNs in two places, so sender mistakes show up in tests: `apns-push-type`
+/// is required (APNs infers `alert`), and a background push whose payload lacks
+/// `aps.content-available: 1` is refused (`BadPayload`; APNs would accept it and never wake the app).
+///
+/// ```swift
+/// switch APNsValidator.validate(request) {
+/// case .success(let push): print(push.token)
+/// case .failure(let error): reply(error.response())   // e.g. 400 {"reason":"BadPriority"}
+/// }
+/// ```
+public enum APNsValidator {
+    public static let maxPayloadBytes = 4096
+    static let pushTypes: Set<String> = ["alert", "background", "location", "voip", "complication",
+                                         "fileprovider", "mdm", "liveactivity", "pushtotalk", "widgets"]
+    static let singleHeaders = ["apns-topic", "apns-push-type", "apns-priority", "apns-expiration",
+                                "apns-collapse-id", "apns-id"]
+
+    public static func validate(_ request: HTTPRequest) -> Result<APNsPush, APNsError> {
+        let segments = request.pathSegments
+        guard segments.count >= 2, segments[0] == "3", segments[1] == "device" else {
+            return .failure(APNsError(status: 404, reason: "BadPath", detail: "APNs requests go to /3/device/<token>"))
+        }
+        guard request.method == "POST" else {
+            return .failure(APNsError(status: 405, reason: "MethodNotAllowed", detail: "APNs accepts POST only"))
+        }
+        guard segments.count == 3, !segments[2].isEmpty else {
+            return .failure(APNsError(status: 400, reason: "MissingDeviceToken", detail: "the path must end with the device token"))
+        }
+        let token = segments[2]
+        guard isDeviceToken(token) else {
+            return .failure(APNsError(status: 400, reason: "BadDeviceToken",
+                                      detail: "a device token is an even number (16 to 200) of hex digits"))
+        }
+        for name in singleHeaders where request.headers.values(name).count > 1 {
+            return .failure(APNsError(status: 400, reason: "DuplicateHeaders", detail: "\(name) appears more than once"))
+        }
+        guard let topic = request.headers["apns-topic"], !topic.isEmpty else {
+            return .failure(APNsError(status: 400, reason: "MissingTopic", detail: "apns-topic (the app's bundle id) is required"))
+        }
+        guard let pushType = request.headers["apns-push-type"], pushTypes.contains(pushType) else {
+            return .failure(APNsError(status: 400, reason: "InvalidPushType",
+                                      detail: "apns-push-type must be one of APNs's types; a silent push uses background"))
+        }
+        let priorityText = request.headers["apns-priority"] ?? "10"
+        guard let priority = Int(priorityText), [1, 5, 10].contains(priority) else {
+            return .failure(APNsError(status: 400, reason: "BadPriority", detail: "apns-priority must be 1, 5 or 10"))
+        }
+        if pushType == "background" && priority == 10 {
+            return .failure(APNsError(status: 400, reason: "BadPriority",
+                                      detail: "a background push must be sent with apns-priority 5 (APNs assumes 10 when absent)"))
+        }
+        if let expiration = request.headers["apns-expiration"], Int64(expiration).map({ $0 < 0 }) ?? true {
+            return .failure(APNsError(status: 400, reason: "BadExpirationDate", detail: "apns-expiration must be a UNIX time in seconds, or 0"))
+        }
+        if let collapse = request.headers["apns-collapse-id"], collapse.utf8.count > 64 {
+            return .failure(APNsError(status: 400, reason: "BadCollapseId", detail: "apns-collapse-id is at most 64 bytes"))
+        }
+        let apnsID = request.headers["apns-id"]
+        if let apnsID, !isUUID(apnsID) {
+            return .failure(APNsError(status: 400, reason: "BadMessageId", detail: "apns-id must be a UUID like 123e4567-e89b-12d3-a456-42665544000a"))
+        }
+        guard !request.body.isEmpty else {
+            return .failure(APNsError(status: 400, reason: "PayloadEmpty"))
+        }
+        guard request.body.count <= maxPayloadBytes else {
+            return .failure(APNsError(status: 413, reason: "PayloadTooLarge",
+                                      detail: "the payload is \(request.body.count) bytes; at most \(maxPayloadBytes)"))
+        }
+        guard let payload = try? JSON.parse(request.body), payload.objectValue != nil else {
+            return .failure(APNsError(status: 400, reason: "BadPayload", detail: "the payload must be a JSON object"))
+        }
+        guard let aps = payload["aps"]?.objectValue else {
+            return .failure(APNsError(status: 400, reason: "BadPayload", detail: "the payload needs an aps object"))
+        }
+        if pushType == "background" && aps["content-available"]?.intValue != 1 {
+            return .failure(APNsError(status: 400, reason: "BadPayload",
+                                      detail: "a background push needs aps.content-available: 1 to wake the app"))
+        }
+        return .success(APNsPush(token: token, topic: topic, pushType: pushType, priority: priority,
+                                 payload: request.body, apnsID: apnsID))
+    }
+
+    static func isDeviceToken(_ token: String) -> Bool {
+        let n = token.utf8.count
+        guard n >= 16, n <= 200, n % 2 == 0 else { return false }
+        return token.utf8.allSatisfy(isHex)
+    }
+
+    static func isUUID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        for (i, b) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(i) { if b != UInt8(ascii: "-") { return false } } else if !isHex(b) { return false }
+        }
+        return true
+    }
+
+    static func isHex(_ b: UInt8) -> Bool {
+        (b >= 48 && b <= 57) || (b >= 65 && b <= 70) || (b >= 97 && b <= 102)
+    }
+}

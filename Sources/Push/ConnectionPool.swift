@@ -1,0 +1,170 @@
+/// Which h2c connection carries which request: a state machine with no I/O.
+///
+/// The owner feeds it events (work submitted, a connection became ready with the peer's
+/// `SETTINGS_MAX_CONCURRENT_STREAMS`, a stream closed, a connection failed) and performs the
+/// actions it returns. It opens connections lazily, one at a time, up to `maxConnections`;
+/// never puts more streams on a connection than the peer allows (nor more than our own
+/// `maxStreamsPerConnection`); and when no connection can be had, fails what is queued so the
+/// caller can record the reason instead of waiting forever.
+///
+/// ```swift
+/// var pool = ConnectionPool(maxConnections: 2)
+/// pool.submit(1)                                   // [.open(0)]
+/// pool.connected(0, maxConcurrentStreams: 100)     // [.send(1, on: 0)]
+/// pool.streamClosed(on: 0)                         // []
+/// ```
+public struct ConnectionPool: Sendable {
+    public typealias ConnectionID = Int
+    public typealias RequestID = Int
+
+    public enum Action: Sendable, Equatable {
+        case open(ConnectionID)
+        case send(RequestID, on: ConnectionID)
+        /// Requests that could not get a connection; the reason says why.
+        case fail([RequestID], reason: String)
+        /// A drained connection (after GOAWAY) to close.
+        case close(ConnectionID)
+    }
+
+    enum Phase: Sendable, Equatable { case connecting, ready, draining }
+
+    struct Connection: Sendable {
+        var phase: Phase
+        var maxStreams: Int
+        var inFlight: Int
+    }
+
+    public let maxConnections: Int
+    public let maxStreamsPerConnection: Int
+    var connections: [ConnectionID: Connection] = [:]
+    /// Connections in opening order, so the oldest ready one fills first.
+    var order: [ConnectionID] = []
+    var queue = FIFO<RequestID>()
+    var nextConnection: ConnectionID = 0
+    /// Set when a connect failed while other connections still serve: keep using those rather
+    /// than hammering a refusing peer with new connects. Cleared when no connection is left.
+    var growthBlocked = false
+
+    public init(maxConnections: Int = 4, maxStreamsPerConnection: Int = 1000) {
+        self.maxConnections = max(1, maxConnections)
+        self.maxStreamsPerConnection = max(1, maxStreamsPerConnection)
+    }
+
+    /// Requests waiting for a stream.
+    public var queuedCount: Int { queue.count }
+    /// Streams open across connections.
+    public var inFlightCount: Int { connections.values.reduce(0) { $0 + $1.inFlight } }
+    public var connectionCount: Int { connections.count }
+
+    /// Streams open on one connection (0 for unknown ones).
+    public func inFlight(on id: ConnectionID) -> Int { connections[id]?.inFlight ?? 0 }
+
+    public mutating func submit(_ request: RequestID) -> [Action] {
+        queue.append(request)
+        return dispatch()
+    }
+
+    public mutating func submit(_ requests: [RequestID]) -> [Action] {
+        for r in requests { queue.append(r) }
+        return dispatch()
+    }
+
+    /// The peer's SETTINGS arrived: the connection can carry streams.
+    public mutating func connected(_ id: ConnectionID, maxConcurrentStreams: Int) -> [Action] {
+        guard var c = connections[id] else { return [] }
+        c.phase = .ready
+        c.maxStreams = clampStreams(maxConcurrentStreams)
+        connections[id] = c
+        return dispatch()
+    }
+
+    /// The peer changed SETTINGS_MAX_CONCURRENT_STREAMS on a live connection.
+    public mutating func settingsChanged(_ id: ConnectionID, maxConcurrentStreams: Int) -> [Action] {
+        guard var c = connections[id] else { return [] }
+        c.maxStreams = clampStreams(maxConcurrentStreams)
+        connections[id] = c
+        return dispatch()
+    }
+
+    public mutating func streamClosed(on id: ConnectionID) -> [Action] {
+        guard var c = connections[id] else { return [] }
+        c.inFlight = max(0, c.inFlight - 1)
+        connections[id] = c
+        if c.phase == .draining && c.inFlight == 0 {
+            remove(id)
+            return [.close(id)] + dispatch()
+        }
+        return dispatch()
+    }
+
+    /// The peer sent GOAWAY: finish what is open, start nothing new there.
+    public mutating func goingAway(_ id: ConnectionID) -> [Action] {
+        guard var c = connections[id] else { return [] }
+        c.phase = .draining
+        connections[id] = c
+        if c.inFlight == 0 {
+            remove(id)
+            return [.close(id)] + dispatch()
+        }
+        return dispatch()
+    }
+
+    /// Connecting failed, or a live connection broke. The owner fails that connection's open
+    /// streams itself; queued work fails here when no other connection is left to carry it.
+    public mutating func connectionLost(_ id: ConnectionID, reason: String) -> [Action] {
+        guard let lost = connections[id] else { return [] }
+        remove(id)
+        let others = connections.values.contains { $0.phase != .draining }
+        if lost.phase == .connecting {
+            if others {
+                growthBlocked = true
+            } else {
+                growthBlocked = false
+                return queue.isEmpty ? [] : [.fail(queue.removeAll(), reason: reason)]
+            }
+        } else if !others {
+            growthBlocked = false
+        }
+        return dispatch()
+    }
+
+    /// Takes a request out of the queue (its deadline passed while it waited); false when it
+    /// was not queued (already sent).
+    public mutating func cancelQueued(_ request: RequestID) -> Bool {
+        queue.remove(request)
+    }
+
+    mutating func dispatch() -> [Action] {
+        var actions: [Action] = []
+        var index = 0
+        while !queue.isEmpty && index < order.count {
+            let id = order[index]
+            guard var c = connections[id], c.phase == .ready, c.inFlight < c.maxStreams else {
+                index += 1
+                continue
+            }
+            while c.inFlight < c.maxStreams, let request = queue.popFirst() {
+                c.inFlight += 1
+                actions.append(.send(request, on: id))
+            }
+            connections[id] = c
+            index += 1
+        }
+        if !queue.isEmpty, !growthBlocked, connections.count < maxConnections,
+           !connections.values.contains(where: { $0.phase == .connecting }) {
+            let id = nextConnection
+            nextConnection += 1
+            connections[id] = Connection(phase: .connecting, maxStreams: 0, inFlight: 0)
+            order.append(id)
+            actions.append(.open(id))
+        }
+        return actions
+    }
+
+    mutating func remove(_ id: ConnectionID) {
+        connections.removeValue(forKey: id)
+        order.removeAll { $0 == id }
+    }
+
+    func clampStreams(_ n: Int) -> Int { min(max(0, n), maxStreamsPerConnection) }
+}

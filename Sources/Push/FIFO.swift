@@ -1,0 +1,36 @@
+/// A first-in first-out queue with O(1) amortised append and pop (an array and a head index,
+/// compacted when the consumed prefix dominates).
+struct FIFO<Element: Sendable & Equatable>: Sendable {
+    private var storage: [Element] = []
+    private var head = 0
+
+    var count: Int { storage.count - head }
+    var isEmpty: Bool { head >= storage.count }
+
+    mutating func append(_ element: Element) { storage.append(element) }
+
+    mutating func popFirst() -> Element? {
+        guard head < storage.count else { return nil }
+        let element = storage[head]
+        head += 1
+        if head >= 1024 && head * 2 >= storage.count {
+            storage.removeFirst(head)
+            head = 0
+        }
+        return element
+    }
+
+    mutating func removeAll() -> [Element] {
+        let rest = Array(storage[head...])
+        storage = []
+        head = 0
+        return rest
+    }
+
+    /// Removes the first occurrence; O(n), for the rare cancellation.
+    mutating func remove(_ element: Element) -> Bool {
+        guard let i = storage[head...].firstIndex(of: element) else { return false }
+        storage.remove(at: i)
+        return true
+    }
+}

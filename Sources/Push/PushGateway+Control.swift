@@ -1,0 +1,201 @@
+import HTTP
+import JSON
+
+/// The gateway's own endpoints: the delivery log, the controls, stats and an index.
+extension PushGateway {
+    static let index = """
+        lerix-mock push-gateway: a stand-in for APNs and FCM (h2c with prior knowledge, and HTTP/1.1)
+
+          POST   /3/device/<hex token>                     APNs (apns-topic, apns-push-type, apns-priority)
+          POST   /v1/projects/<project>/messages:send      FCM HTTP v1
+          GET    /deliveries[?token=&provider=&limit=]     accepted pushes, oldest first
+          DELETE /deliveries                               clear them (and /stats)
+          POST   /control/reject {"token","status","reason"?,"count"?}   reject one token
+          DELETE /control/reject                           accept every token again
+          POST   /control/unavailable {"status"?:503,"retry_after"?,"count"?}   fail every push
+          DELETE /control/unavailable                      end the outage
+          POST   /control/delay {"milliseconds": N}        answer pushes late (0: on time)
+          GET    /control                                  the controls in force
+          DELETE /control                                  clear every control
+          GET    /stats                                    request counts, in-flight high-water mark
+          GET    /healthz                                  200
+
+        """
+
+    func control(_ request: HTTPRequest, path: String) -> HTTPResponse {
+        switch (request.method, path) {
+        case ("GET", "/"), ("HEAD", "/"):
+            var response = HTTPResponse(status: 200, body: Array(Self.index.utf8))
+            response.headers.add("content-type", "text/plain; charset=utf-8")
+            return response
+        case ("GET", "/healthz"):
+            return Self.json(200, .object([("status", "ok")]))
+        case ("GET", "/deliveries"):
+            return listDeliveries(request)
+        case ("DELETE", "/deliveries"):
+            clearDeliveries()
+            return HTTPResponse(status: 204)
+        case ("GET", "/stats"):
+            let s = state.withLock { s in (s.requests, s.accepted, s.refused, s.inFlight, s.maxInFlight) }
+            return Self.json(200, .object([
+                ("requests", .number(Double(s.0))), ("accepted", .number(Double(s.1))), ("refused", .number(Double(s.2))),
+                ("in_flight", .number(Double(s.3))), ("max_in_flight", .number(Double(s.4))),
+            ]))
+        case ("GET", "/control"):
+            return Self.json(200, controlsJSON(controls))
+        case ("DELETE", "/control"):
+            resetControls()
+            return HTTPResponse(status: 204)
+        case ("POST", "/control/reject"):
+            return postReject(request)
+        case ("DELETE", "/control/reject"):
+            state.withLock { $0.controls.clearRejections() }
+            return HTTPResponse(status: 204)
+        case ("POST", "/control/unavailable"):
+            return postUnavailable(request)
+        case ("DELETE", "/control/unavailable"):
+            state.withLock { $0.controls.clearOutage() }
+            return HTTPResponse(status: 204)
+        case ("POST", "/control/delay"):
+            return postDelay(request)
+        default:
+            let known = ["/", "/healthz", "/deliveries", "/stats", "/control", "/control/reject",
+                         "/control/unavailable", "/control/delay"]
+            if known.contains(path) {
+                return Self.problem(405, "Method Not Allowed", "\(request.method) is not allowed on \(path); see GET /")
+            }
+            return Self.problem(404, "Not Found", "no endpoint \(path); see GET / for the list")
+        }
+    }
+
+    func listDeliveries(_ request: HTTPRequest) -> HTTPResponse {
+        var items = state.withLock { ($0.log.all, $0.log.total, $0.log.dropped) }
+        if let token = request.query("token") { items.0 = items.0.filter { $0.token == token } }
+        if let p = request.query("provider") {
+            guard let provider = PushProvider(rawValue: p) else {
+                return Self.problem(400, "Bad Request", "provider must be apns or fcm")
+            }
+            items.0 = items.0.filter { $0.provider == provider }
+        }
+        if let l = request.query("limit") {
+            guard let limit = Int(l), limit >= 0 else { return Self.problem(400, "Bad Request", "limit must be a whole number") }
+            items.0 = Array(items.0.suffix(limit))
+        }
+        return Self.json(200, .object([
+            ("deliveries", .array(items.0.map(\.json))),
+            ("total", .number(Double(items.1))),
+            ("dropped", .number(Double(items.2))),
+        ]))
+    }
+
+    func postReject(_ request: HTTPRequest) -> HTTPResponse {
+        let body: JSONObject
+        switch Self.object(request.body) { case .success(let o): body = o; case .failure(let p): return p.response }
+        guard let token = body["token"]?.stringValue, !token.isEmpty else {
+            return Self.problem(422, "Unprocessable Content", "token (a non-empty string) is required")
+        }
+        guard let status = body["status"]?.intValue, (400...599).contains(status) else {
+            return Self.problem(422, "Unprocessable Content", "status must be an error status from 400 to 599, e.g. 410")
+        }
+        var reason: String?
+        if let r = body["reason"], !r.isNull {
+            guard let text = r.stringValue else { return Self.problem(400, "Bad Request", "reason must be a string") }
+            reason = text
+        }
+        let count: Int?
+        switch Self.count(body) { case .success(let c): count = c; case .failure(let p): return p.response }
+        reject(token: token, status: status, reason: reason, count: count)
+        return HTTPResponse(status: 204)
+    }
+
+    func postUnavailable(_ request: HTTPRequest) -> HTTPResponse {
+        let body: JSONObject
+        switch Self.object(request.body.isEmpty ? Array("{}".utf8) : request.body) {
+        case .success(let o): body = o
+        case .failure(let p): return p.response
+        }
+        var status = 503
+        if let s = body["status"] {
+            guard let v = s.intValue, v == 429 || (500...599).contains(v) else {
+                return Self.problem(422, "Unprocessable Content", "status must be 429 or 5xx")
+            }
+            status = v
+        }
+        var retryAfter: Int?
+        if let r = body["retry_after"], !r.isNull {
+            guard let v = r.intValue, v >= 0 else { return Self.problem(422, "Unprocessable Content", "retry_after is whole seconds") }
+            retryAfter = v
+        }
+        let count: Int?
+        switch Self.count(body) { case .success(let c): count = c; case .failure(let p): return p.response }
+        setUnavailable(status: status, retryAfterSeconds: retryAfter, count: count)
+        return HTTPResponse(status: 204)
+    }
+
+    func postDelay(_ request: HTTPRequest) -> HTTPResponse {
+        let body: JSONObject
+        switch Self.object(request.body) { case .success(let o): body = o; case .failure(let p): return p.response }
+        guard let ms = body["milliseconds"]?.intValue, (0...600_000).contains(ms) else {
+            return Self.problem(422, "Unprocessable Content", "milliseconds must be a whole number from 0 to 600000")
+        }
+        setDelay(milliseconds: ms)
+        return HTTPResponse(status: 204)
+    }
+
+    func controlsJSON(_ c: GatewayControls) -> JSON {
+        let rejections = c.rejections.sorted { $0.key < $1.key }.map { token, r -> JSON in
+            var pairs: [(String, JSON)] = [("token", .string(token)), ("status", .number(Double(r.status)))]
+            if let reason = r.reason { pairs.append(("reason", .string(reason))) }
+            if let n = r.remaining { pairs.append(("count", .number(Double(n)))) }
+            return .object(pairs)
+        }
+        var outage: JSON = .null
+        if let o = c.outage {
+            var pairs: [(String, JSON)] = [("status", .number(Double(o.status)))]
+            if let r = o.retryAfterSeconds { pairs.append(("retry_after", .number(Double(r)))) }
+            if let n = o.remaining { pairs.append(("count", .number(Double(n)))) }
+            outage = .object(pairs)
+        }
+        return .object([("rejections", .array(rejections)), ("unavailable", outage),
+                        ("delay_milliseconds", .number(Double(c.delayMilliseconds)))])
+    }
+
+    static func object(_ bytes: [UInt8]) -> Result<JSONObject, ProblemResponse> {
+        do {
+            guard let o = try JSON.parse(bytes).objectValue else {
+                return .failure(ProblemResponse(problem(400, "Bad Request", "the body must be a JSON object")))
+            }
+            return .success(o)
+        } catch {
+            return .failure(ProblemResponse(problem(400, "Bad Request", "malformed JSON: \(error.description)")))
+        }
+    }
+
+    static func count(_ body: JSONObject) -> Result<Int?, ProblemResponse> {
+        guard let c = body["count"], !c.isNull else { return .success(nil) }
+        guard let n = c.intValue, n >= 1 else {
+            return .failure(ProblemResponse(problem(422, "Unprocessable Content", "count must be a whole number of at least 1")))
+        }
+        return .success(n)
+    }
+
+    static func json(_ status: Int, _ value: JSON) -> HTTPResponse {
+        var response = HTTPResponse(status: status, body: value.serialized())
+        response.headers.add("content-type", "application/json")
+        return response
+    }
+
+    static func problem(_ status: Int, _ title: String, _ detail: String) -> HTTPResponse {
+        var response = HTTPResponse(status: status, body: JSON.object([
+            ("title", .string(title)), ("status", .number(Double(status))), ("detail", .string(detail)),
+        ]).serialized())
+        response.headers.add("content-type", "application/problem+json")
+        return response
+    }
+}
+
+/// An error answer carried through `Result` (HTTPResponse is not an Error).
+struct ProblemResponse: Error {
+    let response: HTTPResponse
+    init(_ response: HTTPResponse) { self.response = response }
+}

@@ -1,0 +1,222 @@
+import Clock
+import HTTP
+import JSON
+import Synchronization
+
+/// A stand-in for APNs and FCM: a ``Responder`` that checks push requests the way the
+/// providers do, records what it accepts, and can be told to misbehave.
+///
+/// Host it with `HTTPServer` on any port (h2c and HTTP/1.1), or call `respond(to:reply:)`
+/// directly. `lerix-mock push-gateway` is this type on a port.
+///
+/// Endpoints:
+/// - `POST /3/device/<hex token>`: APNs (``APNsValidator``). 200 with `apns-id`, or APNs's
+///   `{"reason": "…"}` (BadDeviceToken, MissingTopic, InvalidPushType, BadPriority,
+///   PayloadEmpty, 413 PayloadTooLarge, 410 Unregistered, 503 ServiceUnavailable, …).
+/// - `POST /v1/projects/<project>/messages:send`: FCM v1 (``FCMValidator``). 200
+///   `{"name": "projects/<p>/messages/<n>"}`, or Google's `{"error": {"code", "message",
+///   "status", "details": [{"@type": "…FcmError", "errorCode"}]}}`.
+/// - `GET /deliveries[?token=&provider=apns|fcm&limit=N]` → `{"deliveries": [...], "total": N,
+///   "dropped": N}` (oldest first; the log keeps the most recent `maxRecordedDeliveries`).
+///   `DELETE /deliveries` clears the log and the counters of `GET /stats`.
+/// - `POST /control/reject {"token": "…", "status": 410, "reason"?: "…", "count"?: N}`: answer
+///   that token's requests with that status in the provider's form (FCM 404 is `UNREGISTERED`).
+///   `DELETE /control/reject` clears every token rejection.
+/// - `POST /control/unavailable {"status"?: 503, "retry_after"?: S, "count"?: N}`: answer every
+///   provider request with that status (429 or 5xx), with `Retry-After` when given, for N requests
+///   or until `DELETE /control/unavailable`.
+/// - `POST /control/delay {"milliseconds": N}`: answer provider requests N ms late (0 clears).
+/// - `GET /control` shows the controls; `DELETE /control` clears them all.
+/// - `GET /stats` → `{"requests", "accepted", "refused", "in_flight", "max_in_flight"}`.
+/// - `GET /healthz` → 200; `GET /` → this list as text.
+///
+/// ```swift
+/// let gateway = PushGateway(scheduler: SystemScheduler())
+/// gateway.setDeliveryHandler { delivery in devices[delivery.token]?.wake() }
+/// gateway.reject(token: "ab12…", status: 410)
+/// let server = try HTTPServer(host: "127.0.0.1", port: 0, responder: gateway)
+/// ```
+public final class PushGateway: Responder, Sendable {
+    struct State: Sendable {
+        var controls = GatewayControls()
+        var log: DeliveryLog
+        var requests = 0
+        var accepted = 0
+        var refused = 0
+        var inFlight = 0
+        var maxInFlight = 0
+        var nextMessage: UInt64 = 1
+        var handler: (@Sendable (GatewayDelivery) -> Void)?
+    }
+
+    let scheduler: any Scheduler
+    let state: Mutex<State>
+
+    /// - Parameters:
+    ///   - scheduler: the time deliveries are stamped with, and the clock delayed answers wait on.
+    ///   - maxRecordedDeliveries: how many of the latest deliveries `GET /deliveries` keeps.
+    public init(scheduler: any Scheduler, maxRecordedDeliveries: Int = 1_000_000) {
+        self.scheduler = scheduler
+        self.state = Mutex(State(log: DeliveryLog(capacity: maxRecordedDeliveries)))
+    }
+
+    // MARK: In-process API (the same controls as the HTTP endpoints)
+
+    /// Called once per accepted delivery, on the thread that handled the request, outside any lock.
+    public func setDeliveryHandler(_ handler: (@Sendable (GatewayDelivery) -> Void)?) {
+        state.withLock { $0.handler = handler }
+    }
+
+    public func reject(token: String, status: Int, reason: String? = nil, count: Int? = nil) {
+        state.withLock { $0.controls.reject(token: token, status: status, reason: reason, count: count) }
+    }
+
+    public func setUnavailable(status: Int = 503, retryAfterSeconds: Int? = nil, count: Int? = nil) {
+        state.withLock { $0.controls.setOutage(status: status, retryAfterSeconds: retryAfterSeconds, count: count) }
+    }
+
+    public func setDelay(milliseconds: Int) {
+        state.withLock { $0.controls.delayMilliseconds = max(0, milliseconds) }
+    }
+
+    public func resetControls() { state.withLock { $0.controls.reset() } }
+
+    public var controls: GatewayControls { state.withLock { $0.controls } }
+
+    /// Accepted deliveries still in the log, oldest first.
+    public var deliveries: [GatewayDelivery] { state.withLock { $0.log.all } }
+
+    /// Deliveries accepted since the last clear (including those the log no longer holds).
+    public var deliveredCount: Int { state.withLock { $0.log.total } }
+
+    /// The most provider requests ever being answered at once (a delayed one counts until answered).
+    public var maxInFlight: Int { state.withLock { $0.maxInFlight } }
+
+    public func clearDeliveries() {
+        state.withLock {
+            $0.log.clear()
+            $0.requests = 0
+            $0.accepted = 0
+            $0.refused = 0
+            $0.maxInFlight = $0.inFlight
+        }
+    }
+
+    // MARK: Responder
+
+    public func respond(to request: HTTPRequest, reply: @escaping @Sendable (HTTPReply) -> Void) {
+        let path = request.path
+        let provider: PushProvider? = path.hasPrefix("/3/") ? .apns : path.hasPrefix("/v1/") ? .fcm : nil
+        guard let provider else {
+            reply(.response(control(request, path: path)))
+            return
+        }
+        let delay = state.withLock { s -> Int in
+            s.requests += 1
+            s.inFlight += 1
+            s.maxInFlight = max(s.maxInFlight, s.inFlight)
+            return s.controls.delayMilliseconds
+        }
+        let finish: @Sendable (HTTPResponse) -> Void = { [self] response in
+            state.withLock { $0.inFlight -= 1 }
+            reply(.response(response))
+        }
+        if delay > 0 {
+            scheduler.schedule(at: scheduler.now.adding(milliseconds: Int64(delay))) { [self] in
+                finish(answer(request, provider: provider))
+            }
+        } else {
+            finish(answer(request, provider: provider))
+        }
+    }
+
+    /// The provider's answer to one push request; records it when accepted.
+    func answer(_ request: HTTPRequest, provider: PushProvider) -> HTTPResponse {
+        if let outage = state.withLock({ $0.controls.takeOutage() }) {
+            var response = provider == .apns
+                ? APNsError(status: outage.status, reason: APNsError.defaultReason(status: outage.status)).response()
+                : FCMError.forStatus(outage.status).response()
+            if let after = outage.retryAfterSeconds { response.headers.add("retry-after", String(after)) }
+            state.withLock { $0.refused += 1 }
+            return response
+        }
+        let now = scheduler.now
+        let delivery: GatewayDelivery
+        let apnsID: String?
+        switch provider {
+        case .apns:
+            switch APNsValidator.validate(request) {
+            case .failure(let error):
+                state.withLock { $0.refused += 1 }
+                return error.response(apnsID: request.headers["apns-id"])
+            case .success(let push):
+                apnsID = push.apnsID
+                delivery = GatewayDelivery(provider: .apns, token: push.token, at: now, topic: push.topic,
+                                           priority: String(push.priority), body: request.body)
+            }
+        case .fcm:
+            switch FCMValidator.validate(request) {
+            case .failure(let error):
+                state.withLock { $0.refused += 1 }
+                return error.response()
+            case .success(let push):
+                apnsID = nil
+                delivery = GatewayDelivery(provider: .fcm, token: push.token, at: now, project: push.project,
+                                           priority: push.androidPriority, body: request.body)
+            }
+        }
+        let (rejection, handler, message) = state.withLock { s -> (GatewayControls.Rejection?, (@Sendable (GatewayDelivery) -> Void)?, UInt64) in
+            if let r = s.controls.takeRejection(for: delivery.token) {
+                s.refused += 1
+                return (r, nil, 0)
+            }
+            s.accepted += 1
+            s.log.append(delivery)
+            let n = s.nextMessage
+            s.nextMessage += 1
+            return (nil, s.handler, n)
+        }
+        if let rejection {
+            switch provider {
+            case .apns:
+                return APNsError(status: rejection.status, reason: rejection.reason ?? APNsError.defaultReason(status: rejection.status))
+                    .response(timestampMilliseconds: now.millisecondsSinceEpoch, apnsID: apnsID)
+            case .fcm:
+                return FCMError.forStatus(rejection.status, message: rejection.reason).response()
+            }
+        }
+        handler?(delivery)
+        switch provider {
+        case .apns:
+            var response = HTTPResponse(status: 200)
+            response.headers.add("apns-id", apnsID ?? Self.uuid(message))
+            return response
+        case .fcm:
+            var response = HTTPResponse(status: 200, body: Array(#"{"name":"projects/"#.utf8)
+                + JSON.string(delivery.project ?? "").serialized().dropFirst().dropLast()
+                + Array("/messages/\(message)\"}".utf8))
+            response.headers.add("content-type", "application/json; charset=UTF-8")
+            return response
+        }
+    }
+
+    /// A UUID-shaped id from a counter: unique per gateway, cheap, and stable in tests.
+    static func uuid(_ n: UInt64) -> String {
+        let hex = Array("0123456789abcdef".utf8)
+        var digits = [UInt8](repeating: UInt8(ascii: "0"), count: 32)
+        var v = n
+        var i = 31
+        while v > 0 && i >= 0 {
+            digits[i] = hex[Int(v & 15)]
+            v >>= 4
+            i -= 1
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(36)
+        for (k, d) in digits.enumerated() {
+            if k == 8 || k == 12 || k == 16 || k == 20 { out.append(UInt8(ascii: "-")) }
+            out.append(d)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,83 @@
+import HTTP
+import Testing
+@testable import Push
+
+@Suite struct RequestBuilderTests {
+    @Test func apnsRequestMatchesTheContractByteForByte() {
+        let token = "3f1a9c0e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a"
+        let request = APNsRequest.silentPush(token: token, topic: "dev.lerix.demo")
+        #expect(request.method == "POST")
+        #expect(request.target == "/3/device/" + token)
+        #expect(request.headers.fields.map { "\($0.name): \($0.value)" } == [
+            "apns-push-type: background", "apns-priority: 5", "apns-topic: dev.lerix.demo",
+        ])
+        #expect(String(decoding: request.body, as: UTF8.self)
+            == #"{"aps":{"content-available":1},"lerix":{"kind":"release_control"}}"#)
+    }
+
+    @Test func fcmRequestMatchesTheContractByteForByte() {
+        let request = FCMRequest.silentPush(token: "fcm-token-1", project: "demo")
+        #expect(request.method == "POST")
+        #expect(request.target == "/v1/projects/demo/messages:send")
+        #expect(request.headers["content-type"] == "application/json")
+        #expect(String(decoding: request.body, as: UTF8.self)
+            == #"{"message":{"token":"fcm-token-1","data":{"lerix":"release_control"},"android":{"priority":"high"}}}"#)
+    }
+
+    @Test func fcmBodyEscapesTheTokenAsJSON() {
+        let body = String(decoding: FCMRequest.body(token: "a\"b\\c"), as: UTF8.self)
+        #expect(body == #"{"message":{"token":"a\"b\\c","data":{"lerix":"release_control"},"android":{"priority":"high"}}}"#)
+    }
+
+    @Test func tokensAndProjectsArePercentEncodedInThePathOnlyWhenNeeded() {
+        #expect(APNsRequest.silentPush(token: "ab/cd ef", topic: "t").target == "/3/device/ab%2Fcd%20ef")
+        #expect(FCMRequest.silentPush(token: "x", project: "my project").target == "/v1/projects/my%20project/messages:send")
+    }
+
+    @Test func aGatewayPathPrefixGoesBeforeEveryPath() {
+        #expect(APNsRequest.silentPush(token: "ab", topic: "t", pathPrefix: "/apns").target == "/apns/3/device/ab")
+    }
+
+    @Test func platformsMapToTheirProvider() {
+        #expect(PushProvider.serving(platform: "ios") == .apns)
+        #expect(PushProvider.serving(platform: "macos") == .apns)
+        #expect(PushProvider.serving(platform: "android") == .fcm)
+        #expect(PushProvider.serving(platform: "web") == nil)
+    }
+}
+
+@Suite struct GatewayURLTests {
+    @Test func parsesHostPortAndPrefix() throws {
+        let url = try GatewayURL(parsing: "http://127.0.0.1:9443/base/")
+        #expect(url.host == "127.0.0.1")
+        #expect(url.port == 9443)
+        #expect(url.pathPrefix == "/base")
+        #expect(url.authority == "127.0.0.1:9443")
+    }
+
+    @Test func defaultsToPort80AndAcceptsIPv6() throws {
+        #expect(try GatewayURL(parsing: "http://gateway").port == 80)
+        let v6 = try GatewayURL(parsing: "http://[::1]:8081")
+        #expect(v6.host == "::1")
+        #expect(v6.port == 8081)
+        #expect(v6.authority == "[::1]:8081")
+    }
+
+    @Test func refusesHTTPSSayingWhy() {
+        #expect(throws: GatewayURLError.self) { try GatewayURL(parsing: "https://api.push.apple.com") }
+        do {
+            _ = try GatewayURL(parsing: "https://api.push.apple.com")
+        } catch {
+            #expect(error.description.contains("https is not supported"))
+            #expect(error.description.contains("h2c"))
+        }
+    }
+
+    @Test func refusesOtherSchemesAndBadPorts() {
+        #expect(throws: GatewayURLError.self) { try GatewayURL(parsing: "ftp://x") }
+        #expect(throws: GatewayURLError.self) { try GatewayURL(parsing: "http://x:99999") }
+        #expect(throws: GatewayURLError.self) { try GatewayURL(parsing: "http://x:abc") }
+        #expect(throws: GatewayURLError.self) { try GatewayURL(parsing: "http://:80") }
+        #expect(throws: GatewayURLError.self) { try GatewayURL(parsing: "http://x/?q=1") }
+    }
+}
