@@ -5,6 +5,7 @@ import Glibc
 #endif
 
 let commands: [any CLICommand.Type] = [
+    ServeCommand.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -1,0 +1,158 @@
+import Clock
+import Dispatch
+import HTTPServer
+import MockServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `lerix-mock serve`: the mock backend on one port (HTTP/1.1 and h2c).
+enum ServeCommand: CLICommand {
+    static let name = "serve"
+    static let summary = "run the mock Lerix backend (HTTP/1.1 and h2c on one port)"
+    static let usage = """
+        usage: lerix-mock serve [OPTIONS]
+
+        Runs the mock Lerix backend. With no options: 127.0.0.1:8080, one project "demo", no rules,
+        state in memory, the system clock. The first line on stdout is `listening on http://HOST:PORT`;
+        one line per request goes to stderr unless --quiet.
+
+        options:
+          --host HOST            address to listen on (default 127.0.0.1)
+          --port N               port (default 8080; 0 picks a free port)
+          --config FILE          seed projects, rules and push tokens (JSON or YAML)
+          --state FILE           durable state in SQLite (a new file is seeded from --config)
+          --clock system|manual  the server's clock (default system); manual moves only via POST /admin/clock
+          --start-time T         the manual clock's start, RFC 3339 (default: now)
+          --apns-gateway URL     deliver pushes for ios/macos tokens to this APNs-style gateway (http:// = h2c)
+          --fcm-gateway URL      deliver pushes for android tokens to this FCM-style gateway (http:// = h2c)
+          --admin-token TOKEN    /admin requires `Authorization: Bearer TOKEN`
+          --quiet                no per-request log lines
+        """
+
+    static let parser = ArgumentParser(
+        valued: ["--host", "--port", "--config", "--state", "--clock", "--start-time",
+                 "--apns-gateway", "--fcm-gateway", "--admin-token"],
+        flags: ["--quiet"])
+
+    /// What the flags say, checked before anything starts.
+    struct Settings {
+        var host = "127.0.0.1"
+        var port = 8080
+        var configPath: String?
+        var statePath: String?
+        var manualClock = false
+        var startTime: Instant?
+        var apnsGateway: String?
+        var fcmGateway: String?
+        var adminToken: String?
+        var quiet = false
+
+        init(_ arguments: [String]) throws(ArgumentParser.Failure) {
+            let parsed = try ServeCommand.parser.parse(arguments)
+            if let extra = parsed.positional.first {
+                throw ArgumentParser.Failure(description: "unexpected argument '\(extra)'")
+            }
+            host = parsed.value("--host") ?? host
+            if let text = parsed.value("--port") {
+                guard let value = Int(text), (0...65_535).contains(value) else {
+                    throw ArgumentParser.Failure(description: "--port needs a number from 0 to 65535, not '\(text)'")
+                }
+                port = value
+            }
+            switch parsed.value("--clock") ?? "system" {
+            case "system": manualClock = false
+            case "manual": manualClock = true
+            case let other:
+                throw ArgumentParser.Failure(description: "--clock is 'system' or 'manual', not '\(other)'")
+            }
+            if let text = parsed.value("--start-time") {
+                guard let instant = Instant(rfc3339: text) else {
+                    throw ArgumentParser.Failure(description: "--start-time needs an RFC 3339 time like 2026-12-02T11:00:00.000Z, not '\(text)'")
+                }
+                guard manualClock else {
+                    throw ArgumentParser.Failure(description: "--start-time only applies with --clock manual")
+                }
+                startTime = instant
+            }
+            configPath = parsed.value("--config")
+            statePath = parsed.value("--state")
+            apnsGateway = parsed.value("--apns-gateway")
+            fcmGateway = parsed.value("--fcm-gateway")
+            if let token = parsed.value("--admin-token") {
+                guard !token.isEmpty else { throw ArgumentParser.Failure(description: "--admin-token must not be empty") }
+                adminToken = token
+            }
+            quiet = parsed.flag("--quiet")
+        }
+    }
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let settings: Settings
+        do {
+            settings = try Settings(arguments)
+        } catch {
+            CLI.printError("lerix-mock serve: \(error)\nrun `lerix-mock serve --help` for the options")
+            return 2
+        }
+        do {
+            let running = try start(settings)
+            CLI.printOut("listening on http://\(display(host: settings.host)):\(running.port)")
+            stopOnSignals(running.server)
+            dispatchMain()
+        } catch {
+            CLI.printError("lerix-mock serve: \(error)")
+            return 1
+        }
+    }
+
+    struct Running {
+        let server: HTTPServer
+        let port: Int
+    }
+
+    static func start(_ settings: Settings) throws -> Running {
+        var options = MockServerOptions()
+        if let path = settings.configPath {
+            options.seed = try ConfigFile.load(path: path)
+        }
+        let system = SystemScheduler()
+        options.clock = settings.manualClock
+            ? .manual(ManualScheduler(now: settings.startTime ?? system.now))
+            : .system(system)
+        options.adminToken = settings.adminToken
+        options.log = { line in CLI.printError(line) }
+        options.store = try ServeWiring.store(statePath: settings.statePath)
+        options.pushSink = try ServeWiring.pushSink(apns: settings.apnsGateway, fcm: settings.fcmGateway,
+                                                    log: options.log)
+        let app = try MockServer(options: options)
+        let log: (@Sendable (RequestLogEntry) -> Void)? = settings.quiet ? nil : { entry in CLI.printError(entry.line) }
+        let server = HTTPServer(configuration: .init(host: settings.host, port: settings.port), responder: app, log: log)
+        let port = try server.start()
+        return Running(server: server, port: port)
+    }
+
+    /// IPv6 literals need brackets in a URL.
+    static func display(host: String) -> String {
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    }
+
+    /// SIGTERM and SIGINT stop accepting, let in-flight requests finish, then exit 0.
+    static func stopOnSignals(_ server: HTTPServer) {
+        for signalNumber in [SIGTERM, SIGINT] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
+            source.setEventHandler {
+                server.stop(graceful: true) { exit(0) }
+            }
+            source.resume()
+            SignalSources.keep(source)
+        }
+    }
+}
+
+/// Signal sources must outlive `run`; they live for the process.
+enum SignalSources {
+    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+    static func keep(_ source: DispatchSourceSignal) { sources.append(source) }
+}
