@@ -126,7 +126,10 @@ enum ServeCommand: CLICommand {
         options.pushSink = try ServeWiring.pushSink(apns: settings.apnsGateway, fcm: settings.fcmGateway,
                                                     log: options.log)
         let app = try MockServer(options: options)
-        let log: (@Sendable (RequestLogEntry) -> Void)? = settings.quiet ? nil : { entry in CLI.printError(entry.line) }
+        var log: (@Sendable (RequestLogEntry) -> Void)? = nil
+        if !settings.quiet {
+            log = { entry in CLI.printError(entry.line) }
+        }
         let server = HTTPServer(configuration: .init(host: settings.host, port: settings.port), responder: app, log: log)
         let port = try server.start()
         return Running(server: server, port: port)
