@@ -122,7 +122,7 @@ enum ServeCommand: CLICommand {
             : .system(system)
         options.adminToken = settings.adminToken
         options.log = { line in CLI.printError(line) }
-        options.store = try ServeWiring.store(statePath: settings.statePath)
+        (options.store, options.seed) = try ServeWiring.store(statePath: settings.statePath, seed: options.seed)
         options.pushSink = try ServeWiring.pushSink(apns: settings.apnsGateway, fcm: settings.fcmGateway,
                                                     log: options.log)
         let app = try MockServer(options: options)

@@ -1,4 +1,5 @@
 import MockServer
+import Persistence
 
 /// Chooses the store and push sink behind `serve`'s flags. Kept apart from flag parsing so
 /// each backend's construction (and its error message) stays in one place.
@@ -7,9 +8,12 @@ enum ServeWiring {
         let description: String
     }
 
-    static func store(statePath: String?) throws -> any StateStore {
-        guard let statePath else { return MemoryStateStore(keepsEvents: false) }
-        throw Unavailable(description: "--state \(statePath): durable state is not built into this binary yet")
+    /// The store and the seed `POST /admin/reset` returns to. An existing `--state` file keeps
+    /// the seed it was created with; a new one is created from `seed` (the `--config` contents).
+    static func store(statePath: String?, seed: StateSnapshot) throws -> (store: any StateStore, seed: StateSnapshot) {
+        guard let statePath else { return (MemoryStateStore(keepsEvents: false), seed) }
+        let store = try SQLiteStateStore.open(path: statePath, seed: seed)
+        return (store, store.seed)
     }
 
     static func pushSink(apns: String?, fcm: String?, log: @escaping @Sendable (String) -> Void) throws -> any PushSink {
