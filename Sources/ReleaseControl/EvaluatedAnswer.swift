@@ -75,12 +75,18 @@ public struct EvaluatedAnswer: Sendable {
     /// The 200 body per the contract, fields in its order:
     /// `project, server_time, lifetime, required_update, optional_update, maintenance, sdk_switch`.
     public func body(project: String, serverTime: Instant) -> [UInt8] {
+        body(project: project, serverTimeText: serverTime.rfc3339)
+    }
+
+    /// The same body with the server time already formatted (`Instant.rfc3339`), for a
+    /// caller that formats it once for the `Lerix-Server-Time` header too: formatting the
+    /// time is most of the cost of a body.
+    public func body(project: String, serverTimeText: String) -> [UInt8] {
         let head = project == self.project ? headBytes : Self.head(projectBytes: JSON.string(project).serialized())
-        let time = serverTime.rfc3339.utf8
         var out: [UInt8] = []
         out.reserveCapacity(head.count + 24 + tailBytes.count)
         out.append(contentsOf: head)
-        out.append(contentsOf: time)
+        out.append(contentsOf: serverTimeText.utf8)
         out.append(contentsOf: tailBytes)
         return out
     }

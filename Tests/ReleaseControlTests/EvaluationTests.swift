@@ -206,3 +206,11 @@ import Testing
         #expect(p.evaluate(Fixture.device(.ios), now: Fixture.t0).maintenanceRules == ["r2", "r3", "r1"])
     }
 }
+
+@Suite struct PreformattedTimeBodyTests {
+    @Test func bodyWithPreformattedTimeEqualsTheInstantForm() throws {
+        let answer = try Fixture.project([#"{"type":"optional_update","below":"2.0"}"#]).evaluate(Fixture.device(.ios, "1.0"), now: Fixture.t0)
+        let at = Fixture.t0.adding(milliseconds: 1234)
+        #expect(answer.body(project: "demo", serverTimeText: at.rfc3339) == answer.body(project: "demo", serverTime: at))
+    }
+}
