@@ -80,7 +80,7 @@ extension HTTP2ServerSession {
         }
         var headers = stream.headers
         if !stream.authority.isEmpty && !headers.contains("Host") {
-            headers = HTTPHeaders([("Host", stream.authority)] + headers.fields.map { ($0.name, $0.value) })
+            headers.add("Host", stream.authority)
         }
         let target = stream.path.isEmpty ? stream.authority : stream.path
         let request = HTTPRequest(method: stream.method, target: target, version: .http2, headers: headers, body: stream.body)

@@ -17,16 +17,25 @@ struct HeaderBlock {
     @discardableResult
     mutating func add(_ name: String, _ value: String) -> Bool {
         let start = storage.count
-        for b in name.utf8 {
-            guard Self.isTokenByte(b) else { storage.removeSubrange(start...); return false }
-            storage.append(b >= 65 && b <= 90 ? b + 32 : b)
+        var name = name
+        var value = value
+        let nameOK = name.withUTF8 { bytes -> Bool in
+            guard !bytes.isEmpty else { return false }
+            for b in bytes where !Self.isTokenByte(b) { return false }
+            storage.append(contentsOf: bytes)
+            return true
         }
+        guard nameOK else { return false }
         let nameCount = storage.count - start
-        guard nameCount > 0 else { return false }
-        for b in value.utf8 {
-            guard b != 0, b != 10, b != 13 else { storage.removeSubrange(start...); return false }
-            storage.append(b)
+        storage.withUnsafeMutableBufferPointer { buf in
+            for i in start ..< start + nameCount where buf[i] >= 65 && buf[i] <= 90 { buf[i] += 32 }
         }
+        let valueOK = value.withUTF8 { bytes -> Bool in
+            for b in bytes where b == 0 || b == 10 || b == 13 { return false }
+            storage.append(contentsOf: bytes)
+            return true
+        }
+        guard valueOK else { storage.removeSubrange(start...); return false }
         spans.append((start, nameCount, storage.count - start - nameCount))
         return true
     }
@@ -36,7 +45,14 @@ struct HeaderBlock {
         let start = storage.count
         storage.append(contentsOf: name.utf8)
         let nameCount = storage.count - start
-        for b in value.utf8 where b != 0 && b != 10 && b != 13 { storage.append(b) }
+        var value = value
+        value.withUTF8 { bytes in
+            if bytes.allSatisfy({ $0 != 0 && $0 != 10 && $0 != 13 }) {
+                storage.append(contentsOf: bytes)
+            } else {
+                for b in bytes where b != 0 && b != 10 && b != 13 { storage.append(b) }
+            }
+        }
         spans.append((start, nameCount, storage.count - start - nameCount))
     }
 
@@ -73,13 +89,18 @@ struct HeaderBlock {
 
     /// Header names HTTP/2 forbids (RFC 9113 §8.2.2): connection-specific fields.
     static func isConnectionSpecific(_ name: String) -> Bool {
-        HTTPHeadersNames.connectionSpecific.contains { HTTPHeadersNames.equal($0, name) }
+        switch name.utf8.count {
+        case 7: return HTTPHeadersNames.equal("upgrade", name)
+        case 10: return HTTPHeadersNames.equal("connection", name) || HTTPHeadersNames.equal("keep-alive", name)
+        case 14: return HTTPHeadersNames.equal("http2-settings", name)
+        case 16: return HTTPHeadersNames.equal("proxy-connection", name)
+        case 17: return HTTPHeadersNames.equal("transfer-encoding", name)
+        default: return false
+        }
     }
 }
 
 enum HTTPHeadersNames {
-    static let connectionSpecific = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "http2-settings"]
-
     static func equal(_ lower: String, _ other: String) -> Bool {
         var a = lower.utf8.makeIterator(), b = other.utf8.makeIterator()
         while true {
