@@ -1,7 +1,7 @@
 extension HTTPServer {
-    /// The HTTP/2 plug-in for a new server; nil while the server speaks HTTP/1.1 only.
-    /// The HTTP/2 work replaces this body (see ``HTTP2ConnectionFactory``).
+    /// The HTTP/2 plug-in for a new server: h2c by prior knowledge and by `Upgrade: h2c`
+    /// on the same port as HTTP/1.1 (see ``HTTP2ConnectionFactory`` and ``HTTP2Handler``).
     static func makeHTTP2Factory(_ configuration: Configuration) -> (any HTTP2ConnectionFactory)? {
-        nil
+        HTTP2HandlerFactory()
     }
 }
