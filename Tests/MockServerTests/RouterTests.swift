@@ -1,0 +1,101 @@
+import JSON
+@testable import MockServer
+import Testing
+
+@Suite struct RouterTests {
+    @Test func unknownPathIs404ProblemJSON() throws {
+        let h = try Harness()
+        let response = h.get("/nope")
+        #expect(response.status == 404)
+        #expect(response.header("Content-Type") == "application/problem+json")
+        #expect(response["status"] == 404)
+        #expect(response["title"] == "Not Found")
+        #expect(response["detail"]?.stringValue?.contains("/nope") == true)
+    }
+
+    @Test func knownPathWithOtherMethodIs405WithAllow() throws {
+        let h = try Harness()
+        let response = h.call("PATCH", "/admin/projects/demo/rules")
+        #expect(response.status == 405)
+        #expect(response.header("Allow") == "GET, HEAD, POST")
+        #expect(response.header("Content-Type") == "application/problem+json")
+        #expect(h.call("POST", "/healthz").header("Allow") == "GET, HEAD")
+    }
+
+    @Test func headIsServedByGetWithoutBody() throws {
+        let h = try Harness()
+        let response = h.call("HEAD", "/v1/projects/demo/release-control?platform=ios")
+        #expect(response.status == 200)
+        #expect(response.raw.body.isEmpty)
+        #expect(response.header("ETag") != nil)
+    }
+
+    @Test func healthzAndIndexAnswerPlainText() throws {
+        let h = try Harness()
+        #expect(h.get("/healthz").status == 200)
+        let index = h.get("/")
+        #expect(index.status == 200)
+        #expect(index.header("Content-Type")?.hasPrefix("text/plain") == true)
+        for route in Router.standard.routes {
+            #expect(index.text.contains(route.method + " " + route.pattern), "index lists \(route.method) \(route.pattern)")
+        }
+    }
+
+    @Test func percentEncodedSegmentsAreDecodedOnce() throws {
+        let h = try Harness()
+        #expect(h.put("/admin/projects/my%2Dapp", "").status == 201)
+        #expect(h.get("/admin/projects/my-app")["key"] == "my-app")
+    }
+
+    @Test func openAPIDocumentsEveryRouteOfTheRouter() throws {
+        let h = try Harness()
+        let response = h.get("/openapi.json")
+        #expect(response.status == 200)
+        let doc = try #require(response.json)
+        #expect(doc["openapi"] == "3.1.0")
+        let paths = try #require(doc["paths"]?.objectValue)
+        for route in Router.standard.routes {
+            let operation = paths[route.pattern]?[route.method.lowercased()]
+            #expect(operation != nil, "\(route.method) \(route.pattern) is missing from /openapi.json")
+            #expect(operation?["responses"]?.objectValue?.count ?? 0 > 0)
+        }
+        var operations = 0
+        for (_, item) in paths { operations += item.objectValue?.count ?? 0 }
+        #expect(operations == Router.standard.routes.count, "the spec documents no route the router lacks")
+        for endpoint in Endpoint.allCases {
+            #expect(Router.standard.routes.contains { $0.endpoint == endpoint }, "\(endpoint) has a route")
+        }
+        // Every $ref resolves.
+        let schemas = try #require(doc["components"]?["schemas"]?.objectValue)
+        func refs(_ json: JSON) -> [String] {
+            switch json {
+            case .object(let o): return o.flatMap { $0.key == "$ref" ? [$0.value.stringValue ?? ""] : refs($0.value) }
+            case .array(let a): return a.flatMap(refs)
+            default: return []
+            }
+        }
+        for ref in refs(doc) {
+            let name = String(ref.dropFirst("#/components/schemas/".count))
+            #expect(schemas[name] != nil, "\(ref) resolves")
+        }
+    }
+}
+
+@Suite struct AdminTokenTests {
+    @Test func adminNeedsTheBearerTokenButSDKEndpointsDoNot() throws {
+        let h = try Harness(adminToken: "s3cret")
+        let missing = h.get("/admin/projects")
+        #expect(missing.status == 401)
+        #expect(missing.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+        #expect(missing.header("Content-Type") == "application/problem+json")
+        let wrong = h.get("/admin/projects", headers: [("Authorization", "Bearer nope")])
+        #expect(wrong.status == 401)
+        #expect(wrong.header("WWW-Authenticate")?.contains("invalid_token") == true)
+        #expect(h.get("/admin/projects", headers: [("Authorization", "Bearer s3cret")]).status == 200)
+        #expect(h.get("/admin/projects", headers: [("Authorization", "bearer s3cret")]).status == 200)
+        #expect(h.check("platform=ios").status == 200)
+        #expect(h.put("/v1/projects/demo/push-tokens/abc", #"{"platform":"ios"}"#).status == 204)
+        #expect(h.get("/healthz").status == 200)
+        #expect(h.get("/openapi.json").status == 200)
+    }
+}
