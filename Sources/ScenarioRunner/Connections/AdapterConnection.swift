@@ -1,0 +1,37 @@
+import JSON
+
+/// The seam to an SDK adapter (ADAPTER.md): one command in, one answer out, in order.
+///
+/// The in-process Swift host and a spawned adapter of another language both sit behind it;
+/// tests use an in-memory twin.
+///
+/// ```swift
+/// let answer = try adapter.send(.object([("cmd", "state"), ("device", "phone")]))
+/// answer["screen"]?.stringValue
+/// ```
+public protocol AdapterConnection: AnyObject {
+    /// Sends one command (the runner adds `id`) and returns the adapter's answer. Throws
+    /// ``AdapterFailure`` when the adapter answers `ok: false` or the connection breaks.
+    func send(_ command: JSON) throws(AdapterFailure) -> JSON
+    /// Ends the adapter (a subprocess is asked to exit, then reaped).
+    func close()
+}
+
+/// The adapter refused a command or went away.
+public struct AdapterFailure: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+extension AdapterConnection {
+    /// Sends `cmd` with `fields`, checking `ok`.
+    func command(_ cmd: String, _ fields: [(String, JSON)] = []) throws(AdapterFailure) -> JSON {
+        let answer = try send(.object([("cmd", .string(cmd))] + fields))
+        guard answer["ok"]?.boolValue == true else {
+            let error = answer["error"]?.stringValue ?? answer.serializedString
+            throw AdapterFailure("adapter refused `\(cmd)`: \(error)")
+        }
+        return answer
+    }
+}

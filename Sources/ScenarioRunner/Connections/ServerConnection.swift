@@ -1,0 +1,45 @@
+import JSON
+
+/// The seam to the mock server's admin API (CONTRACT.md): the runner sets the clock, edits
+/// rules and reads the journal, pushes and ingest counts through it.
+///
+/// ```swift
+/// let reply = try server.request("POST", "/admin/clock", body: .object([("set", .string(t.rfc3339))]))
+/// ```
+public protocol ServerConnection: AnyObject {
+    func request(_ method: String, _ path: String, body: JSON?) throws(ServerFailure) -> ServerReply
+    /// The base URL devices use to reach the server.
+    var baseURL: String { get }
+}
+
+public struct ServerReply: Sendable {
+    public var status: Int
+    public var json: JSON?
+    public init(status: Int, json: JSON?) {
+        self.status = status
+        self.json = json
+    }
+}
+
+/// The server could not be reached, or answered an admin call with an error.
+public struct ServerFailure: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+extension ServerConnection {
+    /// An admin call that must succeed (2xx); the server's problem detail becomes the message.
+    @discardableResult
+    func admin(_ method: String, _ path: String, _ body: JSON? = nil) throws(ServerFailure) -> JSON {
+        let reply = try request(method, path, body: body)
+        guard (200..<300).contains(reply.status) else {
+            var detail = reply.json?["detail"]?.stringValue ?? reply.json?.serializedString ?? ""
+            if let errors = reply.json?["errors"]?.arrayValue {
+                detail += " " + errors.map { "\($0["pointer"]?.stringValue ?? ""): \($0["message"]?.stringValue ?? "")" }.joined(separator: "; ")
+            }
+            throw ServerFailure("\(method) \(path) answered \(reply.status): \(detail)")
+        }
+        return reply.json ?? .null
+    }
+}

@@ -1,0 +1,89 @@
+import JSON
+import YAML
+
+/// One scenario file, checked and typed: who the devices are, what the server starts with,
+/// and the steps to run in virtual time.
+///
+/// ```swift
+/// let scenario = try Scenario.parse(bytes, file: "Scenarios/push-loop.yaml", catalogue: catalogue)
+/// scenario.devices.count     // devices after expanding matrices and fleets
+/// ```
+public struct Scenario: Sendable {
+    public var file: String
+    public var name: String
+    public var description: String?
+    public var tags: [String]
+    /// Spec catalogue row ids this scenario pins.
+    public var covers: [String]
+    /// Adapter capabilities the scenario needs beyond those implied by its devices.
+    public var needs: [String]
+    public var project: String
+    /// Rules that exist before the scenario's time 0 (created more than 30 minutes earlier,
+    /// so they count as old changes: lifetimes start at 300 s and no push is pending).
+    public var rules: [RuleSpec]
+    public var devices: [DeviceSpec]
+    /// Named groups of devices: each matrix or fleet entry, plus `all`.
+    public var groups: [String: [String]]
+    public var steps: [Step]
+
+    /// Capabilities an adapter must list to run this scenario.
+    public var requiredCapabilities: [String] {
+        var caps = Set(needs)
+        for d in devices {
+            caps.insert("platform:" + d.platform)
+            if d.flavor != "native" { caps.insert("flavor:" + d.flavor) }
+            if d.pushToken != nil { caps.insert("push") }
+        }
+        return caps.sorted()
+    }
+}
+
+/// A rule the scenario refers to by its own name; the server assigns the real id.
+public struct RuleSpec: Sendable {
+    public var name: String
+    /// The body as the admin API takes it, with relative times still unresolved.
+    public var body: JSON
+    public var location: SourceLocation
+}
+
+/// One emulated app install.
+public struct DeviceSpec: Sendable, Equatable {
+    public var name: String
+    public var platform: String
+    public var flavor: String
+    public var appVersion: String?
+    public var build: String?
+    public var sdk: String
+    public var sdkVersion: String?
+    public var pushToken: String?
+    public var enabled: Bool
+    public var clockOffsetSeconds: Int64
+
+    /// The `config` of ADAPTER.md's `create`, minus what the runner fills in (base URL, storage).
+    public func config(baseURL: String, project: String, storage: String) -> JSON {
+        var pairs: [(String, JSON)] = [
+            ("base_url", .string(baseURL)), ("project", .string(project)), ("platform", .string(platform)),
+            ("flavor", .string(flavor)),
+        ]
+        pairs.append(("app_version", appVersion.map(JSON.string) ?? .null))
+        pairs.append(("build", build.map(JSON.string) ?? .null))
+        pairs.append(("sdk", .string(sdk)))
+        pairs.append(("sdk_version", sdkVersion.map(JSON.string) ?? .null))
+        pairs.append(("storage", .string(storage)))
+        if let pushToken { pairs.append(("push_token", .string(pushToken))) }
+        pairs.append(("enabled", .bool(enabled)))
+        pairs.append(("clock_offset_seconds", .number(Double(clockOffsetSeconds))))
+        return .object(pairs)
+    }
+}
+
+/// Where something was written: `file:line:column`.
+public struct SourceLocation: Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    public var mark: YAMLMark
+    public init(file: String, mark: YAMLMark) {
+        self.file = file
+        self.mark = mark
+    }
+    public var description: String { "\(file):\(mark.line):\(mark.column)" }
+}

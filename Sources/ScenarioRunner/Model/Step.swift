@@ -1,0 +1,65 @@
+import JSON
+
+/// One line of a scenario's `steps`, with where it was written (failures point there).
+public struct Step: Sendable {
+    public var action: StepAction
+    public var location: SourceLocation
+    /// The step as written, one line, for failure output.
+    public var text: String
+}
+
+/// What a step does. Device steps name their devices through a selector (a device, a group, `all`).
+public enum StepAction: Sendable {
+    // Device lifecycle (ADAPTER.md commands)
+    case device(command: String, devices: [String])               // launch, foreground, background, push, refresh, terminate, later, skip
+    case network(devices: [String], online: Bool)
+    case install(devices: [String], appVersion: String?, build: String?)
+    case track(devices: [String], module: String, count: Int)
+    // Server
+    case createRule(RuleSpec)
+    case updateRule(name: String, fields: JSON)
+    case deleteRule(name: String)
+    case liftAll
+    case fault(JSON)
+    case clearFaults
+    case addPushToken(token: String, platform: String)
+    case deletePushToken(token: String)
+    // Time
+    case after(milliseconds: Int64)
+    case at(milliseconds: Int64)                                   // since time 0
+    case until(Expectation, withinMilliseconds: Int64)
+    // Push routing
+    case pushDelivery(devices: [String], policy: PushPolicy)
+    // Expectations
+    case expect(Expectation)
+}
+
+/// How silent pushes reach a device from now on: the OS may deliver late or not at all.
+public struct PushPolicy: Sendable, Equatable {
+    /// Probability in 0...1 that a push is dropped (1: always), drawn from the scenario's seeded generator.
+    public var dropProbability: Double
+    public var delayMilliseconds: Int64
+    public static let deliver = PushPolicy(dropProbability: 0, delayMilliseconds: 0)
+}
+
+/// Something that must hold at a point of virtual time.
+public enum Expectation: Sendable {
+    /// Each listed device's `state` matches `fields` (a partial match: only the keys given).
+    case device(devices: [String], fields: JSONObject)
+    /// Counts over the server's journal of checks since time 0, optionally for some devices only,
+    /// and `last`: fields of each selected device's latest check.
+    case server(devices: [String]?, counts: JSONObject, last: JSONObject?)
+    /// The pushes the server sent since time 0.
+    case pushes(JSONObject)
+    /// The server's ingest counts per module.
+    case ingest(JSONObject)
+
+    /// Devices whose exchanges help explain a failure.
+    var devices: [String] {
+        switch self {
+        case .device(let d, _): return d
+        case .server(let d, _, _): return d ?? []
+        case .pushes, .ingest: return []
+        }
+    }
+}

@@ -1,0 +1,19 @@
+/// The runner's terminal output: one line per scenario, the failure report under a failed one.
+public enum ConsoleReport {
+    public static func line(_ o: ScenarioOutcome, verbose: Bool) -> String {
+        var out: String
+        switch o.status {
+        case .passed: out = "PASS  \(o.scenario)"
+        case .failed: out = "FAIL  \(o.scenario)"
+        case .skipped(let why): out = "SKIP  \(o.scenario)  (\(why))"
+        }
+        if o.status != .failed || !o.failure.isEmpty {
+            if case .skipped = o.status {} else {
+                out += "  [\(o.file), \(TimeSyntax.relative(o.virtualMilliseconds).dropFirst()) virtual, \(JUnitReport.seconds(o.wallSeconds)) s]"
+            }
+        }
+        if verbose, !o.log.isEmpty { out += "\n" + o.log.map { "      " + $0 }.joined(separator: "\n") }
+        if o.status == .failed, !o.failure.isEmpty { out += "\n" + o.failure }
+        return out
+    }
+}

@@ -1,0 +1,49 @@
+/// JUnit XML for CI dashboards: one `<testsuite>`, one `<testcase>` per scenario, with the
+/// failure report as the failure's text and skips with their reason.
+public enum JUnitReport {
+    public static func xml(_ result: SuiteResult, suiteName: String = "lerix-mock scenarios") -> String {
+        let total = result.outcomes.reduce(0) { $0 + $1.wallSeconds }
+        var out = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
+        out += "<testsuites tests=\"\(result.outcomes.count)\" failures=\"\(result.failed)\" skipped=\"\(result.skipped)\" time=\"\(seconds(total))\">\n"
+        out += "  <testsuite name=\"\(escape(suiteName))\" tests=\"\(result.outcomes.count)\" failures=\"\(result.failed)\" errors=\"0\" skipped=\"\(result.skipped)\" time=\"\(seconds(total))\">\n"
+        if !result.adapterName.isEmpty {
+            out += "    <properties><property name=\"adapter\" value=\"\(escape(result.adapterName))\"/></properties>\n"
+        }
+        for o in result.outcomes {
+            out += "    <testcase classname=\"\(escape(o.file))\" name=\"\(escape(o.scenario))\" time=\"\(seconds(o.wallSeconds))\""
+            switch o.status {
+            case .passed:
+                out += "/>\n"
+            case .skipped(let why):
+                out += ">\n      <skipped message=\"\(escape(why))\"/>\n    </testcase>\n"
+            case .failed:
+                out += ">\n      <failure message=\"\(escape(o.failureSummary))\" type=\"ScenarioFailure\">\(escape(o.failure))</failure>\n    </testcase>\n"
+            }
+        }
+        out += "  </testsuite>\n</testsuites>\n"
+        return out
+    }
+
+    static func seconds(_ s: Double) -> String {
+        let ms = Int((s * 1000).rounded())
+        return "\(ms / 1000).\(String(String(ms % 1000 + 1000).dropFirst()))"
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\n", "\t", "\r": out.unicodeScalars.append(scalar)
+            default:
+                // XML 1.0 forbids most control characters, even escaped.
+                if scalar.value < 0x20 { out += "?" } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
+    }
+}

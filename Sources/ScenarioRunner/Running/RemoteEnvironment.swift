@@ -1,0 +1,71 @@
+import Synchronization
+import Foundation
+import JSON
+
+/// Scenarios against a running server (`--server URL`, started with `--clock manual`) and a
+/// spawned adapter (`--adapter "CMD"`), one fresh adapter process per scenario.
+///
+/// ```swift
+/// let env = try RemoteEnvironment(serverURL: "http://127.0.0.1:8080", adapterCommand: "node adapter.js")
+/// ```
+public final class RemoteEnvironment: ScenarioEnvironment {
+    let server: HTTPServerConnection
+    let makeAdapter: () throws -> any AdapterConnection
+    let storageBase: String
+
+    public init(serverURL: String, adminToken: String? = nil, adapter: @escaping () throws -> any AdapterConnection) throws {
+        server = try HTTPServerConnection(url: serverURL, adminToken: adminToken)
+        makeAdapter = adapter
+        storageBase = StorageFolder.make()
+        let clock = try server.admin("GET", "/admin/clock")
+        if let mode = clock["mode"]?.stringValue, mode != "manual" {
+            throw ServerFailure("\(serverURL) runs on the system clock; start it with `lerix-mock serve --clock manual` so scenarios can move time")
+        }
+    }
+
+    public convenience init(serverURL: String, adminToken: String? = nil, adapterCommand: String) throws {
+        try self.init(serverURL: serverURL, adminToken: adminToken) { try SubprocessAdapter(command: adapterCommand) }
+    }
+
+    deinit { StorageFolder.remove(storageBase) }
+
+    public func hello() throws -> JSON {
+        let adapter = try makeAdapter()
+        defer { adapter.close() }
+        return try adapter.command("hello")
+    }
+
+    public func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {
+        let adapter = try makeAdapter()
+        let storage = storageBase + "/" + StorageFolder.slug(scenario.name)
+        return ScenarioWorld(server: server, adapter: adapter, storageRoot: storage) {
+            adapter.close()
+            StorageFolder.remove(storage)
+        }
+    }
+}
+
+/// Device storage lives in a temporary folder per run, removed afterwards.
+enum StorageFolder {
+    static func make() -> String {
+        let base = FileManager.default.temporaryDirectory.path + "/lerix-scenarios-\(ProcessInfo.processInfo.processIdentifier)-\(counter.next())"
+        try? FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        return base
+    }
+
+    static func remove(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    static func slug(_ name: String) -> String {
+        String(name.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" }.prefix(60))
+    }
+
+    private static let counter = Counter()
+}
+
+
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    func next() -> Int { value.withLock { $0 += 1; return $0 } }
+}

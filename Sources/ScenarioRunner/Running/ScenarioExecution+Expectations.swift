@@ -1,0 +1,112 @@
+import Clock
+import JSON
+
+extension ScenarioExecution {
+    /// Nil when `expectation` holds now, else what differs.
+    func check(_ expectation: Expectation) throws -> StepFailure? {
+        switch expectation {
+        case .device(let names, let fields):
+            let expected = withServerRuleIds(.object(fields))
+            var problems: [String] = []
+            var failing: [String] = []
+            for name in names {
+                let state = try adapter.command("state", [("device", .string(name))])
+                if let m = Matcher.mismatch(expected, state, path: "") {
+                    failing.append(name)
+                    if problems.count < 5 { problems.append("\(name): \(m)") }
+                }
+            }
+            guard !failing.isEmpty else { return nil }
+            var message = problems.joined(separator: "\n")
+            if names.count > 1 { message = "\(failing.count) of \(names.count) devices differ\n" + message }
+            if failing.count > problems.count { message += "\n… and \(failing.count - problems.count) more" }
+            return StepFailure(message, devices: Array(failing.prefix(3)))
+        case .server(let names, let counts, let last):
+            let entries = try journal(for: names)
+            var seen = JSONObject()
+            seen["checks"] = .number(Double(entries.count))
+            seen["ok"] = .number(Double(entries.filter { $0["status"]?.intValue == 200 }.count))
+            seen["not_modified"] = .number(Double(entries.filter { $0["status"]?.intValue == 304 }.count))
+            seen["errors"] = .number(Double(entries.filter { ![200, 304].contains($0["status"]?.intValue ?? 0) }.count))
+            if let m = Matcher.mismatch(.object(counts), .object(seen), path: "server journal") {
+                return StepFailure(m, devices: Array((names ?? []).prefix(3)))
+            }
+            if let last {
+                let groups: [[JSON]] = names.map { $0.map { n in entries.filter { matches($0, device: n) } } } ?? [entries]
+                for (i, group) in groups.enumerated() {
+                    let who = names.map { "\($0[i])'s" } ?? "the"
+                    guard let newest = group.first else { return StepFailure("\(who) latest check: expected one, seen none", devices: names.map { [$0[i]] } ?? []) }
+                    var flat = newest.objectValue ?? JSONObject()
+                    for (k, v) in newest["device"]?.objectValue ?? JSONObject() { flat[k] = v }
+                    if let m = Matcher.mismatch(.object(last), .object(flat), path: "\(who) latest check") {
+                        return StepFailure(m, devices: names.map { [$0[i]] } ?? [])
+                    }
+                }
+            }
+            return nil
+        case .pushes(let fields):
+            let listed = try server.admin("GET", "/admin/projects/\(scenario.project)/pushes")
+            let pushes = (listed["pushes"]?.arrayValue ?? []).filter { !baselinePushes.contains($0["id"]?.intValue ?? -1) }
+            var seen = JSONObject()
+            seen["count"] = .number(Double(pushes.count))
+            seen["sent_at"] = .array(pushes.map { p in
+                guard let t = p["sent_at"]?.stringValue.flatMap(Instant.init(rfc3339:)) else { return .null }
+                return .string(TimeSyntax.relative(t.milliseconds(since: t0)))
+            })
+            if let lastPush = pushes.last {
+                let perPlatform = lastPush["tokens"]?.objectValue ?? JSONObject()
+                seen["platforms"] = .object(perPlatform)
+                seen["tokens"] = .number(perPlatform.reduce(0) { $0 + ($1.value.numberValue ?? 0) })
+                seen["changes"] = .number(Double(lastPush["changes"]?.arrayValue?.count ?? 0))
+            }
+            var expected = fields
+            if let times = fields["sent_at"] {
+                let list = times.arrayValue ?? [times]
+                expected["sent_at"] = .array(list.map { item -> JSON in
+                    guard let ms = item.stringValue.flatMap(TimeSyntax.milliseconds) else { return item }
+                    return .string(TimeSyntax.relative(ms))
+                })
+            }
+            if let m = Matcher.mismatch(.object(expected), .object(seen), path: "pushes") { return StepFailure(m) }
+            return nil
+        case .ingest(let fields):
+            let answer = try server.admin("GET", "/admin/projects/\(scenario.project)/ingest")
+            if let m = Matcher.mismatch(.object(fields), answer["ingest"] ?? .object([]), path: "ingest") { return StepFailure(m) }
+            return nil
+        }
+    }
+
+    /// `rule: block` in an expectation means the server id the runner got for rule `block`.
+    func withServerRuleIds(_ value: JSON) -> JSON {
+        switch value {
+        case .object(var o):
+            for (k, v) in o {
+                if k == "rule", let name = v.stringValue, let id = ruleIds[name] { o[k] = .string(id) } else { o[k] = withServerRuleIds(v) }
+            }
+            return .object(o)
+        case .array(let a): return .array(a.map(withServerRuleIds))
+        default: return value
+        }
+    }
+
+    /// The journal's checks since time 0, newest first; only those of `names` when given.
+    func journal(for names: [String]?) throws -> [JSON] {
+        let answer = try server.admin("GET", "/admin/requests?project=\(scenario.project)&limit=100000")
+        let all = answer["requests"]?.arrayValue ?? []
+        guard let names else { return all }
+        return all.filter { entry in names.contains { matches(entry, device: $0) } }
+    }
+
+    /// Whether a journal entry came from `device`: the server knows devices only by their
+    /// attributes, so devices with identical attributes share their journal lines.
+    func matches(_ entry: JSON, device name: String) -> Bool {
+        guard let d = devices[name] else { return false }
+        let attributes = entry["device"] ?? entry
+        let current = installed[name] ?? (d.appVersion, d.build)
+        return attributes["platform"]?.stringValue == d.platform
+            && attributes["version"]?.stringValue == current.version
+            && attributes["build"]?.stringValue == current.build
+            && attributes["sdk"]?.stringValue == d.sdk
+            && attributes["sdk_version"]?.stringValue == d.sdkVersion
+    }
+}

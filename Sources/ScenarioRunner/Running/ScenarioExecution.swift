@@ -1,0 +1,164 @@
+import Clock
+import JSON
+
+/// Runs one scenario in virtual time against a world, step by step, stopping at the first
+/// step that fails.
+///
+/// The runner owns true time: it sets the server's manual clock and advances the devices
+/// together, stopping at every device timer, every server timer and every push delivery on
+/// the way, so a result never depends on how fast the machine is.
+///
+/// ```swift
+/// let execution = ScenarioExecution(scenario: scenario, world: world, seed: 1)
+/// let outcome = execution.run()     // .passed, or .failed with a report
+/// ```
+final class ScenarioExecution {
+    let scenario: Scenario
+    let world: ScenarioWorld
+    var server: any ServerConnection { world.server }
+    var adapter: any AdapterConnection { world.adapter }
+    var rng: SeededGenerator
+    let verbose: Bool
+
+    /// Time 0 of the scenario, and the true time now.
+    var t0 = Instant(millisecondsSinceEpoch: 0)
+    var now = Instant(millisecondsSinceEpoch: 0)
+    var log: [String] = []
+
+    var devices: [String: DeviceSpec] = [:]
+    /// Each device's installed version and build (an `install` step changes them).
+    var installed: [String: (version: String?, build: String?)] = [:]
+    var running: Set<String> = []
+    var offline: Set<String> = []
+
+    var ruleIds: [String: String] = [:]
+    var ruleBodies: [String: JSON] = [:]
+
+    var tokenOwner: [String: String] = [:]
+    var policies: [String: PushPolicy] = [:]
+    var pendingDeliveries: [(at: Instant, sequence: Int, device: String, push: Int)] = []
+    var deliverySequence = 0
+    /// Pushes that existed before time 0, left out of expectations.
+    var baselinePushes: Set<Int> = []
+    var seenPushes: Set<Int> = []
+    /// When the server may next send a throttled push (remote servers only).
+    var pushCheckpoint: Instant?
+
+    init(scenario: Scenario, world: ScenarioWorld, seed: UInt64, verbose: Bool) {
+        self.scenario = scenario
+        self.world = world
+        self.verbose = verbose
+        rng = SeededGenerator(seed: seed, salt: scenario.name)
+        for d in scenario.devices {
+            devices[d.name] = d
+            installed[d.name] = (d.appVersion, d.build)
+            if let t = d.pushToken { tokenOwner[t] = d.name }
+        }
+    }
+
+    /// Sets the world up, runs every step and reports.
+    func run() -> ScenarioOutcome {
+        var outcome = ScenarioOutcome(scenario: scenario.name, file: scenario.file, status: .passed, failure: "",
+                                      failureSummary: "", virtualMilliseconds: 0, wallSeconds: 0, log: [],
+                                      covers: scenario.covers, tags: scenario.tags)
+        do {
+            try setUp()
+        } catch {
+            outcome.status = .failed
+            outcome.failureSummary = "setting up: \(error)"
+            outcome.failure = "  setting up the scenario failed at \(scenario.file): \(error)"
+            outcome.log = log
+            return outcome
+        }
+        for (index, step) in scenario.steps.enumerated() {
+            if verbose { log.append("\(TimeSyntax.relative(now.milliseconds(since: t0)))  \(step.text)") }
+            do {
+                try perform(step)
+                try settle()
+            } catch let failure as StepFailure {
+                outcome.status = .failed
+                outcome.failureSummary = "step \(index + 1) (\(step.location)): \(failure.message)"
+                outcome.failure = report(step: step, index: index, failure: failure)
+                break
+            } catch {
+                outcome.status = .failed
+                outcome.failureSummary = "step \(index + 1) (\(step.location)): \(error)"
+                outcome.failure = report(step: step, index: index, failure: StepFailure("\(error)", devices: step.action.deviceNames))
+                break
+            }
+        }
+        outcome.virtualMilliseconds = now.milliseconds(since: t0)
+        outcome.log = log
+        return outcome
+    }
+
+    /// Reset, rules created more than 30 minutes before time 0 (so they are old changes),
+    /// then one fresh SDK instance per device at time 0.
+    func setUp() throws {
+        try server.admin("POST", "/admin/reset")
+        if scenario.project != "demo" {
+            let reply = try server.request("PUT", "/admin/projects/\(scenario.project)", body: .object([]))
+            guard (200..<300).contains(reply.status) || reply.status == 409 else {
+                throw ServerFailure("PUT /admin/projects/\(scenario.project) answered \(reply.status)")
+            }
+        }
+        let clock = try server.admin("GET", "/admin/clock")
+        guard let text = clock["now"]?.stringValue, let serverNow = Instant(rfc3339: text) else {
+            throw ServerFailure("GET /admin/clock did not answer {\"now\": <time>}: \(clock.serializedString)")
+        }
+        // Whole minutes keep printed times readable; 31 minutes ages the setup's changes.
+        let base = Instant(millisecondsSinceEpoch: (serverNow.millisecondsSinceEpoch / 60_000 + 1) * 60_000)
+        t0 = base.adding(seconds: 31 * 60)
+        now = base
+        try setServerClock(base)
+        for rule in scenario.rules {
+            let body = resolveTimes(rule.body)
+            let created = try server.admin("POST", "/admin/projects/\(scenario.project)/rules", body)
+            guard let id = created["id"]?.stringValue ?? created["id"]?.intValue.map(String.init) else {
+                throw ServerFailure("creating rule '\(rule.name)' answered no id: \(created.serializedString)")
+            }
+            ruleIds[rule.name] = id
+            ruleBodies[rule.name] = body
+        }
+        try setServerClock(t0)
+        now = t0
+        for push in try drainPushes() { baselinePushes.insert(push.id) }
+        pushCheckpoint = nil
+        for d in scenario.devices {
+            let storage = world.storageRoot + "/" + d.name
+            _ = try adapter.command("create", [
+                ("device", .string(d.name)), ("now", .string(t0.rfc3339)),
+                ("config", d.config(baseURL: server.baseURL, project: scenario.project, storage: storage)),
+            ])
+        }
+    }
+
+    /// `+2h` in a rule body becomes time 0 + 2 h.
+    func resolveTimes(_ body: JSON) -> JSON {
+        guard case .object(var o) = body else { return body }
+        for key in RuleSpec.timeFields {
+            if let text = o[key]?.stringValue, Instant(rfc3339: text) == nil, let ms = TimeSyntax.milliseconds(text) {
+                o[key] = .string(t0.adding(milliseconds: ms).rfc3339)
+            }
+        }
+        return .object(o)
+    }
+
+    func setServerClock(_ t: Instant) throws(ServerFailure) {
+        try server.admin("POST", "/admin/clock", .object([("set", .string(t.rfc3339))]))
+    }
+
+    func note(_ line: String) {
+        if verbose { log.append("\(TimeSyntax.relative(now.milliseconds(since: t0)))    \(line)") }
+    }
+}
+
+extension StepAction {
+    var deviceNames: [String] {
+        switch self {
+        case .device(_, let d), .network(let d, _), .install(let d, _, _), .track(let d, _, _), .pushDelivery(let d, _): return d
+        case .until(let e, _), .expect(let e): return e.devices
+        default: return []
+        }
+    }
+}

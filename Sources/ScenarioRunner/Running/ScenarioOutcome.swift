@@ -1,0 +1,23 @@
+/// How one scenario ended, with what a person needs to act on a failure.
+public struct ScenarioOutcome: Sendable {
+    public enum Status: Sendable, Equatable {
+        case passed
+        case failed
+        case skipped(String)
+    }
+
+    public var scenario: String
+    public var file: String
+    public var status: Status
+    /// The failure report (several lines), empty when passed.
+    public var failure: String
+    /// The step that failed, for JUnit's message attribute.
+    public var failureSummary: String
+    /// Virtual time covered, in milliseconds.
+    public var virtualMilliseconds: Int64
+    public var wallSeconds: Double
+    /// What happened, step by step (`-v`).
+    public var log: [String]
+    public var covers: [String]
+    public var tags: [String]
+}

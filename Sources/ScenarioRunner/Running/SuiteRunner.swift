@@ -1,0 +1,112 @@
+import Foundation
+import JSON
+
+/// Runs a folder (or list) of scenario files: parse them all, pick by `--filter`/`--tag`,
+/// skip what the adapter cannot emulate, run the rest one by one in virtual time.
+///
+/// ```swift
+/// let suite = try ScenarioSuite.load(paths: ["Scenarios"])
+/// let result = SuiteRunner(options: SuiteOptions()).run(suite, in: environment)
+/// print(result.summary)     // "28 passed, 0 failed, 0 skipped"
+/// ```
+public struct SuiteOptions: Sendable {
+    public var filter: String?
+    public var tags: [String]
+    public var seed: UInt64
+    public var verbose: Bool
+    /// Called with each outcome as it completes (for live output).
+    public var progress: (@Sendable (ScenarioOutcome) -> Void)?
+
+    public init(filter: String? = nil, tags: [String] = [], seed: UInt64 = 1, verbose: Bool = false,
+                progress: (@Sendable (ScenarioOutcome) -> Void)? = nil) {
+        self.filter = filter
+        self.tags = tags
+        self.seed = seed
+        self.verbose = verbose
+        self.progress = progress
+    }
+}
+
+public struct SuiteResult: Sendable {
+    public var outcomes: [ScenarioOutcome]
+    public var adapterName: String
+
+    public var passed: Int { outcomes.filter { $0.status == .passed }.count }
+    public var failed: Int { outcomes.filter { $0.status == .failed }.count }
+    public var skipped: Int { outcomes.filter { if case .skipped = $0.status { return true } else { return false } }.count }
+    public var summary: String { "\(passed) passed, \(failed) failed, \(skipped) skipped" }
+}
+
+public struct SuiteRunner {
+    public var options: SuiteOptions
+
+    public init(options: SuiteOptions) { self.options = options }
+
+    public func run(_ suite: ScenarioSuite, in environment: any ScenarioEnvironment) -> SuiteResult {
+        var outcomes: [ScenarioOutcome] = []
+        func emit(_ outcome: ScenarioOutcome) {
+            outcomes.append(outcome)
+            options.progress?(outcome)
+        }
+        for error in suite.errors {
+            emit(ScenarioOutcome(scenario: error.location.file, file: error.location.file, status: .failed,
+                                 failure: "  \(error)", failureSummary: "\(error)", virtualMilliseconds: 0, wallSeconds: 0,
+                                 log: [], covers: [], tags: []))
+        }
+        let selected = suite.scenarios.filter(isSelected)
+        guard !selected.isEmpty else { return SuiteResult(outcomes: outcomes, adapterName: "") }
+        let hello: JSON
+        do {
+            hello = try environment.hello()
+        } catch {
+            for s in selected { emit(Self.broken(s, "the adapter did not answer hello: \(error)")) }
+            return SuiteResult(outcomes: outcomes, adapterName: "")
+        }
+        let capabilities = Set((hello["capabilities"]?.arrayValue ?? []).compactMap(\.stringValue))
+        let adapterName = [hello["name"]?.stringValue, hello["version"]?.stringValue].compactMap { $0 }.joined(separator: " ")
+        for scenario in selected {
+            let missing = Self.missing(scenario.requiredCapabilities, in: capabilities)
+            if !missing.isEmpty {
+                var outcome = Self.broken(scenario, "")
+                outcome.status = .skipped("the adapter lacks \(missing.joined(separator: ", "))")
+                emit(outcome)
+                continue
+            }
+            let started = DispatchTime.now().uptimeNanoseconds
+            var outcome: ScenarioOutcome
+            do {
+                let world = try environment.makeWorld(for: scenario)
+                defer { world.close() }
+                outcome = ScenarioExecution(scenario: scenario, world: world, seed: options.seed, verbose: options.verbose).run()
+            } catch {
+                outcome = Self.broken(scenario, "could not start the scenario's server and adapter: \(error)")
+            }
+            outcome.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+            emit(outcome)
+        }
+        return SuiteResult(outcomes: outcomes, adapterName: adapterName)
+    }
+
+    func isSelected(_ s: Scenario) -> Bool {
+        if let f = options.filter?.lowercased(), !s.name.lowercased().contains(f), !s.file.lowercased().contains(f) { return false }
+        if !options.tags.isEmpty, !options.tags.contains(where: s.tags.contains) { return false }
+        return true
+    }
+
+    /// Capabilities the scenario needs and the adapter lacks. An adapter that lists no
+    /// `platform:` (or `flavor:`) capability at all is taken to emulate every platform (flavor).
+    static func missing(_ needed: [String], in caps: Set<String>) -> [String] {
+        let listsPlatforms = caps.contains { $0.hasPrefix("platform:") }
+        let listsFlavors = caps.contains { $0.hasPrefix("flavor:") }
+        return needed.filter { need in
+            if need.hasPrefix("platform:"), !listsPlatforms { return false }
+            if need.hasPrefix("flavor:"), !listsFlavors { return false }
+            return !caps.contains(need)
+        }
+    }
+
+    static func broken(_ s: Scenario, _ message: String) -> ScenarioOutcome {
+        ScenarioOutcome(scenario: s.name, file: s.file, status: .failed, failure: message.isEmpty ? "" : "  \(message)",
+                        failureSummary: message, virtualMilliseconds: 0, wallSeconds: 0, log: [], covers: s.covers, tags: s.tags)
+    }
+}

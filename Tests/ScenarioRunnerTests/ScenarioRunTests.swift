@@ -1,0 +1,193 @@
+import JSON
+import Testing
+@testable import ScenarioRunner
+
+@Suite struct ScenarioRunTests {
+    func run(_ text: String, seed: UInt64 = 1, verbose: Bool = true) throws -> (ScenarioOutcome, FakeEnvironment) {
+        let scenario = try Scenario.parse(Array(text.utf8), file: "run.yaml")
+        let environment = FakeEnvironment()
+        let suite = ScenarioSuite(scenarios: [scenario], errors: [], catalogue: nil, catalogueFile: nil)
+        let result = SuiteRunner(options: SuiteOptions(seed: seed, verbose: verbose)).run(suite, in: environment)
+        return (try #require(result.outcomes.first), environment)
+    }
+
+    static let blockAndLift = """
+        name: block then lift
+        devices:
+          phone: {platform: ios, app_version: "2.3.0", push: true}
+          tablet: {platform: android, app_version: "2.5.0"}
+        steps:
+          - create_rule: {name: block, type: required_update, below: "2.4.0"}
+          - launch: [phone, tablet]
+          - expect: {device: phone, screen: required_update, required_update: {rule: block}, checks: 1}
+          - expect: {device: tablet, screen: none, checks: 1}
+          - after: 5m
+          - expect: {device: tablet, checks: 6, not_modified: 5}
+          - expect_server: {device: tablet, checks: 6, ok: 1, not_modified: 5, last: {status: 304, lifetime: 60}}
+          - expect_pushes: {count: 1, sent_at: [+0s], tokens: 1}
+          - delete_rule: block
+          - until: {device: phone, screen: none, within: 2m}
+        """
+
+    @Test func aPassingScenarioStopsAtEveryDeviceTimer() throws {
+        let (outcome, env) = try run(Self.blockAndLift)
+        #expect(outcome.status == .passed, "\(outcome.failure)")
+        // The tablet polled at each minute of the five: the runner stopped at every deadline.
+        let times = env.lastServer?.journal.filter { $0["device"]?["platform"] == "android" }.compactMap { $0["at"]?.stringValue } ?? []
+        #expect(times.count >= 6)
+        #expect(times.prefix(6) == ["2026-12-02T09:32:00.000Z", "2026-12-02T09:33:00.000Z", "2026-12-02T09:34:00.000Z",
+                                    "2026-12-02T09:35:00.000Z", "2026-12-02T09:36:00.000Z", "2026-12-02T09:37:00.000Z"])
+    }
+
+    @Test func serverPushesReachTheDeviceOwningTheToken() throws {
+        let (outcome, env) = try run(Self.blockAndLift)
+        // The create's push left before the app ran; the delete's went out at once (the last
+        // was 5 min earlier) and woke the phone.
+        #expect(outcome.log.contains { $0.contains("push 1 to phone ignored: the app is not running") })
+        #expect(outcome.log.contains { $0.contains("push 2 reaches phone") })
+        #expect(env.lastAdapter?.commands.filter { $0 == "push" }.count == 1)
+    }
+
+    @Test func throttledPushesAreDeliveredWhenTheServerSendsThem() throws {
+        let (outcome, _) = try run("""
+            name: throttle
+            devices:
+              phone: {platform: ios, app_version: "2.3.0", push: true}
+            steps:
+              - launch: phone
+              - create_rule: {name: a, type: required_update, below: "2.4.0"}
+              - after: 10s
+              - create_rule: {name: b, type: required_update, below: "2.5.0"}
+              - expect_pushes: {count: 1}
+              - push_delivery: {device: phone, delay: 5s}
+              - after: 2m
+              - expect_pushes: {count: 2, sent_at: [+0s, +60s]}
+            """)
+        #expect(outcome.status == .passed, "\(outcome.failure)")
+        // The second push left at +60s and arrived 5 s later, a stop of its own.
+        #expect(outcome.log.contains { $0.hasPrefix("+00h01m05s") && $0.contains("push 2 reaches phone") }, "\(outcome.log)")
+    }
+
+    @Test func droppedPushesNeverArrive() throws {
+        let (outcome, env) = try run("""
+            name: drop
+            devices:
+              phone: {platform: ios, app_version: "2.3.0", push: true}
+            steps:
+              - launch: phone
+              - background: phone
+              - push_delivery: {device: phone, drop: true}
+              - create_rule: {name: a, type: required_update, below: "2.4.0"}
+              - expect: {device: phone, screen: none, checks: 1}
+            """)
+        #expect(outcome.status == .passed, "\(outcome.failure)")
+        #expect(env.lastAdapter?.commands.contains("push") == false)
+    }
+
+    @Test func aFailureNamesTheStepTimeExpectedSeenAndRecentChecks() throws {
+        let (outcome, _) = try run("""
+            name: wrong
+            devices:
+              tablet: {platform: android, app_version: "2.5.0"}
+            steps:
+              - create_rule: {name: block, type: required_update, below: "2.4.0"}
+              - launch: tablet
+              - after: 90s
+              - expect: {device: tablet, screen: required_update}
+            """, verbose: false)
+        #expect(outcome.status == .failed)
+        let report = outcome.failure
+        #expect(report.contains("step 4 at run.yaml:8:5"))
+        #expect(report.contains("virtual time +00h01m30s (2026-12-02T09:33:30.000Z)"))
+        #expect(report.contains(#"tablet: screen: expected "required_update", seen "none""#))
+        #expect(report.contains("recent checks of tablet (android 2.5.0 build none, kotlin 1.5.0), oldest first:"))
+        #expect(report.contains("+00h01m00s  304  lifetime 60"))
+        #expect(outcome.failureSummary.hasPrefix("step 4 (run.yaml:8:5)"))
+    }
+
+    @Test func sameScenarioSameResultEveryRun() throws {
+        let text = """
+            name: random drops
+            devices:
+              fleet: {count: 20, platform: ios, app_version: "2.3.0", push: true}
+            steps:
+              - launch: fleet
+              - background: fleet
+              - push_delivery: {device: fleet, drop: 0.5}
+              - create_rule: {name: a, type: required_update, below: "2.4.0"}
+              - after: 2m
+              - delete_rule: a
+              - after: 2m
+            """
+        let (a, envA) = try run(text, seed: 7)
+        let (b, envB) = try run(text, seed: 7)
+        #expect(a.log == b.log)
+        #expect(envA.lastAdapter?.commands == envB.lastAdapter?.commands)
+        let pushes = envA.lastAdapter?.commands.filter { $0 == "push" }.count ?? 0
+        #expect(pushes > 0 && pushes < 40)   // some dropped, some delivered
+        let (c, _) = try run(text, seed: 8)
+        #expect(c.log != a.log)   // another seed, other drops
+    }
+
+    @Test func scenariosNeedingWhatTheAdapterLacksAreSkipped() throws {
+        let (outcome, _) = try run("""
+            name: mac
+            devices:
+              mac: {platform: macos}
+            steps:
+              - launch: mac
+            """)
+        #expect(outcome.status == .skipped("the adapter lacks platform:macos"))
+    }
+
+    @Test func ingestCountsAndTimeStepsWork() throws {
+        let (outcome, _) = try run("""
+            name: ingest
+            devices:
+              phone: {platform: ios}
+            steps:
+              - launch: phone
+              - track: {device: phone, module: analytics, count: 3}
+              - offline: phone
+              - track: {device: phone, module: analytics, count: 2}
+              - at: 1h
+              - expect_ingest: {analytics: 3, errors: 0}
+            """)
+        #expect(outcome.status == .passed, "\(outcome.failure)")
+        #expect(outcome.virtualMilliseconds == 3_600_000)
+    }
+
+    @Test func untilGivesUpAfterWithin() throws {
+        let (outcome, _) = try run("""
+            name: until
+            devices:
+              phone: {platform: ios, app_version: "2.3.0"}
+            steps:
+              - launch: phone
+              - until: {device: phone, screen: required_update, within: 3m}
+            """, verbose: false)
+        #expect(outcome.status == .failed)
+        #expect(outcome.failure.contains("still not so after waiting 00h03m00s"))
+        #expect(outcome.virtualMilliseconds == 180_000)
+    }
+
+    @Test func junitAndCoverageReportsListEveryScenario() throws {
+        let (outcome, _) = try run(Self.blockAndLift)
+        var failed = outcome
+        failed.status = .failed
+        failed.scenario = "a <b> & \"c\""
+        failed.failure = "x < y"
+        let xml = JUnitReport.xml(SuiteResult(outcomes: [outcome, failed], adapterName: "fake 0"))
+        #expect(xml.contains(#"<testsuite name="lerix-mock scenarios" tests="2" failures="1""#))
+        #expect(xml.contains(#"name="a &lt;b&gt; &amp; &quot;c&quot;""#))
+        #expect(xml.contains("x &lt; y</failure>"))
+        let catalogue = try SpecCatalogue.parse(Array("rows:\n  - {id: a, section: S, text: one}\n  - {id: b, section: S, text: two}\n".utf8), file: "c")
+        var scenario = try Scenario.parse(Array(Self.blockAndLift.utf8), file: "dir/x.yaml")
+        scenario.covers = ["a"]
+        let text = CoverageReport.text(catalogue: catalogue, scenarios: [scenario])
+        #expect(text.contains("1 of 2 rows"))
+        #expect(text.contains("✓ a  x.yaml"))
+        #expect(text.contains("✗ b"))
+        #expect(CoverageReport.uncovered(catalogue: catalogue, scenarios: [scenario]) == ["b"])
+    }
+}
