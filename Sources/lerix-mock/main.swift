@@ -6,6 +6,7 @@ import Glibc
 
 let commands: [any CLICommand.Type] = [
     ServeCommand.self,
+    ScenariosCommand.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -85,5 +85,5 @@ public struct SourceLocation: Sendable, Equatable, CustomStringConvertible {
         self.file = file
         self.mark = mark
     }
-    public var description: String { "\(file):\(mark.line):\(mark.column)" }
+    public var description: String { mark.line > 0 ? "\(file):\(mark.line):\(mark.column)" : file }
 }

@@ -1,0 +1,48 @@
+import Dispatch
+import HTTP
+import JSON
+import Synchronization
+
+/// ``ServerConnection`` straight into a ``Responder`` (the in-process MockServer): the same
+/// admin API as over HTTP, without sockets.
+///
+/// ```swift
+/// let connection = ResponderServerConnection(responder: mockServer, baseURL: "http://lerix.test")
+/// try connection.request("GET", "/admin/clock", body: nil)
+/// ```
+public final class ResponderServerConnection: ServerConnection {
+    public let baseURL: String
+    let responder: any Responder
+
+    public init(responder: any Responder, baseURL: String) {
+        self.responder = responder
+        self.baseURL = baseURL
+    }
+
+    public func request(_ method: String, _ path: String, body: JSON?) throws(ServerFailure) -> ServerReply {
+        var headers = HTTPHeaders()
+        headers.set("Host", "lerix.test")
+        if body != nil { headers.set("Content-Type", "application/json") }
+        let request = HTTPRequest(method: method, target: path, headers: headers, body: body?.serialized() ?? [])
+        guard let reply = Self.exchange(responder, request) else {
+            throw ServerFailure("\(method) \(path): the in-process server did not answer within 30 s")
+        }
+        guard case .response(let response) = reply else {
+            throw ServerFailure("\(method) \(path): the in-process server closed the exchange without answering")
+        }
+        let json = response.body.isEmpty ? nil : try? JSON.parse(response.body)
+        return ServerReply(status: response.status, json: json)
+    }
+
+    /// One request through a responder, waiting for its reply (usually given synchronously).
+    static func exchange(_ responder: any Responder, _ request: HTTPRequest, timeoutSeconds: Int = 30) -> HTTPReply? {
+        let box = Mutex<HTTPReply?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        responder.respond(to: request) { reply in
+            box.withLock { $0 = reply }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + .seconds(timeoutSeconds)) == .success else { return nil }
+        return box.withLock { $0 }
+    }
+}

@@ -1,0 +1,26 @@
+import Clock
+import JSON
+
+/// Picks the environment the `scenarios` command asked for.
+///
+/// - neither `--server` nor `--adapter`: the in-process MockServer and Swift SDK host;
+/// - `--adapter CMD`: the in-process MockServer is not reachable by another process, so a
+///   spawned adapter needs `--server` too;
+/// - `--server URL` with or without `--adapter`: that server, reset before each scenario.
+public enum Environments {
+    /// The true time an in-process server starts at: fixed, so every run prints the same times.
+    public static let inProcessStart = Instant(rfc3339: "2026-12-02T09:00:00.000Z")!
+
+    public static func make(serverURL: String?, adapterCommand: String?, adminToken: String?) throws -> any ScenarioEnvironment {
+        switch (serverURL, adapterCommand) {
+        case (let url?, let command?):
+            return try RemoteEnvironment(serverURL: url, adminToken: adminToken, adapterCommand: command)
+        case (nil, _?):
+            throw ServerFailure("--adapter runs another process, which cannot reach the in-process server: also start `lerix-mock serve --clock manual --port 0` and pass --server http://127.0.0.1:PORT")
+        case (let url?, nil):
+            return try RemoteEnvironment(serverURL: url, adminToken: adminToken) { try InProcessAdapter.make() }
+        case (nil, nil):
+            return InProcessEnvironment()
+        }
+    }
+}

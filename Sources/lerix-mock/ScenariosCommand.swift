@@ -1,0 +1,91 @@
+import Foundation
+import ScenarioRunner
+
+/// `lerix-mock scenarios [PATH…]`: runs scenario suites in virtual time and reports.
+enum ScenariosCommand: CLICommand {
+    static let name = "scenarios"
+    static let summary = "run Scenarios/ suites against the server and an SDK in virtual time"
+    static let usage = """
+        usage: lerix-mock scenarios [PATH…] [OPTIONS]
+
+        Runs scenario files (YAML or JSON; a folder means every *.yaml, *.yml, *.json in it,
+        default Scenarios/). Each scenario drives SDK devices and the server in virtual time:
+        a week of app life takes well under a second.
+
+          --junit FILE       also write a JUnit XML report to FILE
+          --filter TEXT      only scenarios whose name or file contains TEXT
+          --tag T            only scenarios tagged T (repeatable)
+          --server URL       use a running `lerix-mock serve --clock manual` instead of an
+                             in-process server (it is reset before each scenario)
+          --admin-token T    the server's admin token, when it has one
+          --adapter "CMD"    spawn another language's adapter (ADAPTER.md); scenarios needing
+                             what its `hello` capabilities lack are skipped. Needs --server.
+          --catalogue FILE   the spec catalogue (default: spec-catalogue.yaml in the folder)
+          --seed N           seed for random push drops (default 1); same seed, same run
+          --coverage         print which spec rows have scenarios, and which have none
+          -v                 print every step and push as it happens
+
+        Exit status: 0 when nothing failed, 1 when a scenario failed, 2 for bad usage.
+        """
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let parser = ArgumentParser(valued: ["--junit", "--filter", "--tag", "--server", "--adapter", "--seed", "--catalogue", "--admin-token"],
+                                    flags: ["--coverage", "-v", "--verbose"], repeatable: ["--tag"])
+        let parsed: ArgumentParser.Parsed
+        do {
+            parsed = try parser.parse(arguments)
+        } catch {
+            CLI.printError("lerix-mock scenarios: \(error)\n\n\(usage)")
+            return 2
+        }
+        var seed: UInt64 = 1
+        if let text = parsed.value("--seed") {
+            guard let n = UInt64(text) else {
+                CLI.printError("lerix-mock scenarios: --seed takes a whole number, not '\(text)'")
+                return 2
+            }
+            seed = n
+        }
+        let paths = parsed.positional.isEmpty ? ["Scenarios"] : parsed.positional
+        let suite: ScenarioSuite
+        do {
+            suite = try ScenarioSuite.load(paths: paths, catalogue: parsed.value("--catalogue"))
+        } catch {
+            CLI.printError("lerix-mock scenarios: \(error)")
+            return 2
+        }
+        if parsed.flag("--coverage") {
+            guard let catalogue = suite.catalogue else {
+                CLI.printError("lerix-mock scenarios: no spec catalogue found (put spec-catalogue.yaml in the folder or pass --catalogue FILE)")
+                return 2
+            }
+            for error in suite.errors { CLI.printError("\(error)") }
+            CLI.printOut(CoverageReport.text(catalogue: catalogue, scenarios: suite.scenarios))
+            return suite.errors.isEmpty ? 0 : 1
+        }
+        let environment: any ScenarioEnvironment
+        do {
+            environment = try Environments.make(serverURL: parsed.value("--server"), adapterCommand: parsed.value("--adapter"),
+                                                adminToken: parsed.value("--admin-token"))
+        } catch {
+            CLI.printError("lerix-mock scenarios: \(error)")
+            return 2
+        }
+        let verbose = parsed.flag("-v") || parsed.flag("--verbose")
+        let options = SuiteOptions(filter: parsed.value("--filter"), tags: parsed.allValues("--tag"), seed: seed, verbose: verbose) { outcome in
+            CLI.printOut(ConsoleReport.line(outcome, verbose: verbose))
+        }
+        let result = SuiteRunner(options: options).run(suite, in: environment)
+        if result.outcomes.isEmpty {
+            CLI.printOut("no scenarios matched")
+        }
+        CLI.printOut("\n\(result.summary)" + (result.adapterName.isEmpty ? "" : " (adapter: \(result.adapterName))"))
+        if let junit = parsed.value("--junit") {
+            guard FileManager.default.createFile(atPath: junit, contents: Data(JUnitReport.xml(result).utf8)) else {
+                CLI.printError("lerix-mock scenarios: cannot write \(junit)")
+                return 2
+            }
+        }
+        return result.failed == 0 ? 0 : 1
+    }
+}
