@@ -1,171 +1,107 @@
-import Dispatch
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// The one thread that touches the state file after start. Writers hand it events; it commits
-/// everything that arrived while the previous commit was syncing in a single transaction, so N
-/// concurrent writers cost one fsync instead of N, and acknowledges each writer only after that
-/// transaction commits.
+/// Group commit without a hand-off: whichever writer gets the file commits everything queued so
+/// far (its own events and those of writers that arrived while the previous commit ran) in one
+/// transaction, and each writer returns only once the transaction holding its events committed.
 ///
-/// When a batch fails, each writer's events are retried in a transaction of their own, so one
-/// writer's failure never fails another's write.
-final class GroupCommitter: @unchecked Sendable {
-    // `database` is used only on the writer thread once `start()` ran (which closes it when it
-    // stops); `pending` is the only state shared with submitters and sits behind its mutex.
-    private enum Job: Sendable {
-        case write([StoredEvent], CommitTicket)
-        case read(@Sendable (StateDatabase) -> Void)
-        case stop
+/// A lone writer commits on its own thread with no thread switch; N writers arriving together
+/// cost one commit. When a batch fails, each writer's events are retried in a transaction of
+/// their own, so one writer's refused write never fails another's.
+///
+/// ```swift
+/// let committer = GroupCommitter(database: database)
+/// try committer.write([.tokenDeleted(project: "demo", token: "abc")])   // durable when it returns
+/// ```
+final class GroupCommitter: Sendable {
+    /// One writer's events and, once its batch ran, the outcome. Read and written only with
+    /// `access` held, which is what makes the unchecked Sendable sound.
+    private final class Pending: @unchecked Sendable {
+        let events: [StoredEvent]
+        var done = false
+        var outcome: StateStoreError?
+
+        init(events: [StoredEvent]) { self.events = events }
     }
 
-    private var database: StateDatabase?
-    private let path: String
-    private let pending = Mutex<(jobs: [Job], accepting: Bool)>(([], true))
-    private let wake = DispatchSemaphore(value: 0)
-    private let stopped = DispatchSemaphore(value: 0)
+    /// The file, while open; whoever holds this lock is the only one touching it.
+    private struct Access: ~Copyable {
+        var database: StateDatabase?
+    }
 
-    /// How many writes the largest batch so far carried (observability for tests and benches).
-    let largestBatch = Atomic<Int>(0)
+    private let path: String
+    private let queue = Mutex<[Pending]>([])
+    private let access: Mutex<Access>
+    private let batchMaximum = Atomic<Int>(0)
 
     init(database: StateDatabase) {
-        self.database = database
-        self.path = database.path
+        path = database.path
+        access = Mutex(Access(database: database))
     }
 
-    /// Starts the writer thread. The thread keeps `self` alive until `stop()`.
-    func start() {
-        let box = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let rc = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            let committer = Unmanaged<GroupCommitter>.fromOpaque(context).takeRetainedValue()
-            committer.run()
-            return nil
-        }, box)
-        if rc == 0 {
-            pthread_detach(thread)
-        } else {
-            // No thread: run nothing, fail every write clearly instead of hanging.
-            Unmanaged<GroupCommitter>.fromOpaque(box).release()
-            pending.withLock { $0.accepting = false }
-            database = nil
-            stopped.signal()
-        }
-    }
-
-    /// Queues `events`; the ticket completes when they are committed.
-    func submit(_ events: [StoredEvent], completion: (@Sendable (StateStoreError?) -> Void)?) -> CommitTicket {
-        let ticket = CommitTicket(completion: completion)
-        let accepted = pending.withLock { state in
-            guard state.accepting else { return false }
-            state.jobs.append(.write(events, ticket))
-            return true
-        }
-        if accepted {
-            wake.signal()
-        } else {
-            ticket.finish(.closed(path: path))
-        }
-        return ticket
-    }
-
-    /// Runs `body` on the writer thread, after every write submitted before it, and waits for it.
-    func read<T: Sendable>(_ body: @escaping @Sendable (StateDatabase) -> T) -> T? {
-        let result = Mutex<T?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let accepted = pending.withLock { state in
-            guard state.accepting else { return false }
-            state.jobs.append(.read({ database in
-                let value = body(database)
-                result.withLock { $0 = value }
-                done.signal()
-            }))
-            return true
-        }
-        guard accepted else { return nil }
-        wake.signal()
-        done.wait()
-        return result.withLock { $0.take() }
-    }
-
-    /// Commits what is queued, then ends the writer thread. Later writes fail with `.closed`.
-    func stop() {
-        let first = pending.withLock { state in
-            guard state.accepting else { return false }
-            state.accepting = false
-            state.jobs.append(.stop)
-            return true
-        }
-        if first { wake.signal() }
-        stopped.wait()
-        stopped.signal()
-    }
-
-    private func run() {
-        var running = true
-        while running {
-            wake.wait()
-            let jobs = pending.withLock { state in
-                let taken = state.jobs
-                state.jobs.removeAll(keepingCapacity: true)
-                return taken
-            }
-            var batch: [([StoredEvent], CommitTicket)] = []
-            for job in jobs {
-                switch job {
-                case .write(let events, let ticket):
-                    batch.append((events, ticket))
-                case .read(let body):
-                    commit(batch)
-                    batch.removeAll()
-                    if let database { body(database) }
-                case .stop:
-                    running = false
+    /// Commits `events` (with whatever else is queued) and returns once they are durable.
+    func write(_ events: [StoredEvent]) throws(StateStoreError) {
+        let mine = Pending(events: events)
+        queue.withLock { $0.append(mine) }
+        try access.withLock { access throws(StateStoreError) in
+            if !mine.done {
+                let batch = queue.withLock { queued in
+                    let taken = queued
+                    queued.removeAll(keepingCapacity: true)
+                    return taken
                 }
+                commit(batch, in: access.database)
             }
-            commit(batch)
+            if let outcome = mine.outcome { throw outcome }
         }
-        database = nil  // closes the file (and releases its lock) before `stop()` returns
-        stopped.signal()
     }
 
-    private func commit(_ batch: [([StoredEvent], CommitTicket)]) {
-        guard !batch.isEmpty else { return }
+    /// Runs `body` with the file to itself, between batches; nil once closed.
+    func read<T: Sendable>(_ body: (StateDatabase) -> T) -> T? {
+        access.withLock { access in access.database.map(body) }
+    }
+
+    /// Closes the file (releasing its lock) once the running batch is done. Later writes fail
+    /// with `.closed`.
+    func close() {
+        access.withLock { $0.database = nil }
+    }
+
+    /// Writes waiting for the file right now.
+    var queued: Int { queue.withLock { $0.count } }
+
+    /// The most writes one commit has carried so far.
+    var largestBatch: Int { batchMaximum.load(ordering: .relaxed) }
+
+    private func commit(_ batch: [Pending], in database: StateDatabase?) {
+        defer { for pending in batch { pending.done = true } }
         guard let database else {
-            for (_, ticket) in batch { ticket.finish(.closed(path: path)) }
+            for pending in batch { pending.outcome = .closed(path: path) }
             return
         }
-        if batch.count > largestBatch.load(ordering: .relaxed) {
-            largestBatch.store(batch.count, ordering: .relaxed)
+        if batch.count > batchMaximum.load(ordering: .relaxed) {
+            batchMaximum.store(batch.count, ordering: .relaxed)
         }
         let connection = database.connection
         do {
             try connection.transaction({ () throws(SQLiteError) in
-                for (events, _) in batch {
-                    for event in events { try database.apply(event) }
+                for pending in batch {
+                    for event in pending.events { try database.apply(event) }
                 }
             }, context: "saving \(batch.count) write\(batch.count == 1 ? "" : "s")")
-            for (_, ticket) in batch { ticket.finish(nil) }
             return
         } catch {
             if batch.count == 1 {
-                batch[0].1.finish(.writeRefused(path: path, detail: error.message))
+                batch[0].outcome = .writeRefused(path: path, detail: error.message)
                 return
             }
         }
-        for (events, ticket) in batch {
+        for pending in batch {
             do {
                 try connection.transaction({ () throws(SQLiteError) in
-                    for event in events { try database.apply(event) }
+                    for event in pending.events { try database.apply(event) }
                 }, context: "saving a write")
-                ticket.finish(nil)
             } catch {
-                ticket.finish(.writeRefused(path: path, detail: error.message))
+                pending.outcome = .writeRefused(path: path, detail: error.message)
             }
         }
     }

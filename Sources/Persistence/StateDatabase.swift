@@ -4,8 +4,9 @@ import JSON
 /// The state file's tables, seen through one connection: applies `StateEvent`s and reads
 /// everything back.
 ///
-/// `@unchecked Sendable` because it is confined, not locked: the opener uses it until it hands it
-/// to `GroupCommitter.start()`, and from then on only the writer thread touches it.
+/// `@unchecked Sendable` because it is confined, not locked here: the opener uses it until it
+/// hands it to a `GroupCommitter`, and from then on only the holder of that committer's lock
+/// touches it.
 final class StateDatabase: @unchecked Sendable {
     let connection: SQLiteConnection
     private var statements: [String: SQLiteStatement] = [:]

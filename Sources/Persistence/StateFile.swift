@@ -2,7 +2,7 @@ import Dispatch
 import JSON
 
 /// The durable engine under ``SQLiteStateStore``: one SQLite file of projects, rules, changes,
-/// push tokens, pushes, ingest counts and the seed, written through one group-committing thread.
+/// push tokens, pushes, ingest counts and the seed, written with group commit (``GroupCommitter``).
 /// It speaks rows of JSON (`StoredEvent`, `StoredState`); the store maps MockServer's types onto them.
 ///
 /// ```swift
@@ -37,32 +37,20 @@ final class StateFile: Sendable {
         let (database, created) = try StateDatabase.open(path: path, seed: seed, durability: durability)
         let state = try database.load()
         let committer = GroupCommitter(database: database)
-        committer.start()
         return StateFile(path: path, created: created, initialState: state, committer: committer)
     }
 
-    /// Queues `events` to be committed together and returns at once. Call it where the order of
-    /// writes is decided (under the state lock), then wait on the ticket outside that lock, so
-    /// concurrent writers share one commit. `completion`, when given, runs on the writer thread
-    /// after the commit; keep it short.
-    @discardableResult
-    func submit(
-        _ events: [StoredEvent], completion: (@Sendable (StateStoreError?) -> Void)? = nil
-    ) -> CommitTicket {
-        committer.submit(events, completion: completion)
-    }
-
     /// Commits `events` in one transaction and returns once they are durable.
-    /// Blocks the calling thread for about one fsync (shared with concurrent writers).
+    /// Blocks the calling thread for one commit (shared with writers that arrive meanwhile).
     func write(_ events: [StoredEvent]) throws(StateStoreError) {
-        try committer.submit(events, completion: nil).wait()
+        try committer.write(events)
     }
 
     /// Reads the whole file as it is now (after every write submitted before this call). Works
     /// when the disk refuses writes, so a server can re-sync its memory after a failed write.
     func loadSnapshot() throws(StateStoreError) -> StoredState {
         let path = self.path
-        let result: Result<StoredState, StateStoreError>? = committer.read { database in
+        let result: Result<StoredState, StateStoreError>? = committer.read { database -> Result<StoredState, StateStoreError> in
             do {
                 return .success(try database.load())
             } catch {
@@ -75,15 +63,18 @@ final class StateFile: Sendable {
 
     /// Commits what is queued and closes the file. Later writes fail with `.closed`.
     func close() {
-        committer.stop()
+        committer.close()
     }
 
     /// The most writes one commit has carried so far (1 means no batching happened yet).
-    var largestBatch: Int { committer.largestBatch.load(ordering: .relaxed) }
+    var largestBatch: Int { committer.largestBatch }
 
     deinit {
-        committer.stop()
+        committer.close()
     }
+
+    /// How many writes wait for the file right now (tests only).
+    var queuedForTesting: Int { committer.queued }
 
     /// Caps the file at its current size, as a full disk would (tests only).
     func limitGrowthForTesting() {
@@ -99,8 +90,8 @@ final class StateFile: Sendable {
         }
     }
 
-    /// Keeps the writer thread busy until `release` is signalled, so writes submitted meanwhile
-    /// pile up into one batch (tests only). Returns once the writer is held.
+    /// Holds the file until `release` is signalled, so writes started meanwhile queue up and
+    /// commit as one batch (tests only). Returns once the file is held.
     func holdWriterForTesting(until release: DispatchSemaphore) {
         let held = DispatchSemaphore(value: 0)
         let committer = self.committer

@@ -1,35 +1,59 @@
 import Dispatch
+import Foundation
 import JSON
 import Synchronization
 import Testing
 
 @testable import Persistence
 
-/// Concurrent writers share commits, each is acknowledged only once its batch is durable, and
-/// nothing is lost or reordered per writer.
+/// Concurrent writers share commits, each returns only once its batch is durable, and nothing
+/// is lost or reordered per writer.
 @Suite struct GroupCommitTests {
-    @Test func writesQueuedWhileTheWriterIsBusyCommitAsOneBatch() throws {
+    /// Waits (bounded; a failure guard, not a timing assumption) until `condition` holds.
+    private func eventually(_ condition: () -> Bool) -> Bool {
+        for _ in 0..<10_000 {
+            if condition() { return true }
+            usleep(1000)
+        }
+        return condition()
+    }
+
+    /// Runs `body` on a thread of its own (Dispatch's pool would cap how many may block at once).
+    private func spawn(_ group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
+        group.enter()
+        Thread {
+            body()
+            group.leave()
+        }.start()
+    }
+
+    @Test func writesThatArriveWhileACommitRunsCommitAsOneBatch() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("batch.db")
         let file = try StateFile.open(path: path, seed: Fixtures.seedState)
         let release = DispatchSemaphore(value: 0)
         file.holdWriterForTesting(until: release)
-        let acknowledged = Atomic<Int>(0)
-        let tickets = (0..<20).map { i in
-            file.submit([.tokenUpserted(project: "demo", token: Fixtures.token("t\(i)"))]) { error in
-                if error == nil { acknowledged.add(1, ordering: .relaxed) }
+        let returned = Atomic<Int>(0)
+        let group = DispatchGroup()
+        for i in 0..<20 {
+            spawn(group) {
+                if (try? file.write([.tokenUpserted(project: "demo", token: Fixtures.token("t\(i)"))])) != nil {
+                    returned.add(1, ordering: .relaxed)
+                }
             }
         }
-        // Nothing is acknowledged while the commit has not happened.
-        #expect(acknowledged.load(ordering: .relaxed) == 0)
+        #expect(eventually { file.queuedForTesting == 20 })
+        // Nobody has been acknowledged while the file was held.
+        #expect(returned.load(ordering: .relaxed) == 0)
         release.signal()
-        for ticket in tickets { try ticket.wait() }
-        #expect(acknowledged.load(ordering: .relaxed) == 20)
+        #expect(group.wait(timeout: .now() + 30) == .success)
+        #expect(returned.load(ordering: .relaxed) == 20)
         #expect(file.largestBatch == 20)
         file.close()
         let reopened = try StateFile.open(path: path, seed: Fixtures.seedState)
         defer { reopened.close() }
-        #expect(reopened.initialState.projects.first?.pushTokens == (0..<20).map { Fixtures.token("t\($0)") })
+        let tokens = Set(reopened.initialState.projects.first?.pushTokens.map(\.id) ?? [])
+        #expect(tokens == Set((0..<20).map { "t\($0)" }))
     }
 
     @Test func aRefusedWriteInABatchDoesNotFailTheOthers() throws {
@@ -39,13 +63,24 @@ import Testing
         file.limitGrowthForTesting()
         let release = DispatchSemaphore(value: 0)
         file.holdWriterForTesting(until: release)
-        let small = file.submit([.tokenUpserted(project: "demo", token: Fixtures.token("small"))])
-        let huge = file.submit([.tokenUpserted(project: "demo", token: Fixtures.token(String(repeating: "h", count: 64 * 1024)))])
-        let other = file.submit([.ingestCounted(project: "demo", module: "errors", total: 3)])
+        let outcomes = Mutex<[String: Bool]>([:])
+        let group = DispatchGroup()
+        let writes: [(String, StoredEvent)] = [
+            ("small", .tokenUpserted(project: "demo", token: Fixtures.token("small"))),
+            ("huge", .tokenUpserted(project: "demo", token: Fixtures.token(String(repeating: "h", count: 64 * 1024)))),
+            ("ingest", .ingestCounted(project: "demo", module: "errors", total: 3)),
+        ]
+        for (name, event) in writes {
+            spawn(group) {
+                let ok = (try? file.write([event])) != nil
+                outcomes.withLock { $0[name] = ok }
+            }
+        }
+        #expect(eventually { file.queuedForTesting == 3 })
         release.signal()
-        try small.wait()
-        #expect(throws: StateStoreError.self) { try huge.wait() }
-        try other.wait()
+        #expect(group.wait(timeout: .now() + 30) == .success)
+        #expect(outcomes.withLock { $0 } == ["small": true, "huge": false, "ingest": true])
+        #expect(file.largestBatch == 3)
         let project = try #require(try file.loadSnapshot().projects.first)
         #expect(project.pushTokens == [Fixtures.token("small")])
         #expect(project.ingest == [StoredIngestCount(module: "errors", count: 3)])

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Token registration with --state against the same server without it, alternating in one run:
+# wrk, 50 keep-alive connections, PUT /v1/projects/demo/push-tokens/<unique> with a JSON body
+# (Benchmarks/register-tokens.lua); median of several short rounds. Then the durability check:
+# restart on the file and count that every acknowledged registration is there.
+# Loopback only. Env: BENCH_ROUNDS (3), BENCH_SECONDS (4), BENCH_TARGET (5000),
+# LERIX_BIN (.build/release/lerix-mock).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${LERIX_BIN:-$ROOT/.build/release/lerix-mock}
+ROUNDS=${BENCH_ROUNDS:-3}
+SECS=${BENCH_SECONDS:-4}
+TARGET=${BENCH_TARGET:-5000}
+CONNS=50
+
+for tool in wrk curl python3; do
+    command -v "$tool" >/dev/null || { echo "bench needs $tool (make bench-deps)" >&2; exit 2; }
+done
+[ -x "$BIN" ] || { echo "no release binary at $BIN (make release)" >&2; exit 2; }
+
+WORK=$(mktemp -d /tmp/lerix-bench-state.XXXXXX)
+PID=""
+cleanup() {
+    [ -n "$PID" ] && kill "$PID" 2>/dev/null || true
+    wait 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+start() {  # extra serve flags...
+    "$BIN" serve --quiet --port 0 "$@" >"$WORK/lerix.out" 2>"$WORK/lerix.err" &
+    PID=$!
+    for _ in $(seq 100); do grep -q "http://" "$WORK/lerix.out" 2>/dev/null && break; sleep 0.1; done
+    PORT=$(grep -o 'http://[^ ]*' "$WORK/lerix.out" | head -1 | sed 's/.*://; s/[^0-9].*//')
+    [ -n "$PORT" ] || { echo "lerix-mock did not report its port:"; cat "$WORK/lerix.out" "$WORK/lerix.err"; exit 1; }
+}
+stop() {
+    kill "$PID" 2>/dev/null || true
+    wait "$PID" 2>/dev/null || true
+    PID=""
+}
+
+# prints "registrations/s completed-requests bad-responses"
+run_wrk() {  # token-prefix
+    local out
+    out=$(TOKEN_PREFIX="$1" wrk -t1 -c$CONNS -d"${SECS}s" -s "$ROOT/Benchmarks/register-tokens.lua" "http://127.0.0.1:$PORT")
+    local rps total bad errors
+    rps=$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")
+    total=$(awk '/requests in/ { print $1 }' <<<"$out")
+    bad=$(awk '/Non-2xx or 3xx responses:/ { print $5 }' <<<"$out")
+    errors=$(awk '/Socket errors:/ { gsub(",", ""); print $4 + $6 + $8 + $10 }' <<<"$out")
+    echo "${rps:-0} ${total:-0} $(( ${bad:-0} + ${errors:-0} ))"
+}
+
+count_tokens() {
+    curl -sf "http://127.0.0.1:$PORT/admin/projects/demo/push-tokens" \
+        | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["push_tokens"]))'
+}
+
+echo "$ROUNDS rounds x ${SECS}s, $CONNS connections, one new token per request"
+status=0
+for round in $(seq "$ROUNDS"); do
+    if [ $((round % 2)) = 1 ]; then order="state memory"; else order="memory state"; fi
+    for mode in $order; do
+        if [ "$mode" = state ]; then
+            rm -f "$WORK/state.db"*
+            start --state "$WORK/state.db"
+        else
+            start
+        fi
+        read -r rps total bad <<<"$(run_wrk "r$round-$mode")"
+        echo "$mode $rps $total $bad" >>"$WORK/results"
+        if [ "$mode" = state ]; then
+            # Every acknowledged registration must be in the file after a restart.
+            stop
+            start --state "$WORK/state.db"
+            stored=$(count_tokens)
+            acknowledged=$(( total - bad ))
+            if [ "$stored" -lt "$acknowledged" ]; then
+                echo "LOST WRITES: $acknowledged registrations acknowledged, $stored in the file after restart" >&2
+                status=1
+            fi
+            echo "round $round: --state $rps/s; $acknowledged acknowledged, $stored found after restart"
+        else
+            echo "round $round: memory $rps/s"
+        fi
+        stop
+    done
+done
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+state=$(awk '$1 == "state" { print $2 }' "$WORK/results" | median)
+memory=$(awk '$1 == "memory" { print $2 }' "$WORK/results" | median)
+errors=$(awk '{ s += $4 } END { print s + 0 }' "$WORK/results")
+ratio=$(awk -v a="$state" -v b="$memory" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }')
+printf '\n%-22s %12s\n' case registrations/s
+printf '%-22s %12.0f\n' "with --state (SQLite)" "$state"
+printf '%-22s %12.0f\n' "in memory (baseline)" "$memory"
+echo "ratio --state / memory: ${ratio}x; target >= $TARGET/s with --state; errors: $errors"
+awk -v s="$state" -v t="$TARGET" 'BEGIN { exit !(s >= t) }' || { echo "below the target of $TARGET registrations/s" >&2; status=1; }
+[ "$errors" = 0 ] || status=1
+exit $status
