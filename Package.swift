@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "Persistence", dependencies: ["MockServer", "ReleaseControl", "CSQLite", "JSON", "Clock"]),
         .target(name: "Push", dependencies: ["MockServer", "ReleaseControl", "HTTP", "HTTP2", "HTTPServer", "Sockets", "JSON", "Clock"]),
         .target(name: "LerixSDK", dependencies: ["Clock", "JSON"]),
-        .target(name: "Adapter", dependencies: ["LerixSDK", "JSON", "Clock"]),
+        .target(name: "Adapter", dependencies: ["LerixSDK", "JSON", "Clock", "Sockets"]),
         .target(name: "ScenarioRunner", dependencies: [
             "Adapter", "LerixSDK", "MockServer", "Push", "HTTPServer", "Persistence", "YAML", "JSON", "Clock", "HTTP",
         ]),

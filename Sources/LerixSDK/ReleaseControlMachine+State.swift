@@ -6,7 +6,10 @@ extension ReleaseControlMachine {
         var state = LerixState()
         let serverNow = saved.serverTime(at: now)
         let releaseControl = configuration.enabled
-        if releaseControl && configuration.hasVersion {
+        // Updates saved for another version or build (an install not yet launched) never show.
+        let updatesApply = saved.updatesBelong(toVersion: configuration.appVersion, build: configuration.build)
+            || saved.receivedAt == nil
+        if releaseControl && configuration.hasVersion && updatesApply {
             if let required = saved.requiredUpdate {
                 state.requiredUpdate = required
                 state.optionalUpdate = optionalStillFresh(now: now)

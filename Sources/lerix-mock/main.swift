@@ -7,6 +7,7 @@ import Glibc
 let commands: [any CLICommand.Type] = [
     ServeCommand.self,
     ScenariosCommand.self,
+    AdapterCommand.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -1,0 +1,100 @@
+import Clock
+import LerixSDK
+import Synchronization
+
+/// One emulated device: its configuration, clock, disk, network switch and the SDK instance
+/// of its current (or last) process. Confined to the host's thread.
+final class AdapterDevice {
+    let id: String
+    var configuration: LerixConfiguration
+    let clock: DeviceClock
+    let storage: any Storage
+    let transport: DeviceTransport
+    let log: @Sendable (String) -> Void
+    /// The current process's SDK; after `terminate` the last one, kept for `state`.
+    private(set) var sdk: Lerix
+    private(set) var isRunning = false
+    /// What earlier processes of this device sent (the counters span launches).
+    private var earlier = LerixStatistics()
+
+    init(id: String, configuration: LerixConfiguration, clock: DeviceClock, storage: any Storage,
+         network: any AdapterNetwork, log: @escaping @Sendable (String) -> Void) {
+        self.id = id
+        self.configuration = configuration
+        self.clock = clock
+        self.storage = storage
+        self.transport = DeviceTransport(network: network)
+        self.log = log
+        sdk = Lerix(configuration: configuration, scheduler: clock, transport: transport, storage: storage, online: true,
+                    log: log)
+    }
+
+    var isOnline: Bool { transport.isOnline }
+
+    /// App start: a fresh process (the previous one ends first) applies its saved answer, then checks.
+    func launch() {
+        terminate()
+        earlier = Self.adding(earlier, sdk.statistics)
+        sdk = Lerix(configuration: configuration, scheduler: clock, transport: transport, storage: storage,
+                    online: transport.isOnline, log: log)
+        isRunning = true
+        sdk.start()
+    }
+
+    func terminate() {
+        guard isRunning else { return }
+        sdk.shutdown()
+        isRunning = false
+    }
+
+    /// A new version replaces the app: a running one ends, the next `launch` starts the new one.
+    func install(appVersion: String?, build: String?) {
+        terminate()
+        configuration.appVersion = appVersion
+        configuration.build = build
+        earlier = Self.adding(earlier, sdk.statistics)
+        sdk = Lerix(configuration: configuration, scheduler: clock, transport: transport, storage: storage,
+                    online: transport.isOnline, log: log)
+    }
+
+    func setOnline(_ online: Bool) {
+        transport.setOnline(online)
+        if isRunning { sdk.networkReachabilityChanged(isReachable: online) }
+    }
+
+    /// Counters since `create`, across launches.
+    var statistics: LerixStatistics { Self.adding(earlier, sdk.statistics) }
+
+    static func adding(_ a: LerixStatistics, _ b: LerixStatistics) -> LerixStatistics {
+        var sum = a
+        sum.checks += b.checks
+        sum.notModified += b.notModified
+        sum.failedChecks += b.failedChecks
+        sum.tokenRegistrations += b.tokenRegistrations
+        for (module, count) in b.sent { sum.sent[module, default: 0] += count }
+        return sum
+    }
+}
+
+/// The device's network: the host's shared client behind an on/off switch, so a device that
+/// is offline fails at once (the SDK also knows, and does not try).
+final class DeviceTransport: Transport {
+    private let network: any AdapterNetwork
+    private let online = Mutex(true)
+
+    init(network: any AdapterNetwork) {
+        self.network = network
+    }
+
+    var isOnline: Bool { online.withLock { $0 } }
+
+    func setOnline(_ value: Bool) { online.withLock { $0 = value } }
+
+    func send(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
+        guard isOnline else {
+            completion(.failure(TransportError("the device is offline")))
+            return
+        }
+        network.send(request, completion: completion)
+    }
+}

@@ -1,0 +1,176 @@
+import Clock
+import JSON
+import LerixSDK
+
+extension AdapterHost {
+    /// Runs one command; the answer's fields besides `id` and `ok`.
+    func run(_ name: String, _ fields: CommandFields) throws(CommandError) -> [(String, JSON)] {
+        switch name {
+        case "hello":
+            return [
+                ("name", .string(Self.name)), ("version", .string(LerixConfiguration.currentSDKVersion)),
+                ("capabilities", .array(Self.capabilities.map(JSON.string))),
+            ]
+        case "create":
+            try create(fields)
+            return []
+        case "launch":
+            try device(fields).launch()
+            return []
+        case "foreground":
+            let device = try device(fields)
+            if device.isRunning { device.sdk.enterForeground() }
+            return []
+        case "background":
+            let device = try device(fields)
+            if device.isRunning { device.sdk.enterBackground() }
+            return []
+        case "push":
+            let device = try device(fields)
+            if device.isRunning { device.sdk.didReceiveSilentPush() }
+            return []
+        case "refresh":
+            let device = try device(fields)
+            if device.isRunning { device.sdk.refresh { _ in } }
+            return []
+        case "network":
+            let device = try device(fields)
+            device.setOnline(try fields.bool("online"))
+            return []
+        case "terminate":
+            try device(fields).terminate()
+            return []
+        case "install":
+            let device = try device(fields)
+            guard fields.object["app_version"] != nil else { throw CommandError("missing field app_version") }
+            device.install(appVersion: try fields.optionalString("app_version"), build: try fields.optionalString("build"))
+            return []
+        case "later":
+            let device = try device(fields)
+            if device.isRunning { device.sdk.later() }
+            return []
+        case "skip":
+            let device = try device(fields)
+            if device.isRunning { device.sdk.skip() }
+            return []
+        case "track":
+            return try track(fields)
+        case "advance":
+            try advance(to: try fields.time("to"))
+            return []
+        case "next_deadline":
+            return [("next_deadline", timeline.nextDeadline.map { .string($0.rfc3339) } ?? .null)]
+        case "state":
+            return stateFields(try device(fields))
+        default:
+            throw CommandError("unknown command \(name)")
+        }
+    }
+
+    private func device(_ fields: CommandFields) throws(CommandError) -> AdapterDevice {
+        let id = try fields.string("device")
+        guard let device = devices[id] else { throw CommandError("unknown device \(id)") }
+        return device
+    }
+
+    private func create(_ fields: CommandFields) throws(CommandError) {
+        let id = try fields.string("device")
+        if fields.has("now") {
+            let now = try fields.time("now")
+            if !timeKnown {
+                timeline.set(now: now)
+                timeKnown = true
+                options.timeMoved?(now)
+            } else if now > timeline.now {
+                try advance(to: now)
+            } else if now < timeline.now {
+                options.log("adapter: create \(id) at \(now.rfc3339), before true time \(timeline.now.rfc3339); using true time")
+            }
+        } else if !timeKnown {
+            throw CommandError("missing field now (the first create sets true time)")
+        }
+        let config = try fields.object("config")
+        guard let platform = Platform(rawValue: try config.string("platform")) else {
+            throw CommandError("config.platform must be one of ios, android, macos, web")
+        }
+        let flavorName = try config.optionalString("flavor") ?? Flavor.native.rawValue
+        guard let flavor = Flavor(rawValue: flavorName) else {
+            throw CommandError("config.flavor must be native or flutter, not \(flavorName)")
+        }
+        let configuration = LerixConfiguration(
+            baseURL: try config.string("base_url"), project: try config.string("project"), platform: platform,
+            flavor: flavor, appVersion: try config.optionalString("app_version"), build: try config.optionalString("build"),
+            sdkName: try config.optionalString("sdk") ?? "swift",
+            sdkVersion: try config.optionalString("sdk_version") ?? LerixConfiguration.currentSDKVersion,
+            enabled: try config.bool("enabled", default: true), pushToken: try config.optionalString("push_token"))
+        let offsetSeconds = try config.number("clock_offset_seconds", default: 0)
+        let storage: any Storage
+        if let folder = try config.optionalString("storage") {
+            do {
+                storage = try FileStorage(folder: folder)
+            } catch {
+                throw CommandError("config.storage: \(error.message)")
+            }
+        } else {
+            storage = InMemoryStorage()
+        }
+        if let existing = devices[id] {
+            options.log("adapter: create replaces device \(id)")
+            existing.terminate()
+        } else {
+            deviceOrder.append(id)
+        }
+        let clock = DeviceClock(timeline: timeline, offsetMilliseconds: Int64((offsetSeconds * 1000).rounded()))
+        let log = options.log
+        devices[id] = AdapterDevice(id: id, configuration: configuration, clock: clock, storage: storage,
+                                    network: network, log: { log("device \(id): \($0)") })
+    }
+
+    private func track(_ fields: CommandFields) throws(CommandError) -> [(String, JSON)] {
+        let device = try device(fields)
+        let name = try fields.string("module")
+        guard let module = LerixModule(rawValue: name), LerixModule.ingestModules.contains(module) else {
+            throw CommandError("module must be one of errors, analytics, tracing, feedback, surveys, not \(name)")
+        }
+        let count = try fields.int("count")
+        guard (0...100_000).contains(count) else { throw CommandError("count must be between 0 and 100000") }
+        let items: [JSON] = (0..<count).map { n in
+            .object([("device", .string(device.id)), ("module", .string(name)), ("n", .number(Double(n)))])
+        }
+        device.sdk.track(module, items: items)
+        return []
+    }
+
+    /// Moves true time to `target`, firing every timer due on the way in time order across
+    /// devices; timers due at one instant all start before their requests are awaited.
+    func advance(to target: Instant) throws(CommandError) {
+        guard target >= timeline.now else {
+            throw CommandError("time cannot go backwards: \(target.rfc3339) is before \(timeline.now.rfc3339)")
+        }
+        timeKnown = true
+        while let (instant, due) = timeline.popEarliest(notAfter: target) {
+            timeMoved(to: instant)
+            for entry in due { entry.work() }
+            network.runUntilIdle()
+        }
+        timeline.set(now: target)
+        timeMoved(to: target)
+    }
+
+    private func timeMoved(to instant: Instant) {
+        options.timeMoved?(instant)
+        guard let base = options.serverClockURL else { return }
+        var headers: [(String, String)] = [("Content-Type", "application/json")]
+        if let token = options.adminToken { headers.append(("Authorization", "Bearer " + token)) }
+        let body = JSON.object([("set", .string(instant.rfc3339))]).serialized()
+        let log = options.log
+        network.send(TransportRequest(method: "POST", url: base + "/admin/clock", headers: headers, body: body)) { result in
+            switch result {
+            case .success(let response) where (200..<300).contains(response.status): break
+            case .success(let response): log("adapter: setting the server clock answered \(response.status)")
+            case .failure(let error): log("adapter: setting the server clock failed: \(error)")
+            }
+        }
+        network.runUntilIdle()
+    }
+}

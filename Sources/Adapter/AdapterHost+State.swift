@@ -1,0 +1,36 @@
+import Clock
+import JSON
+import LerixSDK
+
+extension AdapterHost {
+    /// The `state` answer's fields (ADAPTER.md "State"), plus `running`, `online` and `device_time`.
+    func stateFields(_ device: AdapterDevice) -> [(String, JSON)] {
+        let state = device.sdk.state
+        let statistics = device.statistics
+        var queued = JSONObject()
+        var sent = JSONObject()
+        var paused = state.pausedModules.map { JSON.string($0.rawValue) }
+        if paused.isEmpty { paused = [] }
+        for module in LerixModule.ingestModules {
+            queued[module.rawValue] = .number(Double(state.queued[module] ?? 0))
+            sent[module.rawValue] = .number(Double(statistics.sent[module] ?? 0))
+        }
+        return [
+            ("screen", .string(state.screen.rawValue)),
+            ("required_update", state.requiredUpdate?.json ?? .null),
+            ("optional_update", state.optionalUpdate?.json ?? .null),
+            ("maintenance", .array(state.maintenance.map(\.json))),
+            ("paused_modules", .array(paused)),
+            ("queued", .object(queued)),
+            ("sent", .object(sent)),
+            ("checks", .number(Double(statistics.checks))),
+            ("not_modified", .number(Double(statistics.notModified))),
+            ("last_success", state.lastSuccess.map { .string($0.rfc3339) } ?? .null),
+            ("etag", state.etag.map(JSON.string) ?? .null),
+            ("polling", .bool(state.polling)),
+            ("running", .bool(device.isRunning)),
+            ("online", .bool(device.isOnline)),
+            ("device_time", .string(device.clock.now.rfc3339)),
+        ]
+    }
+}

@@ -1,0 +1,123 @@
+import Clock
+import JSON
+import LerixSDK
+import Synchronization
+
+/// Hosts many SDK devices in virtual time behind the adapter protocol (ADAPTER.md): one JSON
+/// request in, one JSON answer out, and every request, timer and completion it started has
+/// finished by the time the answer is returned.
+///
+/// ```swift
+/// let host = AdapterHost()                                  // real sockets to the server
+/// host.handleLine(#"{"id":1,"cmd":"create","device":"a","now":"2026-12-02T11:00:00.000Z","#
+///     + #""config":{"base_url":"http://127.0.0.1:8080","project":"demo","platform":"ios","app_version":"2.3.0"}}"#)
+/// host.handle(["id": 2, "cmd": "launch", "device": "a"])   // {"id":2,"ok":true}
+/// host.deliverPush(token: "tok-1")                          // route a silent push by token
+/// ```
+///
+/// Calls are serialised: one command runs at a time, on the caller's thread.
+public final class AdapterHost: @unchecked Sendable {
+    // Every mutable property is touched only while `serial` is held.
+    public struct Options: Sendable {
+        /// Called with the new true time before timers due then fire, and at the end of an
+        /// `advance`: the in-process runner moves the server's manual clock here.
+        public var timeMoved: (@Sendable (Instant) -> Void)?
+        /// When set, the host itself moves the server's manual clock (`POST {url}/admin/clock`)
+        /// at every instant it fires timers, so one `advance` can span a simulated week.
+        public var serverClockURL: String?
+        public var adminToken: String?
+        /// Where diagnostics go (the CLI passes stderr).
+        public var log: @Sendable (String) -> Void = { _ in }
+        public init() {}
+    }
+
+    public static let name = "lerix-swift-sdk"
+    public static let capabilities = [
+        "push", "offline_deadline", "install", "clock_offset", "track", "refresh",
+        "platform:ios", "platform:android", "platform:macos", "platform:web", "flavor:native", "flavor:flutter",
+    ]
+
+    let network: any AdapterNetwork
+    let options: Options
+    let timeline: VirtualTimeline
+    var timeKnown = false
+    var devices: [String: AdapterDevice] = [:]
+    var deviceOrder: [String] = []
+    private let serial = Mutex<Void>(())
+
+    public init(network: any AdapterNetwork = SocketNetwork(), options: Options = Options()) {
+        self.network = network
+        self.options = options
+        self.timeline = VirtualTimeline(now: Instant(millisecondsSinceEpoch: 0))
+    }
+
+    /// True time now.
+    public var now: Instant { timeline.now }
+
+    /// The SDK instance of `device` (its current or last process), for in-process callers.
+    public func sdk(of device: String) -> Lerix? {
+        serial.withLock { _ in devices[device]?.sdk }
+    }
+
+    /// A silent push for `token`: every running device with that push token checks at once.
+    /// Returns how many devices it reached.
+    @discardableResult
+    public func deliverPush(token: String) -> Int {
+        serial.withLock { _ in
+            var reached = 0
+            for id in deviceOrder {
+                guard let device = devices[id], device.configuration.pushToken == token, device.isRunning,
+                      device.configuration.supportsPush
+                else { continue }
+                device.sdk.didReceiveSilentPush()
+                reached += 1
+            }
+            network.runUntilIdle()
+            return reached
+        }
+    }
+
+    /// One request line to one answer line (no trailing newline). Never throws, never traps.
+    public func handleLine(_ line: String) -> String {
+        let request: JSON
+        do {
+            request = try JSON.parse(line)
+        } catch {
+            return Self.failure(id: .null, "the line is not JSON: \(error)").serializedString
+        }
+        return handle(request).serializedString
+    }
+
+    /// One request object to one answer object.
+    public func handle(_ request: JSON) -> JSON {
+        guard let object = request.objectValue else {
+            return Self.failure(id: .null, "a request must be a JSON object, not \(request.typeName)")
+        }
+        let id = object["id"] ?? .null
+        guard object["id"] != nil else { return Self.failure(id: .null, "missing field id") }
+        guard let command = object["cmd"] else { return Self.failure(id: id, "missing field cmd") }
+        guard let name = command.stringValue else { return Self.failure(id: id, "cmd must be a string") }
+        return serial.withLock { _ -> JSON in
+            do {
+                let fields = try run(name, CommandFields(object))
+                network.runUntilIdle()
+                var answer = JSONObject([("id", id), ("ok", true)])
+                for (key, value) in fields { answer[key] = value }
+                return .object(answer)
+            } catch {
+                network.runUntilIdle()
+                return Self.failure(id: id, (error as? CommandError)?.message ?? "\(error)")
+            }
+        }
+    }
+
+    static func failure(id: JSON, _ message: String) -> JSON {
+        .object([("id", id), ("ok", false), ("error", .string(message))])
+    }
+}
+
+/// Why a command was refused, in words for the harness's log.
+struct CommandError: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}

@@ -1,1 +1,0 @@
-// Placeholder until this target lands; see Package.swift for its place in the stack.

@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import LerixSDK
+import Sockets
+
+extension SocketNetwork {
+    /// A connected, non-blocking TCP socket with `TCP_NODELAY`. `connect(2)` itself blocks:
+    /// to loopback or a LAN it answers at once, and a refused port fails at once.
+    static func connect(_ origin: Origin) -> Result<Int32, TransportError> {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_family = AF_UNSPEC
+        var list: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(origin.host, String(origin.port), &hints, &list)
+        guard rc == 0, let first = list else {
+            return .failure(TransportError("cannot resolve \(origin.host): \(String(cString: gai_strerror(rc)))"))
+        }
+        defer { freeaddrinfo(list) }
+        var lastError = "no address"
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let entry = cursor {
+            cursor = entry.pointee.ai_next
+            let fd = socket(entry.pointee.ai_family, entry.pointee.ai_socktype, entry.pointee.ai_protocol)
+            guard fd >= 0 else {
+                lastError = String(cString: strerror(errno))
+                continue
+            }
+            var result: Int32
+            repeat { result = Glibc.connect(fd, entry.pointee.ai_addr, entry.pointee.ai_addrlen) } while result < 0 && errno == EINTR
+            if result == 0 {
+                do {
+                    try Posix.setNoDelay(fd)
+                    try Posix.setNonBlocking(fd)
+                    return .success(fd)
+                } catch {
+                    lastError = "\(error)"
+                }
+            } else {
+                lastError = String(cString: strerror(errno))
+            }
+            Posix.close(fd)
+        }
+        return .failure(TransportError("cannot connect to \(origin.host):\(origin.port): \(lastError)"))
+    }
+
+    /// Writes every byte, waiting for the socket to drain when it is full; nil on success.
+    func writeAll(_ fd: Int32, _ bytes: [UInt8], deadline: Int64) -> TransportError? {
+        var offset = 0
+        while offset < bytes.count {
+            let result: Result<IOResult, Error> = bytes[offset...].withUnsafeBytes { buffer in
+                Result { try Posix.write(fd, buffer) }
+            }
+            switch result {
+            case .success(.processed(let n)):
+                offset += n
+            case .success(.wouldBlock):
+                let wait = max(0, deadline - Self.monotonicMilliseconds())
+                guard wait > 0 else { return TransportError("the server stopped reading the request") }
+                var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&entry, 1, Int32(min(wait, 1000)))
+            case .success(.endOfFile):
+                return TransportError("the connection closed while sending")
+            case .failure(let error):
+                return TransportError("\(error)")
+            }
+        }
+        return nil
+    }
+
+    /// Real elapsed time, for request timeouts only (never for the SDK's logic).
+    static func monotonicMilliseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+
+    static func serialize(_ request: TransportRequest, _ target: RequestTarget) -> [UInt8] {
+        var text = request.method + " " + target.path + " HTTP/1.1\r\nHost: " + target.hostHeader + "\r\n"
+        text += "User-Agent: lerix-swift-sdk/" + LerixConfiguration.currentSDKVersion + " (adapter)\r\n"
+        for header in request.headers {
+            let name = header.name.lowercased()
+            if name == "host" || name == "content-length" || name == "connection" { continue }
+            text += header.name + ": " + header.value + "\r\n"
+        }
+        if !request.body.isEmpty || (request.method != "GET" && request.method != "HEAD") {
+            text += "Content-Length: " + String(request.body.count) + "\r\n"
+        }
+        text += "\r\n"
+        var bytes = Array(text.utf8)
+        bytes.append(contentsOf: request.body)
+        return bytes
+    }
+}

@@ -1,0 +1,128 @@
+import Clock
+import Synchronization
+
+/// True time for every device an ``AdapterHost`` runs, and one queue of their timers ordered
+/// by true deadline, so `advance` fires them in time order across devices in O(log n) each.
+///
+/// ```swift
+/// let timeline = VirtualTimeline(now: start)
+/// let phone = DeviceClock(timeline: timeline, offsetMilliseconds: 3_600_000)  // an hour fast
+/// phone.schedule(at: phone.now.adding(seconds: 60)) { print("device timer") }
+/// timeline.nextDeadline   // start + 60 s, in true time
+/// ```
+public final class VirtualTimeline: Sendable {
+    struct Entry {
+        let deadline: Instant
+        let sequence: UInt64
+        let work: @Sendable () -> Void
+    }
+
+    private struct State {
+        var now: Instant
+        var heap: [Entry] = []
+        var cancelled: Set<UInt64> = []
+        /// Sequences in the heap and not cancelled, so a late cancel costs O(1) and leaves nothing.
+        var pending: Set<UInt64> = []
+        var nextSequence: UInt64 = 0
+    }
+
+    private let state: Mutex<State>
+
+    public init(now: Instant) {
+        state = Mutex(State(now: now))
+    }
+
+    /// True time now.
+    public var now: Instant { state.withLock { $0.now } }
+
+    /// The earliest pending timer in true time, or nil.
+    public var nextDeadline: Instant? {
+        state.withLock { s in
+            Self.dropCancelled(&s)
+            return s.heap.first?.deadline
+        }
+    }
+
+    /// Runs `work` when true time reaches `deadline`.
+    func schedule(at deadline: Instant, _ work: @escaping @Sendable () -> Void) -> UInt64 {
+        state.withLock { s in
+            let sequence = s.nextSequence
+            s.nextSequence += 1
+            s.pending.insert(sequence)
+            Self.push(Entry(deadline: deadline, sequence: sequence, work: work), into: &s.heap)
+            return sequence
+        }
+    }
+
+    func cancel(_ sequence: UInt64) {
+        state.withLock { s in
+            if s.pending.remove(sequence) != nil { s.cancelled.insert(sequence) }
+        }
+    }
+
+    /// Sets true time without firing anything (the caller fires what is due first).
+    func set(now: Instant) {
+        state.withLock { $0.now = now }
+    }
+
+    /// Removes and returns every timer due at the earliest deadline, if that is at or before
+    /// `target`, in scheduling order; true time moves to that deadline.
+    func popEarliest(notAfter target: Instant) -> (Instant, [Entry])? {
+        state.withLock { s in
+            Self.dropCancelled(&s)
+            guard let first = s.heap.first, first.deadline <= target else { return nil }
+            let deadline = first.deadline
+            var due: [Entry] = []
+            while let top = s.heap.first, top.deadline == deadline {
+                let entry = Self.pop(&s.heap)
+                if s.cancelled.remove(entry.sequence) == nil {
+                    s.pending.remove(entry.sequence)
+                    due.append(entry)
+                }
+            }
+            if deadline > s.now { s.now = deadline }
+            return (deadline, due)
+        }
+    }
+
+    private static func dropCancelled(_ s: inout State) {
+        while let top = s.heap.first, s.cancelled.contains(top.sequence) {
+            s.cancelled.remove(top.sequence)
+            _ = pop(&s.heap)
+        }
+    }
+
+    private static func before(_ a: Entry, _ b: Entry) -> Bool {
+        (a.deadline, a.sequence) < (b.deadline, b.sequence)
+    }
+
+    private static func push(_ entry: Entry, into heap: inout [Entry]) {
+        heap.append(entry)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard before(heap[child], heap[parent]) else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private static func pop(_ heap: inout [Entry]) -> Entry {
+        let top = heap[0]
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            heap[0] = last
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var best = parent
+                if left < heap.count && before(heap[left], heap[best]) { best = left }
+                if right < heap.count && before(heap[right], heap[best]) { best = right }
+                if best == parent { break }
+                heap.swapAt(parent, best)
+                parent = best
+            }
+        }
+        return top
+    }
+}

@@ -1,0 +1,80 @@
+import Adapter
+import LerixSDK
+
+/// `lerix-mock adapter`: the Swift SDK behind the adapter protocol, one JSON line in, one out.
+enum AdapterCommand: CLICommand {
+    static let name = "adapter"
+    static let summary = "host Swift SDK devices in virtual time over stdin/stdout (ADAPTER.md)"
+    static let usage = """
+        usage: lerix-mock adapter [--server-clock URL] [--admin-token TOKEN] [--client sockets|urlsession]
+                                  [--max-connections N] [--request-timeout SECONDS] [--quiet]
+
+        Reads one JSON command per line on stdin and answers one JSON line each on stdout, in
+        order (commands: hello, create, launch, foreground, background, push, refresh, network,
+        terminate, install, later, skip, track, advance, next_deadline, state). Logs go to stderr.
+
+          --server-clock URL       also move that server's manual clock (POST URL/admin/clock) to
+                                   every instant at which timers fire, so one `advance` may span a week
+          --admin-token TOKEN      bearer token for --server-clock
+          --client sockets         the adapter's keep-alive HTTP/1.1 client (default, fast)
+          --client urlsession      the SDK's default URLSession transport
+          --max-connections N      connections per server with the sockets client (default 128)
+          --request-timeout S      real seconds before a request fails (default 30)
+          --quiet                  no logs on stderr
+
+        example:
+          echo '{"id":1,"cmd":"hello"}' | lerix-mock adapter
+        """
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let parser = ArgumentParser(
+            valued: ["--server-clock", "--admin-token", "--client", "--max-connections", "--request-timeout"],
+            flags: ["--quiet"])
+        let parsed: ArgumentParser.Parsed
+        do {
+            parsed = try parser.parse(arguments)
+        } catch {
+            CLI.printError("lerix-mock adapter: \(error.description)\n\n\(usage)")
+            return 2
+        }
+        guard parsed.positional.isEmpty else {
+            CLI.printError("lerix-mock adapter: unexpected argument \(parsed.positional[0])")
+            return 2
+        }
+        var socketOptions = SocketNetwork.Options()
+        if let text = parsed.value("--max-connections") {
+            guard let n = Int(text), n > 0 else {
+                CLI.printError("lerix-mock adapter: --max-connections must be a positive number, not \(text)")
+                return 2
+            }
+            socketOptions.maximumConnectionsPerOrigin = n
+        }
+        var timeout = 30
+        if let text = parsed.value("--request-timeout") {
+            guard let n = Int(text), n > 0 else {
+                CLI.printError("lerix-mock adapter: --request-timeout must be a positive number of seconds, not \(text)")
+                return 2
+            }
+            timeout = n
+        }
+        socketOptions.requestTimeoutSeconds = timeout
+        let network: any AdapterNetwork
+        switch parsed.value("--client") ?? "sockets" {
+        case "sockets": network = SocketNetwork(options: socketOptions)
+        case "urlsession": network = TransportNetwork(URLSessionTransport(timeoutSeconds: Double(timeout)))
+        case let other:
+            CLI.printError("lerix-mock adapter: --client must be sockets or urlsession, not \(other)")
+            return 2
+        }
+        var options = AdapterHost.Options()
+        options.serverClockURL = parsed.value("--server-clock").map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        options.adminToken = parsed.value("--admin-token")
+        if !parsed.flag("--quiet") { options.log = { CLI.printError($0) } }
+        let host = AdapterHost(network: network, options: options)
+        while let line = readLine(strippingNewline: true) {
+            if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
+            CLI.printOut(host.handleLine(line))
+        }
+        return 0
+    }
+}
