@@ -7,6 +7,8 @@ struct FIFO<Element: Sendable & Equatable>: Sendable {
     var count: Int { storage.count - head }
     var isEmpty: Bool { head >= storage.count }
 
+    var first: Element? { head < storage.count ? storage[head] : nil }
+
     mutating func append(_ element: Element) { storage.append(element) }
 
     mutating func popFirst() -> Element? {

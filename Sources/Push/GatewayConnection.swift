@@ -1,0 +1,390 @@
+import Dispatch
+import HTTP
+import HTTP2
+import Sockets
+
+/// One h2c connection to a push gateway: a non-blocking socket from `Sockets`, Dispatch
+/// read/write sources and a timer, and an ``HTTP2ClientSession`` for the framing.
+///
+/// Confined to its owner's serial queue: every method is called there and every event is
+/// reported there. Each request sent is answered by exactly one `.response` or
+/// `.streamFailed`, or listed in `.closed(unfinished:)`. (`@unchecked Sendable`: confined to
+/// `queue`, it is only handed to Dispatch closures that run there.)
+final class GatewayConnection: @unchecked Sendable {
+    enum Event {
+        /// The peer's SETTINGS arrived.
+        case ready(maxConcurrentStreams: Int)
+        case settingsChanged(maxConcurrentStreams: Int)
+        case response(requestID: Int, HTTPResponse)
+        /// The stream ended without an answer (reset, or no answer in time).
+        case streamFailed(requestID: Int, reason: String)
+        /// GOAWAY: send nothing new here.
+        case goingAway
+        /// The connection is over (connect failed, peer closed, stalled, protocol error).
+        case closed(reason: String, unfinished: [Int])
+    }
+
+    struct Deadline: Equatable {
+        var streamID: Int32
+        var sentAt: UInt64
+        var deadline: UInt64
+    }
+
+    enum Phase { case connecting, open, closed }
+
+    let id: Int
+    let queue: DispatchQueue
+    let address: SocketAddress
+    let label: String
+    let connectTimeoutNanoseconds: UInt64
+    let requestTimeoutNanoseconds: UInt64
+    let readBuffer: UnsafeMutableRawBufferPointer
+    let onEvent: (Event) -> Void
+
+    private(set) var phase = Phase.connecting
+    private var fd: Int32 = -1
+    private var session: HTTP2ClientSession?
+    private var readSource: DispatchSourceRead?
+    private var writeSource: DispatchSourceWrite?
+    private var writeResumed = false
+    private var timer: DispatchSourceTimer?
+    private var liveSources = 0
+    private var output: [UInt8] = []
+    private var outputOffset = 0
+    private var streams: [Int32: Int] = [:]
+    private var deadlines = FIFO<Deadline>()
+    private var connectDeadline: UInt64 = 0
+    private var lastReadAt: UInt64 = 0
+    private var settings = SettingsWatch()
+    private var lastMaxStreams = 0
+    private let configuration: HTTP2ClientSession.Configuration
+
+    /// The highest number of streams this connection ever had open at once.
+    private(set) var maxOpenStreams = 0
+
+    init(id: Int, queue: DispatchQueue, address: SocketAddress, authority: String, label: String,
+         connectTimeoutNanoseconds: UInt64, requestTimeoutNanoseconds: UInt64,
+         readBuffer: UnsafeMutableRawBufferPointer, onEvent: @escaping (Event) -> Void) {
+        self.id = id
+        self.queue = queue
+        self.address = address
+        self.label = label
+        self.connectTimeoutNanoseconds = connectTimeoutNanoseconds
+        self.requestTimeoutNanoseconds = requestTimeoutNanoseconds
+        self.readBuffer = readBuffer
+        self.onEvent = onEvent
+        self.configuration = HTTP2ClientSession.Configuration(scheme: "http", defaultAuthority: authority,
+                                                              maxResponseBodyBytes: 64 << 10)
+    }
+
+    var openStreamCount: Int { streams.count }
+
+    /// Starts connecting; the outcome arrives as `.ready` or `.closed`, never synchronously.
+    func start() {
+        let opened: (fd: Int32, connected: Bool)
+        do {
+            opened = try Posix.startConnect(to: address)
+        } catch {
+            phase = .closed
+            let reason = "connect to \(label) failed: \(Self.describe(error))"
+            queue.async { [self] in onEvent(.closed(reason: reason, unfinished: [])) }
+            return
+        }
+        fd = opened.fd
+        connectDeadline = DispatchTime.now().uptimeNanoseconds &+ connectTimeoutNanoseconds
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [weak self] in self?.timerFired() }
+        self.timer = timer
+        timer.resume()
+        let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        write.setEventHandler { [weak self] in self?.writable() }
+        write.setCancelHandler { [weak self] in self?.sourceCancelled() }
+        writeSource = write
+        liveSources += 1
+        writeResumed = true
+        write.resume()
+        armTimer()
+    }
+
+    /// Puts one request on a new stream; nil when sent, else why it could not be.
+    func send(_ request: HTTPRequest, requestID: Int) -> String? {
+        guard phase == .open, let session else { return "the connection to \(label) is not open" }
+        do {
+            let streamID = try session.submit(request)
+            streams[streamID] = requestID
+            maxOpenStreams = max(maxOpenStreams, streams.count)
+            let now = DispatchTime.now().uptimeNanoseconds
+            let wasEmpty = deadlines.isEmpty
+            deadlines.append(Deadline(streamID: streamID, sentAt: now, deadline: now &+ requestTimeoutNanoseconds))
+            if wasEmpty { armTimer() }
+            return nil
+        } catch {
+            return "HTTP/2 request to \(label) not sent: \(error)"
+        }
+    }
+
+    /// Writes whatever the session has ready.
+    func flush() {
+        guard phase == .open, let session else { return }
+        session.drainOutput(into: &output)
+        writeOutput()
+    }
+
+    /// Closes now; unfinished requests are reported in `.closed`.
+    func close(reason: String) {
+        guard phase != .closed else { return }
+        phase = .closed
+        let unfinished = Array(streams.values)
+        streams = [:]
+        deadlines = FIFO()
+        teardown()
+        onEvent(.closed(reason: reason, unfinished: unfinished))
+    }
+
+    // MARK: I/O
+
+    private func writable() {
+        switch phase {
+        case .connecting: connectFinished()
+        case .open: writeOutput()
+        case .closed: break
+        }
+    }
+
+    private func connectFinished() {
+        let error = Posix.pendingError(fd)
+        guard error == 0 else {
+            close(reason: "connect to \(label) failed: \(Self.describe(SocketError(call: "connect", errno: error)))")
+            return
+        }
+        let session: HTTP2ClientSession
+        do {
+            session = try HTTP2ClientSession(configuration: configuration)
+        } catch {
+            close(reason: "HTTP/2 session for \(label) could not start: \(error)")
+            return
+        }
+        self.session = session
+        phase = .open
+        lastReadAt = DispatchTime.now().uptimeNanoseconds
+        let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        read.setEventHandler { [weak self] in self?.readable() }
+        read.setCancelHandler { [weak self] in self?.sourceCancelled() }
+        readSource = read
+        liveSources += 1
+        read.resume()
+        flush()
+        armTimer()
+    }
+
+    private func readable() {
+        guard phase == .open, let session else { return }
+        for _ in 0..<16 {
+            let result: IOResult
+            do {
+                result = try Posix.read(fd, into: readBuffer)
+            } catch {
+                close(reason: "reading from \(label) failed: \(Self.describe(error))")
+                return
+            }
+            switch result {
+            case .wouldBlock:
+                flush()
+                return
+            case .endOfFile:
+                close(reason: "\(label) closed the connection")
+                return
+            case .processed(let n):
+                lastReadAt = DispatchTime.now().uptimeNanoseconds
+                let bytes = UnsafeRawBufferPointer(rebasing: readBuffer[0..<n])
+                settings.observe(bytes)
+                let events = session.feed(bytes)
+                handle(events)
+                guard phase == .open else { return }
+                checkSettings()
+                guard phase == .open else { return }
+                if n < readBuffer.count { flush(); return }
+            }
+        }
+        flush()
+    }
+
+    private func handle(_ events: [HTTP2ClientSession.Event]) {
+        for event in events {
+            guard phase == .open else { return }
+            switch event {
+            case .response(let streamID, let response):
+                if let requestID = streams.removeValue(forKey: streamID) {
+                    onEvent(.response(requestID: requestID, response))
+                }
+            case .reset(let streamID, let code):
+                if let requestID = streams.removeValue(forKey: streamID) {
+                    onEvent(.streamFailed(requestID: requestID, reason: "\(label) reset the stream (\(code))"))
+                }
+            case .goaway(_, let code):
+                onEvent(.goingAway)
+                if code != .noError, streams.isEmpty {
+                    close(reason: "\(label) sent GOAWAY (\(code))")
+                }
+            case .connectionError(let message):
+                close(reason: "HTTP/2 error talking to \(label): \(message)")
+            }
+        }
+    }
+
+    private func checkSettings() {
+        guard settings.complete, let session else { return }
+        let maxStreams = session.peerMaxConcurrentStreams
+        if !settings.reported {
+            settings.reported = true
+            lastMaxStreams = maxStreams
+            onEvent(.ready(maxConcurrentStreams: maxStreams))
+        } else if maxStreams != lastMaxStreams {
+            lastMaxStreams = maxStreams
+            onEvent(.settingsChanged(maxConcurrentStreams: maxStreams))
+        }
+    }
+
+    private func writeOutput() {
+        while outputOffset < output.count {
+            let result: IOResult
+            do {
+                result = try output.withUnsafeBytes { raw in
+                    try Posix.write(fd, UnsafeRawBufferPointer(rebasing: raw[outputOffset...]))
+                }
+            } catch {
+                close(reason: "writing to \(label) failed: \(Self.describe(error))")
+                return
+            }
+            switch result {
+            case .processed(let n):
+                outputOffset += n
+            case .wouldBlock, .endOfFile:
+                if !writeResumed, let writeSource {
+                    writeResumed = true
+                    writeSource.resume()
+                }
+                return
+            }
+        }
+        output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+        outputOffset = 0
+        if writeResumed, let writeSource {
+            writeResumed = false
+            writeSource.suspend()
+        }
+    }
+
+    // MARK: Timeouts
+
+    private func armTimer() {
+        guard let timer, phase != .closed else { return }
+        let next: UInt64?
+        if phase == .connecting {
+            next = connectDeadline
+        } else {
+            while let head = deadlines.first, streams[head.streamID] == nil { _ = deadlines.popFirst() }
+            next = deadlines.first?.deadline
+        }
+        if let next {
+            timer.schedule(deadline: DispatchTime(uptimeNanoseconds: next), leeway: .milliseconds(5))
+        } else {
+            timer.schedule(deadline: .distantFuture)
+        }
+    }
+
+    private func timerFired() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        switch phase {
+        case .closed:
+            return
+        case .connecting:
+            if now >= connectDeadline {
+                close(reason: "connect to \(label) timed out after \(connectTimeoutNanoseconds / 1_000_000) ms")
+                return
+            }
+        case .open:
+            while let head = deadlines.first, head.deadline <= now {
+                _ = deadlines.popFirst()
+                guard let requestID = streams[head.streamID] else { continue }
+                let waited = "no answer from \(label) within \(requestTimeoutNanoseconds / 1_000_000) ms"
+                if lastReadAt < head.sentAt {
+                    close(reason: waited + " (connection stalled)")
+                    return
+                }
+                streams[head.streamID] = nil
+                session?.cancel(head.streamID)
+                onEvent(.streamFailed(requestID: requestID, reason: waited))
+                guard phase == .open else { return }
+            }
+            flush()
+        }
+        armTimer()
+    }
+
+    // MARK: Teardown
+
+    private func teardown() {
+        timer?.cancel()
+        timer = nil
+        session = nil
+        if let writeSource {
+            if !writeResumed { writeSource.resume() }
+            writeSource.cancel()
+        }
+        readSource?.cancel()
+        writeSource = nil
+        readSource = nil
+        if liveSources == 0 && fd >= 0 {
+            Posix.close(fd)
+            fd = -1
+        }
+    }
+
+    private func sourceCancelled() {
+        liveSources -= 1
+        if liveSources == 0 && fd >= 0 {
+            Posix.close(fd)
+            fd = -1
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let e = error as? SocketError {
+            let text = e.description
+            let marker = Array(" failed: ".utf8)
+            let bytes = Array(text.utf8)
+            if bytes.count >= marker.count {
+                for i in 0...(bytes.count - marker.count) where Array(bytes[i..<(i + marker.count)]) == marker {
+                    return String(decoding: bytes[(i + marker.count)...], as: UTF8.self)
+                }
+            }
+            return text
+        }
+        return "\(error)"
+    }
+}
+
+/// Notices when the peer's first frame (its SETTINGS, which the server preface must start
+/// with) has been fully fed to the session, so the peer's limits are known.
+struct SettingsWatch {
+    private var header: [UInt8] = []
+    private var needed: Int?
+    private var seen = 0
+    var reported = false
+
+    var complete: Bool { needed.map { seen >= $0 } ?? false }
+
+    mutating func observe(_ bytes: UnsafeRawBufferPointer) {
+        guard !complete else { return }
+        var i = 0
+        while header.count < 9 && i < bytes.count {
+            header.append(bytes[i])
+            i += 1
+        }
+        if needed == nil, header.count == 9 {
+            needed = 9 + (Int(header[0]) << 16 | Int(header[1]) << 8 | Int(header[2]))
+        }
+        seen += bytes.count
+    }
+}

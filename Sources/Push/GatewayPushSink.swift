@@ -1,0 +1,154 @@
+import Clock
+import Dispatch
+import MockServer
+import ReleaseControl
+import Sockets
+
+/// The ``PushSink`` that delivers silent pushes to APNs- and FCM-speaking gateways over h2c
+/// (HTTP/2 over cleartext with prior knowledge; https is out of scope and refused at start).
+///
+/// Each gateway gets a small pool of connections that respects the peer's
+/// SETTINGS_MAX_CONCURRENT_STREAMS, connect and request timeouts, bounded retries with
+/// exponential backoff on 429/5xx/timeouts (honouring `Retry-After`), and a bound on queued
+/// tokens beyond which new tokens fail at once with the reason. Results reach MockServer in
+/// batches; APNs 410 and FCM 404 `UNREGISTERED` come back as `unregistered`, so the token is
+/// removed. Tokens whose platform has no gateway configured are `no_gateway`.
+///
+/// ```swift
+/// let sink = try GatewayPushSink(configuration: .init(apnsGateway: "http://127.0.0.1:9443",
+///                                                     fcmGateway: "http://127.0.0.1:9443"))
+/// let server = MockServer(options: MockServerOptions(pushSink: sink))
+/// ```
+public final class GatewayPushSink: PushSink, @unchecked Sendable {
+    /// Where the gateways are and how hard to try. Every field has a default.
+    public struct Configuration: Sendable {
+        public var apnsGateway: GatewayURL?
+        public var fcmGateway: GatewayURL?
+        /// Connections per gateway (opened lazily, as the open ones fill up).
+        public var maxConnections: Int = 4
+        /// Our own cap on streams per connection, below the peer's when it allows more.
+        public var maxStreamsPerConnection: Int = 1000
+        public var connectTimeoutMilliseconds: Int = 2_000
+        public var requestTimeoutMilliseconds: Int = 10_000
+        public var retry = RetryPolicy()
+        /// Tokens queued, in flight or waiting to retry, per gateway; more fail at once.
+        public var maxOutstandingTokens: Int = 500_000
+        /// Results reported to MockServer per batch, and the longest a result waits for one.
+        public var resultBatchSize: Int = 2_048
+        public var resultFlushMilliseconds: Int = 20
+
+        public init(apnsGateway: GatewayURL? = nil, fcmGateway: GatewayURL? = nil) {
+            self.apnsGateway = apnsGateway
+            self.fcmGateway = fcmGateway
+        }
+
+        /// From the `--apns-gateway` / `--fcm-gateway` values; throws with a message naming the URL.
+        public init(apnsGateway: String?, fcmGateway: String?) throws(GatewayURLError) {
+            self.apnsGateway = try apnsGateway.map { u throws(GatewayURLError) in try GatewayURL(parsing: u) }
+            self.fcmGateway = try fcmGateway.map { u throws(GatewayURLError) in try GatewayURL(parsing: u) }
+        }
+    }
+
+    /// Counters for one provider, for benchmarks and tests.
+    public struct ProviderStatistics: Sendable, Equatable {
+        public var requests = 0
+        public var retries = 0
+        public var delivered = 0
+        public var failed = 0
+        public var unregistered = 0
+        /// Tokens refused at once because the backlog was full.
+        public var refused = 0
+        public var connectionsOpened = 0
+        public var openConnections = 0
+        public var outstanding = 0
+        /// The last SETTINGS_MAX_CONCURRENT_STREAMS the gateway sent.
+        public var peerMaxConcurrentStreams = 0
+        /// The most streams any one open connection carried at once.
+        public var maxStreamsOnOneConnection = 0
+    }
+
+    public let configuration: Configuration
+    let apns: GatewayClient?
+    let fcm: GatewayClient?
+    let resultsQueue = DispatchQueue(label: "lerix.push.results")
+
+    /// - Parameter retryScheduler: when retries happen (real time by default; tests may pass a
+    ///   ``ManualScheduler`` to step through backoff). Timeouts always run on real time.
+    public init(configuration: Configuration, retryScheduler: any Scheduler = SystemScheduler()) throws(GatewayPushSinkError) {
+        self.configuration = configuration
+        let resultsQueue = self.resultsQueue
+        func client(_ provider: PushProvider, _ url: GatewayURL?) throws(GatewayPushSinkError) -> GatewayClient? {
+            guard let url else { return nil }
+            let address: SocketAddress
+            do {
+                address = try SocketAddress.resolve(host: url.host, port: url.port)
+            } catch {
+                throw GatewayPushSinkError(message: "the \(provider == .apns ? "APNs" : "FCM") gateway \(url) cannot be used: \(GatewayConnection.describe(error))")
+            }
+            return GatewayClient(provider: provider, url: url, address: address, configuration: configuration,
+                                 resultsQueue: resultsQueue, retryScheduler: retryScheduler)
+        }
+        apns = try client(.apns, configuration.apnsGateway)
+        fcm = try client(.fcm, configuration.fcmGateway)
+    }
+
+    public func deliver(_ push: OutgoingPush, completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
+        var apnsTokens: [String] = [], fcmTokens: [String] = []
+        var immediate: [TokenDelivery] = []
+        for target in push.tokens {
+            switch PushProvider.serving(platform: target.platform.rawValue) {
+            case .apns?:
+                if apns == nil { immediate.append(TokenDelivery(token: target.token, result: .noGateway)) }
+                else if push.apnsTopic?.isEmpty ?? true {
+                    immediate.append(TokenDelivery(token: target.token, result: .failed(
+                        reason: "project \(push.project) has no apns_topic: APNs needs the app's bundle id as topic")))
+                } else { apnsTokens.append(target.token) }
+            case .fcm?:
+                if fcm == nil { immediate.append(TokenDelivery(token: target.token, result: .noGateway)) }
+                else if push.fcmProject?.isEmpty ?? true {
+                    immediate.append(TokenDelivery(token: target.token, result: .failed(
+                        reason: "project \(push.project) has no fcm_project: FCM sends to /v1/projects/{fcm_project}")))
+                } else { fcmTokens.append(target.token) }
+            case nil:
+                immediate.append(TokenDelivery(token: target.token, result: .failed(reason: "\(target.platform.rawValue) has no push")))
+            }
+        }
+        if !immediate.isEmpty { resultsQueue.async { [immediate] in completion(immediate) } }
+        if let apns, !apnsTokens.isEmpty, let topic = push.apnsTopic {
+            apns.enqueue(pushID: push.id, destination: topic, tokens: apnsTokens, completion: completion)
+        }
+        if let fcm, !fcmTokens.isEmpty, let project = push.fcmProject {
+            fcm.enqueue(pushID: push.id, destination: project, tokens: fcmTokens, completion: completion)
+        }
+    }
+
+    /// Closes the connections; tokens not yet settled fail with "shut down".
+    public func shutdown() {
+        apns?.shutdown()
+        fcm?.shutdown()
+    }
+
+    /// Counters per provider (blocks briefly on the clients' queues; not for hot paths).
+    public func statistics(_ provider: PushProvider) -> ProviderStatistics? {
+        guard let client = provider == .apns ? apns : fcm else { return nil }
+        let box = StatisticsBox()
+        let done = DispatchSemaphore(value: 0)
+        client.statistics { s in
+            box.value = s
+            done.signal()
+        }
+        done.wait()
+        return box.value
+    }
+}
+
+/// Carries one statistics value across the semaphore hand-off in ``GatewayPushSink/statistics(_:)``.
+private final class StatisticsBox: @unchecked Sendable {
+    var value: GatewayPushSink.ProviderStatistics?
+}
+
+/// A gateway the sink cannot use, with the reason.
+public struct GatewayPushSinkError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}

@@ -1,0 +1,56 @@
+import Dispatch
+import MockServer
+
+/// One push's share of work on one gateway client: its tokens, and the results waiting to be
+/// reported. Results go to MockServer in batches (a full batch, the last token, or a short
+/// interval after the first unreported one), on the sink's results queue, never on the I/O queue.
+/// Confined to the client's queue.
+final class PushJob: @unchecked Sendable {
+    let pushID: Int
+    /// APNs topic or FCM project.
+    let destination: String
+    let completion: @Sendable ([TokenDelivery]) -> Void
+    private(set) var remaining: Int
+    private var buffer: [TokenDelivery] = []
+    private var flushScheduled = false
+
+    init(pushID: Int, destination: String, tokenCount: Int, completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
+        self.pushID = pushID
+        self.destination = destination
+        self.remaining = tokenCount
+        self.completion = completion
+    }
+
+    func record(_ token: String, _ outcome: TokenOutcome, client: GatewayClient) {
+        remaining -= 1
+        buffer.append(TokenDelivery(token: token, result: outcome.deliveryResult))
+        if buffer.count >= client.configuration.resultBatchSize || remaining == 0 {
+            flush(on: client.resultsQueue)
+        } else if !flushScheduled {
+            flushScheduled = true
+            client.queue.asyncAfter(deadline: .now() + .milliseconds(client.configuration.resultFlushMilliseconds)) { [self] in
+                flushScheduled = false
+                flush(on: client.resultsQueue)
+            }
+        }
+    }
+
+    func flush(on queue: DispatchQueue) {
+        guard !buffer.isEmpty else { return }
+        let batch = buffer
+        buffer = []
+        let completion = self.completion
+        queue.async { completion(batch) }
+    }
+}
+
+extension TokenOutcome {
+    /// MockServer's name for the outcome.
+    var deliveryResult: DeliveryResult {
+        switch self {
+        case .delivered: return .delivered
+        case .failed(let reason): return .failed(reason: reason)
+        case .unregistered(let reason): return .unregistered(reason: reason)
+        }
+    }
+}

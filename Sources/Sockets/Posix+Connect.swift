@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Posix {
+    /// Opens a non-blocking TCP socket (with `TCP_NODELAY`) and starts connecting it to `address`.
+    /// `connected` is true when the connect finished at once; otherwise wait until the socket is
+    /// writable, then ask ``pendingError(_:)`` how it went. Throws when the connect failed at once
+    /// (`ECONNREFUSED` on loopback), with the address in the message.
+    public static func startConnect(to address: SocketAddress) throws -> (fd: Int32, connected: Bool) {
+        let fd = try socket(domain: address.family, type: Int32(SOCK_STREAM.rawValue))
+        do {
+            try setNonBlocking(fd)
+            try? setNoDelay(fd)
+            while true {
+                let rc = address.withSockAddr { Glibc.connect(fd, $0, $1) }
+                if rc == 0 { return (fd, true) }
+                let e = errno
+                switch e {
+                case EINTR: continue
+                case EINPROGRESS, EALREADY: return (fd, false)
+                default: throw SocketError(call: "connect", errno: e, subject: address.description)
+                }
+            }
+        } catch {
+            close(fd)
+            throw error
+        }
+    }
+
+    /// The socket's pending error (`SO_ERROR`), 0 when none: how a non-blocking connect reports
+    /// its outcome once the socket turns writable.
+    public static func pendingError(_ fd: Int32) -> Int32 {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &value, &length) == 0 else { return errno }
+        return value
+    }
+}
