@@ -1,5 +1,6 @@
 import MockServer
 import Persistence
+import Push
 
 /// Chooses the store and push sink behind `serve`'s flags. Kept apart from flag parsing so
 /// each backend's construction (and its error message) stays in one place.
@@ -18,6 +19,10 @@ enum ServeWiring {
 
     static func pushSink(apns: String?, fcm: String?, log: @escaping @Sendable (String) -> Void) throws -> any PushSink {
         guard apns != nil || fcm != nil else { return NoGatewayPushSink() }
-        throw Unavailable(description: "--apns-gateway/--fcm-gateway: push delivery is not built into this binary yet")
+        do {
+            return try GatewayPushSink(configuration: .init(apnsGateway: apns, fcmGateway: fcm))
+        } catch {
+            throw Unavailable(description: "--apns-gateway/--fcm-gateway: \(error)")
+        }
     }
 }

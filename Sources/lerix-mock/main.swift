@@ -8,6 +8,7 @@ let commands: [any CLICommand.Type] = [
     ServeCommand.self,
     ScenariosCommand.self,
     AdapterCommand.self,
+    PushGatewayCommand.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

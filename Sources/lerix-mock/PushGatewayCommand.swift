@@ -1,0 +1,65 @@
+import Clock
+import Dispatch
+import HTTPServer
+import Push
+
+/// `lerix-mock push-gateway`: the APNs/FCM stand-in (``PushGateway``) on a port.
+enum PushGatewayCommand: CLICommand {
+    static let name = "push-gateway"
+    static let summary = "run a stand-in for APNs and FCM that checks, records and can reject pushes"
+    static let usage = """
+        usage: lerix-mock push-gateway [OPTIONS]
+
+        A stand-in for both push providers, over h2c (HTTP/2 with prior knowledge) and HTTP/1.1 on one
+        port. It checks requests the way APNs and FCM do, answers in their error forms, records what it
+        accepts, and can be told to reject tokens, go unavailable or answer slowly. Point
+        `lerix-mock serve --apns-gateway/--fcm-gateway` at it. The first line on stdout is
+        `listening on http://HOST:PORT`. `curl http://HOST:PORT/` lists the endpoints.
+
+        options:
+          --host HOST              address to listen on (default 127.0.0.1)
+          --port N                 port (default 8081; 0 picks a free port)
+          --max-recorded N         deliveries kept for GET /deliveries (default 1000000; the oldest go first)
+          --quiet                  no per-request log lines
+        """
+
+    static let parser = ArgumentParser(valued: ["--host", "--port", "--max-recorded"], flags: ["--quiet"])
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let host: String, port: Int, maxRecorded: Int, quiet: Bool
+        do {
+            let parsed = try parser.parse(arguments)
+            if let extra = parsed.positional.first {
+                throw ArgumentParser.Failure(description: "unexpected argument '\(extra)'")
+            }
+            host = parsed.value("--host") ?? "127.0.0.1"
+            let portText = parsed.value("--port") ?? "8081"
+            guard let p = Int(portText), (0...65_535).contains(p) else {
+                throw ArgumentParser.Failure(description: "--port needs a number from 0 to 65535, not '\(portText)'")
+            }
+            port = p
+            let maxText = parsed.value("--max-recorded") ?? "1000000"
+            guard let m = Int(maxText), m >= 1 else {
+                throw ArgumentParser.Failure(description: "--max-recorded needs a whole number of at least 1, not '\(maxText)'")
+            }
+            maxRecorded = m
+            quiet = parsed.flag("--quiet")
+        } catch {
+            CLI.printError("lerix-mock push-gateway: \(error)\nrun `lerix-mock push-gateway --help` for the options")
+            return 2
+        }
+        let gateway = PushGateway(scheduler: SystemScheduler(), maxRecordedDeliveries: maxRecorded)
+        var log: (@Sendable (RequestLogEntry) -> Void)? = nil
+        if !quiet { log = { entry in CLI.printError(entry.line) } }
+        let server = HTTPServer(configuration: .init(host: host, port: port), responder: gateway, log: log)
+        do {
+            let bound = try server.start()
+            CLI.printOut("listening on http://\(ServeCommand.display(host: host)):\(bound)")
+        } catch {
+            CLI.printError("lerix-mock push-gateway: \(error)")
+            return 1
+        }
+        ServeCommand.stopOnSignals(server)
+        dispatchMain()
+    }
+}
