@@ -30,11 +30,12 @@ let package = Package(
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CYAML", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CSockets"),
 
         .target(name: "Clock"),
         .target(name: "JSON"),
         .target(name: "HTTP"),
-        .target(name: "Sockets"),
+        .target(name: "Sockets", dependencies: ["CSockets"]),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "HTTP"]),
         .target(name: "HTTPServer", dependencies: ["HTTP", "HTTP2", "Sockets", "CZlib", "Clock"]),
         .target(name: "YAML", dependencies: ["CYAML", "JSON"]),

@@ -2,7 +2,7 @@ import Dispatch
 import HTTP
 import Sockets
 
-/// One accepted TCP connection: its socket, Dispatch sources, output and timeouts. The
+/// One accepted TCP connection: its socket, its epoll interest, output and timeouts. The
 /// protocol spoken on it is its ``ConnectionHandler``; the connection only moves bytes.
 ///
 /// Confined to its loop's queue: every method is called there, so state needs no lock.
@@ -20,15 +20,12 @@ final class Connection: @unchecked Sendable {
     /// True while the connection handles a socket event: writes wait for its end.
     private(set) var inEvent = false
 
-    private var readSource: DispatchSourceRead?
+    /// What epoll watches for now, and the wishes it is derived from.
+    private var interest: Epoll.Events = []
+    private var reading = true
     private var readPaused = false
-    private var writeSource: DispatchSourceWrite?
-    private var writeArmed = false
-    /// Sources not yet cancelled and acknowledged: the fd closes when this reaches 0.
-    private var liveSources = 0
+    private var wantsWrite = false
 
-    /// Index in `loop.connections`, -1 once removed.
-    var slot = -1
     /// Monotonic nanoseconds after which the connection is cut off; 0 for never.
     private(set) var deadline: UInt64 = 0
     private var headStartedAt: UInt64 = 0
@@ -39,15 +36,19 @@ final class Connection: @unchecked Sendable {
         self.loop = loop
     }
 
-    func start() {
+    /// Registers with the loop's epoll; false when the kernel refused.
+    func start() -> Bool {
         handler = HTTP1Handler(connection: self)
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: loop.queue)
-        source.setEventHandler { [unowned self] in self.readable() }
-        source.setCancelHandler { [self] in self.sourceCancelled() }
-        liveSources += 1
-        readSource = source
-        source.resume()
+        interest = [.readable, .readHangup]
+        do {
+            try loop.epoll.add(fd, interest: interest)
+        } catch {
+            handler = nil
+            isClosed = true
+            return false
+        }
         updateDeadline(now: ServerContext.now())
+        return true
     }
 
     /// Replaces the protocol handler (HTTP/2 taking over) and feeds it `bytes`.
@@ -58,57 +59,78 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    // MARK: Reading
-
-    private func readable() {
+    /// Epoll says the socket is ready.
+    func handle(_ events: Epoll.Events) {
         guard !isClosed else { return }
+        if events.contains(.error) {
+            // A socket error (reset): nothing more can be said on this connection.
+            close()
+            return
+        }
         inEvent = true
-        let buffer = loop.readBuffer
-        reading: while !isClosed && !readPaused && readSource != nil {
-            do {
-                switch try Posix.read(fd, into: buffer) {
-                case .processed(let n):
-                    handler?.received(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
-                    // A short read emptied the socket: skip the read that would say EAGAIN.
-                    if n < buffer.count { break reading }
-                case .wouldBlock:
-                    break reading
-                case .endOfFile:
-                    stopReading()
-                    handler?.peerClosed()
-                    break reading
-                }
-            } catch {
-                close()
-                break reading
-            }
+        if events.contains(.writable) { flushOutput() }
+        if reading && !readPaused && !events.isDisjoint(with: [.readable, .readHangup, .hangup]) {
+            readAvailable()
+        } else if events.contains(.hangup) {
+            // Both directions are gone and nothing is left to read: no one to answer.
+            close()
         }
         inEvent = false
         flush()
         updateDeadline(now: ServerContext.now())
     }
 
+    // MARK: Reading
+
+    private func readAvailable() {
+        let buffer = loop.readBuffer
+        while !isClosed && reading && !readPaused {
+            do {
+                switch try Posix.read(fd, into: buffer) {
+                case .processed(let n):
+                    handler?.received(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
+                    // A short read emptied the socket: level-triggered epoll reports more.
+                    if n < buffer.count { return }
+                case .wouldBlock:
+                    return
+                case .endOfFile:
+                    reading = false
+                    updateInterest()
+                    handler?.peerClosed()
+                    return
+                }
+            } catch {
+                close()
+                return
+            }
+        }
+    }
+
     /// Stops reading until ``resumeReading()`` (back-pressure: too many answers pending).
     func pauseReading() {
-        guard let source = readSource, !readPaused else { return }
+        guard !readPaused else { return }
         readPaused = true
-        source.suspend()
+        updateInterest()
     }
 
     func resumeReading() {
-        guard let source = readSource, readPaused else { return }
+        guard readPaused else { return }
         readPaused = false
-        source.resume()
+        updateInterest()
     }
 
-    private func stopReading() {
-        guard let source = readSource else { return }
-        if readPaused {
-            readPaused = false
-            source.resume()
+    private func updateInterest() {
+        guard !isClosed else { return }
+        var wanted: Epoll.Events = []
+        if reading && !readPaused { wanted.formUnion([.readable, .readHangup]) }
+        if wantsWrite { wanted.insert(.writable) }
+        guard wanted != interest else { return }
+        interest = wanted
+        do {
+            try loop.epoll.modify(fd, interest: wanted)
+        } catch {
+            close()
         }
-        source.cancel()
-        readSource = nil
     }
 
     // MARK: Writing
@@ -121,9 +143,14 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// Writes as much pending output as the socket takes; arms the write source for the rest.
+    /// Writes pending output (once per event); waits for writability for the rest.
     func flush() {
         guard !isClosed else { return }
+        flushOutput()
+        if !isClosed && closeWhenFlushed && !hasPendingOutput { close() }
+    }
+
+    private func flushOutput() {
         while outputOffset < output.count {
             let result: IOResult
             do {
@@ -137,43 +164,23 @@ final class Connection: @unchecked Sendable {
                 outputOffset += n
                 lastWriteProgress = ServerContext.now()
             case .wouldBlock, .endOfFile:
-                armWriteSource()
+                if !wantsWrite {
+                    lastWriteProgress = ServerContext.now()
+                    wantsWrite = true
+                    updateInterest()
+                }
                 return
             }
         }
         if output.capacity > 16 * 1024 { output = [] } else { output.removeAll(keepingCapacity: true) }
         outputOffset = 0
-        disarmWriteSource()
-        if closeWhenFlushed { close() }
+        if wantsWrite {
+            wantsWrite = false
+            updateInterest()
+        }
     }
 
     var hasPendingOutput: Bool { outputOffset < output.count }
-
-    private func armWriteSource() {
-        if !writeArmed { lastWriteProgress = ServerContext.now() }
-        if writeSource == nil {
-            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: loop.queue)
-            source.setEventHandler { [unowned self] in
-                self.flush()
-                self.updateDeadline(now: ServerContext.now())
-            }
-            source.setCancelHandler { [self] in self.sourceCancelled() }
-            liveSources += 1
-            writeSource = source
-            writeArmed = true
-            source.resume()
-        } else if !writeArmed {
-            writeArmed = true
-            writeSource?.resume()
-        }
-    }
-
-    private func disarmWriteSource() {
-        if writeArmed, let source = writeSource {
-            writeArmed = false
-            source.suspend()
-        }
-    }
 
     // MARK: Closing
 
@@ -187,14 +194,8 @@ final class Connection: @unchecked Sendable {
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        stopReading()
-        if let source = writeSource {
-            if !writeArmed { source.resume() }
-            writeArmed = false
-            source.cancel()
-            writeSource = nil
-        }
-        if liveSources == 0 { Posix.close(fd) }
+        loop.epoll.remove(fd)
+        Posix.close(fd)
         output = []
         outputOffset = 0
         deadline = 0
@@ -202,11 +203,6 @@ final class Connection: @unchecked Sendable {
         self.handler = nil
         handler?.connectionClosed()
         loop.remove(self)
-    }
-
-    private func sourceCancelled() {
-        liveSources -= 1
-        if isClosed && liveSources == 0 { Posix.close(fd) }
     }
 
     /// Graceful stop: the handler finishes in-flight requests, then closes.

@@ -2,20 +2,27 @@ import Dispatch
 import Sockets
 import Synchronization
 
-/// One serial queue and the connections confined to it.
+/// One serial queue, one epoll instance, and the connections confined to them.
 ///
-/// The server runs about one loop per core. Everything a connection does happens on its
-/// loop's queue, so connection state needs no locks, and the loop's single read buffer
-/// serves every connection (idle connections hold no buffer of their own). A repeating
-/// timer sweeps the connections for expired timeouts.
+/// The server runs about one loop per core. Connections register their sockets with the
+/// loop's level-triggered ``Epoll``; a single Dispatch read source watches the epoll
+/// descriptor, and its handler (on the loop's queue) collects every ready socket without
+/// blocking and serves them in one batch. So one Dispatch wake-up serves many requests,
+/// nothing is re-armed per event, and connection state needs no locks. The loop's single
+/// read buffer serves every connection: idle connections hold no buffer of their own.
+/// A repeating timer sweeps the connections for expired timeouts.
 final class EventLoop: @unchecked Sendable {
-    // Confined to `queue` (after init): `connections`, `readBuffer` contents, `timer`, `shuttingDown`.
+    // Confined to `queue` after init: `table`, `count`, `readBuffer` contents, sources, `shuttingDown`.
     let id: Int
     let queue: DispatchQueue
     let context: ServerContext
+    let epoll: Epoll
     /// 64 KiB, reused by every read on this loop.
     let readBuffer: UnsafeMutableRawBufferPointer
-    private(set) var connections: [Connection] = []
+    /// Connections by descriptor number (descriptors are small and unique while open).
+    private var table: [Connection?] = []
+    private(set) var count = 0
+    private var readySource: DispatchSourceRead?
     private var timer: DispatchSourceTimer?
     private(set) var shuttingDown = false
     /// Called (on this queue) each time a connection ends; the server counts them.
@@ -24,11 +31,12 @@ final class EventLoop: @unchecked Sendable {
     private static let key = DispatchSpecificKey<Int>()
     private static let nextID = Atomic<Int>(1)
 
-    init(context: ServerContext, index: Int, connectionEnded: @escaping @Sendable () -> Void) {
+    init(context: ServerContext, index: Int, connectionEnded: @escaping @Sendable () -> Void) throws {
         self.id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.queue = DispatchQueue(label: "lerix.http.loop.\(index)")
         self.context = context
         self.connectionEnded = connectionEnded
+        self.epoll = try Epoll()
         self.readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
         queue.setSpecific(key: Self.key, value: id)
     }
@@ -40,11 +48,16 @@ final class EventLoop: @unchecked Sendable {
     /// True when the caller runs on this loop's queue.
     var isCurrent: Bool { DispatchQueue.getSpecific(key: Self.key) == id }
 
-    /// Starts the timeout sweep. Call once, on any thread.
+    /// Starts watching the epoll descriptor and the timeout sweep. Call once, on any thread.
     func start() {
-        queue.async {
-            let interval = Self.sweepInterval(self.context)
-            let timer = DispatchSource.makeTimerSource(queue: self.queue)
+        queue.async { [self] in
+            let source = DispatchSource.makeReadSource(fileDescriptor: epoll.fd, queue: queue)
+            source.setEventHandler { [unowned self] in self.serveReady() }
+            readySource = source
+            source.resume()
+
+            let interval = Self.sweepInterval(context)
+            let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.schedule(deadline: .now() + .nanoseconds(Int(interval)), repeating: .nanoseconds(Int(interval)),
                            leeway: .nanoseconds(Int(interval / 4)))
             timer.setEventHandler { [unowned self] in self.sweep() }
@@ -59,44 +72,49 @@ final class EventLoop: @unchecked Sendable {
         return min(max(shortest / 4, 10_000_000), 1_000_000_000)
     }
 
-    /// Takes over an accepted socket. On this loop's queue.
+    /// Serves every socket that is ready now.
+    private func serveReady() {
+        epoll.poll { fd, events in
+            let index = Int(fd)
+            guard index >= 0, index < table.count, let connection = table[index] else { return }
+            connection.handle(events)
+        }
+    }
+
+    /// Takes over an accepted (non-blocking) socket. On this loop's queue.
     func adopt(_ fd: Int32) {
-        if shuttingDown {
+        let index = Int(fd)
+        guard !shuttingDown, index >= 0 else {
             Posix.close(fd)
             connectionEnded()
             return
         }
         let connection = Connection(fd: fd, loop: self)
-        connection.slot = connections.count
-        connections.append(connection)
-        connection.start()
+        if index >= table.count {
+            table.append(contentsOf: repeatElement(nil, count: max(index + 1 - table.count, table.count)))
+        }
+        table[index] = connection
+        count += 1
+        if !connection.start() {
+            remove(connection)
+            Posix.close(fd)
+        }
     }
 
     /// Forgets a closed connection. On this loop's queue.
     func remove(_ connection: Connection) {
-        let slot = connection.slot
-        guard slot >= 0, slot < connections.count, connections[slot] === connection else { return }
-        let last = connections.removeLast()
-        if slot < connections.count {
-            connections[slot] = last
-            last.slot = slot
-        }
-        connection.slot = -1
+        let index = Int(connection.fd)
+        guard index >= 0, index < table.count, table[index] === connection else { return }
+        table[index] = nil
+        count -= 1
         connectionEnded()
     }
 
     /// Closes connections whose deadline passed.
     private func sweep() {
         let now = ServerContext.now()
-        var i = 0
-        while i < connections.count {
-            let connection = connections[i]
-            if connection.deadline != 0 && now >= connection.deadline {
-                connection.timedOut()   // removes it: the same index now holds another
-                if i < connections.count && connections[i] === connection { i += 1 }
-            } else {
-                i += 1
-            }
+        for case let connection? in table where connection.deadline != 0 && now >= connection.deadline {
+            connection.timedOut()
         }
     }
 
@@ -104,14 +122,16 @@ final class EventLoop: @unchecked Sendable {
     /// Otherwise every connection closes at once. On this loop's queue.
     func shutdown(graceful: Bool) {
         shuttingDown = true
-        for connection in connections {
+        for case let connection? in table {
             if graceful { connection.drain() } else { connection.close() }
         }
     }
 
-    /// Stops the sweep timer. On this loop's queue.
-    func stopTimer() {
+    /// Stops the sources once every connection is gone. On this loop's queue.
+    func stopSources() {
         timer?.cancel()
         timer = nil
+        readySource?.cancel()
+        readySource = nil
     }
 }

@@ -55,7 +55,12 @@ public final class HTTPServer: @unchecked Sendable {
         let live = self.live
         var loops: [EventLoop] = []
         for index in 0 ..< max(1, configuration.eventLoopCount) {
-            loops.append(EventLoop(context: context, index: index) { live.value.subtract(1, ordering: .relaxed) })
+            do {
+                loops.append(try EventLoop(context: context, index: index) { live.value.subtract(1, ordering: .relaxed) })
+            } catch {
+                // Out of descriptors already: `start()` reports it.
+                break
+            }
         }
         self.loops = loops
     }
@@ -74,6 +79,7 @@ public final class HTTPServer: @unchecked Sendable {
             if state.started { throw HTTPServerError(message: "the server was already started") }
             state.started = true
         }
+        if loops.isEmpty { throw HTTPServerError(message: "could not create an epoll instance (out of file descriptors?)") }
         let opened = try TCPListener.open(host: configuration.host, port: configuration.port)
         listenerFD = opened.fd
         let source = DispatchSource.makeReadSource(fileDescriptor: opened.fd, queue: acceptQueue)
@@ -109,13 +115,7 @@ public final class HTTPServer: @unchecked Sendable {
                 Posix.close(fd)
                 continue
             }
-            do {
-                try Posix.setNonBlocking(fd)
-                try? Posix.setNoDelay(fd)
-            } catch {
-                Posix.close(fd)
-                continue
-            }
+            try? Posix.setNoDelay(fd)
             live.value.add(1, ordering: .relaxed)
             let loop = loops[nextLoop]
             nextLoop = (nextLoop + 1) % loops.count
@@ -182,7 +182,7 @@ public final class HTTPServer: @unchecked Sendable {
             return completions
         }
         guard let completions else { return state.withLock { $0.finished } }
-        for loop in loops { loop.queue.async { loop.stopTimer() } }
+        for loop in loops { loop.queue.async { loop.stopSources() } }
         for completion in completions { completion() }
         return true
     }

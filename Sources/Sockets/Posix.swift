@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import CSockets
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -55,11 +56,13 @@ public enum Posix {
         guard Glibc.listen(fd, backlog) == 0 else { throw SocketError(call: "listen", errno: errno) }
     }
 
-    /// The accepted descriptor, or nil when no connection is waiting. Errors a client
-    /// caused (it reset before we accepted) also answer nil: the listener stays healthy.
+    /// The accepted descriptor, already non-blocking and close-on-exec (`accept4`), or nil
+    /// when no connection is waiting. Errors a client caused (it reset before we accepted)
+    /// also answer nil: the listener stays healthy.
     public static func accept(_ fd: Int32) throws -> Int32? {
+        let flags = Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         while true {
-            let client = Glibc.accept(fd, nil, nil)
+            let client = accept4(fd, nil, nil, flags)
             if client >= 0 { return client }
             let e = errno
             switch e {

@@ -1,0 +1,7 @@
+// Linux socket calls Glibc's Swift module leaves out: epoll, and accept4 (declared under
+// _GNU_SOURCE, which the prebuilt Glibc module does not see). <sys/socket.h> is not
+// included here: its macros would shadow Glibc's SOCK_* constants in Swift.
+#include <sys/epoll.h>
+
+struct sockaddr;
+extern int accept4(int sockfd, struct sockaddr *addr, unsigned int *addrlen, int flags);
