@@ -20,8 +20,8 @@ extension MockServer {
     }
 
     func createRule(_ call: Call) throws(Problem) -> HTTPResponse {
-        let body = try parseBody(call)
         let (rule, pushes) = try changeRules(call.project) { (state, now) throws(Problem) in
+            let body = try parseBody(call)
             do throws(ValidationFailure) {
                 let (rule, change) = try state.createRule(body, now: now)
                 return (rule, change, [.ruleUpserted(project: call.project, rule: rule)])
@@ -36,8 +36,9 @@ extension MockServer {
     }
 
     func replaceRule(_ call: Call) throws(Problem) -> HTTPResponse {
-        let body = try parseBody(call)
         let (rule, pushes) = try changeRules(call.project) { (state, now) throws(Problem) in
+            guard state.rule(id: call["rule"]) != nil else { throw unknownRule(call) }
+            let body = try parseBody(call)
             let replaced: (Rule, Change)?
             do throws(ValidationFailure) {
                 replaced = try state.replaceRule(id: call["rule"], with: body, now: now)

@@ -14,8 +14,8 @@ struct ProjectRuntime: Sendable {
     var faults: [Fault] = []
     var throttle = PushThrottle()
     var timer: (any Cancellable)?
-    /// Answers per device class, for ``stamp``.
-    var cache: [Device: EvaluatedAnswer] = [:]
+    /// Answers per device class (as sent, so a hit parses no version), for ``stamp``.
+    var cache: [CheckQuery.Key: EvaluatedAnswer] = [:]
     /// Changes on every mutation that can change an answer; cached answers are only stored for
     /// the stamp they were evaluated at, so a late evaluation never caches a stale answer.
     var stamp: UInt64

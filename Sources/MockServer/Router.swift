@@ -1,3 +1,5 @@
+import HTTP
+
 /// Finds the route for a method and path: a match, a known path with other methods (405),
 /// or nothing (404). `HEAD` is served by the `GET` route of the same path.
 ///
@@ -14,6 +16,15 @@ struct Router: Sendable {
     }
 
     let routes: [Route]
+
+    /// The request's path segments; only a path with `%` goes through the general decoding.
+    static func segments(_ request: HTTPRequest) -> [String] {
+        let utf8 = request.target.utf8
+        let end = utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex
+        let path = utf8[utf8.startIndex..<end]
+        if path.contains(UInt8(ascii: "%")) { return request.pathSegments }
+        return path.split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) }
+    }
 
     func resolve(method: String, path: [String]) -> Resolution {
         var allowed: [String] = []

@@ -1,3 +1,4 @@
+import HTTP
 import JSON
 @testable import MockServer
 import Testing
@@ -98,5 +99,21 @@ import Testing
         #expect(entry?["device"]?["build"] == "412")
         #expect(entry?["device"]?["sdk_version"] == "1.4.0")
         #expect(entry?["at"] == .string(Harness.start.rfc3339))
+    }
+}
+
+@Suite struct CheckQueryTests {
+    @Test func fastAndPercentDecodedQueriesReadTheSame() {
+        let plain = CheckQuery(HTTPRequest(method: "GET", target: "/x?platform=ios&version=2.3.1&version=9&build=&sdk=swift&sdk_version=1.4.0&z"))
+        #expect(plain.platform == "ios")
+        #expect(plain.version == "2.3.1", "the first of a repeated parameter wins")
+        #expect(plain.build == nil, "empty counts as absent")
+        #expect(plain.sdk == "swift")
+        #expect(plain.sdkVersion == "1.4.0")
+        let encoded = CheckQuery(HTTPRequest(method: "GET", target: "/x?platform=%69os&version=2.3.1-beta%2B7&build=a+b"))
+        #expect(encoded.platform == "ios")
+        #expect(encoded.version == "2.3.1-beta+7")
+        #expect(encoded.build == "a b")
+        #expect(CheckQuery(HTTPRequest(method: "GET", target: "/x")).platform == nil)
     }
 }
