@@ -1,19 +1,34 @@
 /// RFC 3339 in UTC with milliseconds, as the wire contract writes every time.
 /// Civil-date arithmetic after Howard Hinnant's `days_from_civil`, so no Foundation is needed.
 extension Instant {
-    /// `2026-12-02T11:00:00.000Z`
+    /// `2026-12-02T11:00:00.000Z`. Written digit by digit into a fixed buffer: every check's
+    /// answer carries one, so this sits on the server's hot path.
     public var rfc3339: String {
-        let ms = millisecondsSinceEpoch
-        let (secondsTotal, milli) = ms.floorDivided(by: 1000)
+        let (secondsTotal, milli) = millisecondsSinceEpoch.floorDivided(by: 1000)
         let (days, secondOfDay) = secondsTotal.floorDivided(by: 86_400)
         let (year, month, day) = Self.civil(fromDays: days)
-        var out = ""
-        out.reserveCapacity(24)
-        out += Self.pad(year, 4); out += "-"; out += Self.pad(month, 2); out += "-"; out += Self.pad(day, 2)
-        out += "T"; out += Self.pad(secondOfDay / 3600, 2); out += ":"
-        out += Self.pad(secondOfDay % 3600 / 60, 2); out += ":"; out += Self.pad(secondOfDay % 60, 2)
-        out += "."; out += Self.pad(milli, 3); out += "Z"
-        return out
+        guard (0...9999).contains(year) else { return Self.widePaddedRFC3339(year, month, day, secondOfDay, milli) }
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            func put(_ value: Int64, _ width: Int, at offset: Int) {
+                var v = value
+                for i in stride(from: offset + width - 1, through: offset, by: -1) {
+                    buffer[i] = UInt8(truncatingIfNeeded: 48 + v % 10)
+                    v /= 10
+                }
+            }
+            put(year, 4, at: 0); buffer[4] = 45; put(month, 2, at: 5); buffer[7] = 45; put(day, 2, at: 8)
+            buffer[10] = 84; put(secondOfDay / 3600, 2, at: 11); buffer[13] = 58
+            put(secondOfDay % 3600 / 60, 2, at: 14); buffer[16] = 58; put(secondOfDay % 60, 2, at: 17)
+            buffer[19] = 46; put(milli, 3, at: 20); buffer[23] = 90
+            return 24
+        }
+    }
+
+    /// Years outside 0...9999 (never on the wire, but formatting must not trap).
+    static func widePaddedRFC3339(_ year: Int64, _ month: Int64, _ day: Int64, _ secondOfDay: Int64, _ milli: Int64) -> String {
+        var out = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+        out += "T" + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay % 3600 / 60, 2) + ":" + pad(secondOfDay % 60, 2)
+        return out + "." + pad(milli, 3) + "Z"
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; `t`, `z` and a space for `T` are accepted.

@@ -39,3 +39,15 @@ import Testing
         #expect(Instant(rfc3339: "2100-02-29T00:00:00Z") == nil)
     }
 }
+
+@Suite struct InstantFormattingEdgeTests {
+    @Test func formatsEveryFieldWithLeadingZeros() {
+        #expect(Instant(rfc3339: "0001-01-01T01:02:03.004Z")?.rfc3339 == "0001-01-01T01:02:03.004Z")
+        #expect(Instant(rfc3339: "9999-12-31T23:59:59.999Z")?.rfc3339 == "9999-12-31T23:59:59.999Z")
+    }
+
+    @Test func yearsBeyondFourDigitsDoNotTrap() {
+        let far = Instant(millisecondsSinceEpoch: 400_000_000_000_000)
+        #expect(far.rfc3339.hasSuffix("Z"))
+    }
+}
