@@ -97,8 +97,9 @@ enum ServeCommand: CLICommand {
         }
         do {
             let running = try start(settings)
-            CLI.printOut("listening on http://\(display(host: settings.host)):\(running.port)")
+            // Signals first: a supervisor may send SIGTERM as soon as it reads the listening line.
             stopOnSignals(running.server)
+            CLI.printOut("listening on http://\(display(host: settings.host)):\(running.port)")
             dispatchMain()
         } catch {
             CLI.printError("lerix-mock serve: \(error)")
