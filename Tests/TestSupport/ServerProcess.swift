@@ -75,10 +75,18 @@ public final class ServerProcess: @unchecked Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// SIGTERM and wait; returns the exit status.
+    /// SIGTERM and wait; returns the exit status. A server that has not exited after
+    /// `graceSeconds` is killed and reported as -1, so a stop bug fails a test instead of hanging it.
     @discardableResult
-    public func stop() -> Int32 {
+    public func stop(graceSeconds: Double = 15) -> Int32 {
         if process.isRunning { process.terminate() }
+        let deadline = Date().addingTimeInterval(graceSeconds)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            Foundation.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return -1
+        }
         process.waitUntilExit()
         return process.terminationStatus
     }
