@@ -73,11 +73,17 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Serves every socket that is ready now.
+    ///
+    /// Polls again after a batch: requests that arrived while it was served are taken
+    /// now instead of after another Dispatch wake-up (a few rounds at most, for fairness).
     private func serveReady() {
-        epoll.poll { fd, events in
-            let index = Int(fd)
-            guard index >= 0, index < table.count, let connection = table[index] else { return }
-            connection.handle(events)
+        for _ in 0 ..< 4 {
+            let ready = epoll.poll { fd, events in
+                let index = Int(fd)
+                guard index >= 0, index < table.count, let connection = table[index] else { return }
+                connection.handle(events)
+            }
+            if ready == 0 { return }
         }
     }
 

@@ -80,6 +80,7 @@ public final class HTTPServer: @unchecked Sendable {
             state.started = true
         }
         if loops.isEmpty { throw HTTPServerError(message: "could not create an epoll instance (out of file descriptors?)") }
+        Posix.raiseOpenFileLimit()
         let opened = try TCPListener.open(host: configuration.host, port: configuration.port)
         listenerFD = opened.fd
         let source = DispatchSource.makeReadSource(fileDescriptor: opened.fd, queue: acceptQueue)

@@ -45,6 +45,49 @@ func withServer(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in }
         }
     }
 
+    @Test func answersMorePipelinedRequestsThanItTakesAtOnce() throws {
+        // 300 requests in one write: reading pauses at the pipelining limit and resumes.
+        try withServer({ $0.maxPipelinedRequests = 8 }) { port, _, _ in
+            let client = try TestClient(port: port)
+            var batch = ""
+            for i in 0 ..< 300 {
+                batch += i % 7 == 0 ? "GET /delay/1 HTTP/1.1\r\nHost: t\r\n\r\n" : "GET /p/\(i) HTTP/1.1\r\nHost: t\r\n\r\n"
+            }
+            try client.send(batch)
+            for i in 0 ..< 300 {
+                let expected = i % 7 == 0 ? "delayed 1" : "GET /p/\(i)"
+                let text = try client.readResponse().text
+                #expect(text == expected)
+                if text != expected { break }
+            }
+        }
+    }
+
+    @Test func writesAnswersLargerThanTheSocketBuffer() throws {
+        try withServer { port, _, _ in
+            let client = try TestClient(port: port)
+            try client.send("GET /bytes/1500000 HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            let big = try client.readResponse()
+            #expect(big.body.count == 1_500_000)
+            #expect(stride(from: 0, to: big.body.count, by: 997).allSatisfy { big.body[$0] == UInt8(truncatingIfNeeded: $0 % 251) })
+            #expect(try client.readResponse().text == "hello")
+        }
+    }
+
+    @Test func ignoresLateAnswersForClosedConnections() throws {
+        try withServer { port, _, responder in
+            do {
+                let client = try TestClient(port: port)
+                try client.send("GET /delay/100 HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+                #expect(responder.arrivals.wait(timeout: .now() + 10) == .success)
+            }
+            // The client is gone before its answers; the server carries on.
+            let next = try TestClient(port: port)
+            try next.send("GET /delay/200 HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try next.readResponse().text == "delayed 200")
+        }
+    }
+
     @Test func servesManyConcurrentConnections() throws {
         try withServer { port, _, _ in
             let clients = try (0 ..< 200).map { _ in try TestClient(port: port) }

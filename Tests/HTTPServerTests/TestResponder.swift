@@ -27,6 +27,9 @@ final class TestResponder: Responder {
         case "big":
             reply(.response(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"],
                                          body: Array(String(repeating: "{\"k\": 1}", count: 300).utf8))))
+        case "bytes":
+            let count = segments.count > 1 ? Int(segments[1]) ?? 0 : 0
+            reply(.response(HTTPResponse(status: 200, body: (0 ..< count).map { UInt8(truncatingIfNeeded: $0 % 251) })))
         case "close":
             reply(.close)
         default:
