@@ -25,6 +25,10 @@ final class Connection: @unchecked Sendable {
     private var reading = true
     private var readPaused = false
     private var wantsWrite = false
+    /// Reading stops while this much output waits for a client that does not read.
+    private static let outputHighWater = 1 << 20
+    private static let outputLowWater = 256 << 10
+    private var outputBacklogged = false
 
     /// Monotonic nanoseconds after which the connection is cut off; 0 for never.
     private(set) var deadline: UInt64 = 0
@@ -69,7 +73,7 @@ final class Connection: @unchecked Sendable {
         }
         inEvent = true
         if events.contains(.writable) { flushOutput() }
-        if reading && !readPaused && !events.isDisjoint(with: [.readable, .readHangup, .hangup]) {
+        if reading && !readPaused && !outputBacklogged && !events.isDisjoint(with: [.readable, .readHangup, .hangup]) {
             readAvailable()
         } else if events.contains(.hangup) {
             // Both directions are gone and nothing is left to read: no one to answer.
@@ -84,7 +88,7 @@ final class Connection: @unchecked Sendable {
 
     private func readAvailable() {
         let buffer = loop.readBuffer
-        while !isClosed && reading && !readPaused {
+        while !isClosed && reading && !readPaused && !outputBacklogged {
             do {
                 switch try Posix.read(fd, into: buffer) {
                 case .processed(let n):
@@ -122,7 +126,7 @@ final class Connection: @unchecked Sendable {
     private func updateInterest() {
         guard !isClosed else { return }
         var wanted: Epoll.Events = []
-        if reading && !readPaused { wanted.formUnion([.readable, .readHangup]) }
+        if reading && !readPaused && !outputBacklogged { wanted.formUnion([.readable, .readHangup]) }
         if wantsWrite { wanted.insert(.writable) }
         guard wanted != interest else { return }
         interest = wanted
@@ -167,15 +171,25 @@ final class Connection: @unchecked Sendable {
                 if !wantsWrite {
                     lastWriteProgress = ServerContext.now()
                     wantsWrite = true
-                    updateInterest()
                 }
+                // Drop what was sent, so a slow reader does not make the buffer grow forever.
+                if outputOffset >= 64 << 10 && outputOffset * 2 >= output.count {
+                    output.removeFirst(outputOffset)
+                    outputOffset = 0
+                }
+                // A client that sends but does not read must not grow the output without bound.
+                let backlog = output.count - outputOffset
+                if backlog > Self.outputHighWater { outputBacklogged = true }
+                else if backlog < Self.outputLowWater { outputBacklogged = false }
+                updateInterest()
                 return
             }
         }
         if output.capacity > 16 * 1024 { output = [] } else { output.removeAll(keepingCapacity: true) }
         outputOffset = 0
-        if wantsWrite {
+        if wantsWrite || outputBacklogged {
             wantsWrite = false
+            outputBacklogged = false
             updateInterest()
         }
     }
