@@ -1,10 +1,29 @@
+import Adapter
 import HTTP
 import JSON
 
-/// The Swift SDK's adapter host, in this process. Placeholder until the Adapter target lands:
-/// it refuses with a message naming what is missing.
-enum InProcessAdapter {
-    static func make(responder: (any Responder)? = nil) throws -> any AdapterConnection {
-        throw AdapterFailure("the in-process Swift SDK adapter is not built yet; use --server URL --adapter CMD")
+/// The Swift SDK's ``AdapterHost`` in this process, behind ``AdapterConnection``. With a
+/// responder (the in-process MockServer), devices reach it through ``ResponderTransport``;
+/// without one, over real sockets to the `base_url` the runner gives them.
+final class InProcessAdapter: AdapterConnection {
+    let host: AdapterHost
+    private var nextId = 1
+
+    init(host: AdapterHost) { self.host = host }
+
+    static func make(responder: (any Responder)? = nil, baseURL: String = "http://lerix.test") throws -> any AdapterConnection {
+        if let responder {
+            return InProcessAdapter(host: AdapterHost(network: TransportNetwork(ResponderTransport(responder: responder, baseURL: baseURL))))
+        }
+        return InProcessAdapter(host: AdapterHost())
     }
+
+    func send(_ command: JSON) throws(AdapterFailure) -> JSON {
+        var object = command.objectValue ?? JSONObject()
+        object["id"] = .number(Double(nextId))
+        nextId += 1
+        return host.handle(.object(object))
+    }
+
+    func close() {}
 }

@@ -44,6 +44,8 @@ public struct RuleSpec: Sendable {
     /// The body as the admin API takes it, with relative times still unresolved.
     public var body: JSON
     public var location: SourceLocation
+    /// `rejected: true`: the step expects the server to refuse the rule (a 4xx), e.g. a window over 7 days.
+    public var expectRejected: Bool = false
 }
 
 /// One emulated app install.
@@ -58,6 +60,8 @@ public struct DeviceSpec: Sendable, Equatable {
     public var pushToken: String?
     public var enabled: Bool
     public var clockOffsetSeconds: Int64
+    /// Storage folder name, when two devices share one (an app reinstalled with other settings).
+    public var storage: String? = nil
 
     /// The `config` of ADAPTER.md's `create`, minus what the runner fills in (base URL, storage).
     public func config(baseURL: String, project: String, storage: String) -> JSON {

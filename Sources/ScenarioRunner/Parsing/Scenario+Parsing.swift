@@ -5,7 +5,7 @@ import YAML
 extension Scenario {
     static let topKeys = ["name", "description", "tags", "covers", "needs", "project", "rules", "devices", "steps"]
     static let deviceKeys = ["platform", "flavor", "app_version", "build", "sdk", "sdk_version", "push", "push_token",
-                             "enabled", "clock_offset", "count", "matrix"]
+                             "enabled", "clock_offset", "storage", "count", "matrix"]
     static let platforms = ["ios", "android", "macos", "web"]
     static let flavors = ["native", "flutter"]
 
@@ -90,11 +90,12 @@ extension RuleSpec {
             throw node.child("type")?.error(Suggestion.message("unknown rule type '\(type)'", for: type, in: types)) ?? node.error("bad type")
         }
         var body: [(String, JSON)] = []
-        for (key, value) in pairs where key != "name" {
+        let rejected = try node.child("rejected")?.bool() ?? false
+        for (key, value) in pairs where key != "name" && key != "rejected" {
             if timeFields.contains(key) { try checkTime(value) }
             body.append((key, value.json))
         }
-        return RuleSpec(name: name, body: .object(body), location: node.location)
+        return RuleSpec(name: name, body: .object(body), location: node.location, expectRejected: rejected)
     }
 
     /// Relative (`+2h`) or absolute (RFC 3339) time: checked here, resolved when the scenario runs.
@@ -200,6 +201,6 @@ extension DeviceSpec {
         }
         return DeviceSpec(name: name, platform: platform, flavor: flavor, appVersion: appVersion, build: try text("build"),
                           sdk: sdk, sdkVersion: sdkVersion, pushToken: pushToken,
-                          enabled: try field("enabled")?.bool() ?? true, clockOffsetSeconds: offset)
+                          enabled: try field("enabled")?.bool() ?? true, clockOffsetSeconds: offset, storage: try text("storage"))
     }
 }

@@ -96,7 +96,7 @@ extension Step {
         case "create_rule":
             let rule = try RuleSpec.parse(try arg())
             if context.ruleNames.contains(rule.name) { throw node.error("a rule named '\(rule.name)' already exists") }
-            context.ruleNames.insert(rule.name)
+            if !rule.expectRejected { context.ruleNames.insert(rule.name) }
             kind = .createRule(rule)
         case "update_rule":
             let a = try arg()

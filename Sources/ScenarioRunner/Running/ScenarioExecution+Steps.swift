@@ -29,6 +29,12 @@ extension ScenarioExecution {
             for name in names {
                 _ = try adapter.command("track", [("device", .string(name)), ("module", .string(module)), ("count", .number(Double(count)))])
             }
+        case .createRule(let rule) where rule.expectRejected:
+            let reply = try server.request("POST", "\(project)/rules", body: resolveTimes(rule.body))
+            guard (400..<500).contains(reply.status) else {
+                throw StepFailure("rule '\(rule.name)': expected the server to refuse it (4xx), seen \(reply.status)")
+            }
+            note("refused as expected: \(reply.json?["detail"]?.stringValue ?? "")")
         case .createRule(let rule):
             let body = resolveTimes(rule.body)
             let created = try server.admin("POST", "\(project)/rules", body)

@@ -125,7 +125,7 @@ final class ScenarioExecution {
         for push in try drainPushes() { baselinePushes.insert(push.id) }
         pushCheckpoint = nil
         for d in scenario.devices {
-            let storage = world.storageRoot + "/" + d.name
+            let storage = world.storageRoot + "/" + (d.storage ?? d.name)
             _ = try adapter.command("create", [
                 ("device", .string(d.name)), ("now", .string(t0.rfc3339)),
                 ("config", d.config(baseURL: server.baseURL, project: scenario.project, storage: storage)),

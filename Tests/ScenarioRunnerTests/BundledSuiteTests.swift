@@ -1,0 +1,51 @@
+import Testing
+@testable import ScenarioRunner
+
+/// Runs the project's own Scenarios/ suite in process (MockServer + Swift SDK host), as
+/// `make test` does, so a change that breaks a spec row fails here with the scenario's report.
+@Suite struct BundledSuiteTests {
+    static var scenariosFolder: String {
+        // Tests/ScenarioRunnerTests/BundledSuiteTests.swift -> the package root's Scenarios/
+        let parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+        return parts.dropLast(3).joined(separator: "/") + "/Scenarios"
+    }
+
+    static func run(filter: (Scenario) -> Bool, seed: UInt64 = 1, verbose: Bool = false) throws -> SuiteResult {
+        var suite = try ScenarioSuite.load(paths: [scenariosFolder])
+        suite.scenarios = suite.scenarios.filter(filter)
+        return SuiteRunner(options: SuiteOptions(seed: seed, verbose: verbose)).run(suite, in: InProcessEnvironment())
+    }
+
+    static func report(_ result: SuiteResult) -> String {
+        result.outcomes.filter { $0.status != .passed }.map { ConsoleReport.line($0, verbose: false) }.joined(separator: "\n")
+    }
+
+    @Test func everyBundledScenarioPasses() throws {
+        let result = try Self.run { !$0.tags.contains("slow") }
+        #expect(result.outcomes.count >= 25)
+        #expect(result.failed == 0 && result.skipped == 0, "\(Self.report(result))")
+    }
+
+    @Test func theThousandDeviceFleetPasses() throws {
+        let result = try Self.run { $0.tags.contains("slow") }
+        #expect(result.outcomes.count >= 1)
+        #expect(result.failed == 0 && result.skipped == 0, "\(Self.report(result))")
+    }
+
+    @Test func theCatalogueIsFullyCoveredAndEveryFileParses() throws {
+        let suite = try ScenarioSuite.load(paths: [Self.scenariosFolder])
+        #expect(suite.errors.isEmpty, "\(suite.errors)")
+        let catalogue = try #require(suite.catalogue)
+        #expect(catalogue.rows.count >= 30)
+        #expect(CoverageReport.uncovered(catalogue: catalogue, scenarios: suite.scenarios) == [])
+    }
+
+    @Test func aRunIsTheSameEveryTime() throws {
+        let pick: (Scenario) -> Bool = { $0.file.hasSuffix("mixed-platform-push-loop.yaml") || $0.file.hasSuffix("push-throttle-combines-changes.yaml") }
+        let a = try Self.run(filter: pick, verbose: true)
+        let b = try Self.run(filter: pick, verbose: true)
+        #expect(a.outcomes.count == 2)
+        #expect(a.outcomes.map(\.log) == b.outcomes.map(\.log))
+        #expect(a.outcomes.allSatisfy { !$0.log.isEmpty })
+    }
+}
