@@ -9,6 +9,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TOTAL=${1:-60}
 shift || true
 OUT=$ROOT/.build/fuzz
+# Crashes go to libFuzzer and ASan, not the Swift runtime backtracer (which holds pipes open).
+export SWIFT_BACKTRACE=enable=no
 mkdir -p "$OUT"
 
 # name | modules to build first (dependency order) | libraries to link

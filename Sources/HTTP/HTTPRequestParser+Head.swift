@@ -58,7 +58,13 @@ extension HTTPRequestParser {
         var i = start
         while i < end && data[i].isTokenChar { i += 1 }
         if i > start && i < end && data[i] == .sp {
-            return HTTPParseError(status: 414, message: "the request target is longer than \(limits.maxTargetBytes) bytes")
+            // Only a target still running is "too long"; one that ended leaves a bad line
+            // (what parseRequestLine says once the line is whole, however it was split).
+            var j = i + 1
+            while j < end && data[j] != .sp { j += 1 }
+            if j == end {
+                return HTTPParseError(status: 414, message: "the request target is longer than \(limits.maxTargetBytes) bytes")
+            }
         }
         return .bad("the request line is not \"METHOD target HTTP/1.1\"")
     }
