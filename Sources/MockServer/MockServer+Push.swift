@@ -6,12 +6,12 @@ import ReleaseControl
 extension MockServer {
     /// The throttle's timer: a combined push may be due.
     func pushTimerFired(project key: String) {
-        let pushes: [OutgoingPush]
+        let pushes: PushBatch
         do {
             pushes = try write { () throws(Problem) in
                 let now = clock.now
                 guard let runtime = state.withLock({ $0.projects[key] }) else {
-                    return ([], { _ in }, [OutgoingPush]())
+                    return ([], { _ in }, PushBatch.none)
                 }
                 var plan = PushPlan(runtime: runtime)
                 plan.handle(plan.throttle.timerFired(now: now), now: now)
@@ -19,7 +19,7 @@ extension MockServer {
                 return (events, { s in
                     s.projects[key]?.timer = nil
                     plan.apply(to: &s, key: key, server: self)
-                }, plan.outgoing(project: runtime.state))
+                }, plan.outgoing(project: runtime.state, generation: state.withLock { $0.generation }))
             }
         } catch {
             options.log("push for project \(key) not sent: \(error.detail)")
@@ -29,20 +29,24 @@ extension MockServer {
     }
 
     /// Hands pushes to the sink; never called with a lock held.
-    func deliver(_ pushes: [OutgoingPush]) {
-        for push in pushes {
+    func deliver(_ batch: PushBatch) {
+        let generation = batch.generation
+        for push in batch.pushes {
             let key = push.project, id = push.id
             options.pushSink.deliver(push) { [weak self] results in
-                self?.recordDeliveries(project: key, pushId: id, results)
+                self?.recordDeliveries(project: key, pushId: id, generation: generation, results)
             }
         }
     }
 
     /// Applies a sink's results to the push record; tokens the provider unregistered are removed.
-    func recordDeliveries(project key: String, pushId: Int, _ results: [TokenDelivery]) {
+    func recordDeliveries(project key: String, pushId: Int, generation: UInt64, _ results: [TokenDelivery]) {
         do {
             try write { () throws(Problem) in
-                guard let record = state.withLock({ s in s.projects[key]?.pushes.last(where: { $0.id == pushId }) }) else {
+                let found = state.withLock { s in
+                    s.generation == generation ? s.projects[key]?.pushes.last(where: { $0.id == pushId }) : nil
+                }
+                guard let record = found else {
                     return ([], { _ in }, ())
                 }
                 var updated = record

@@ -81,7 +81,7 @@ extension MockServer {
     /// the writer lock is released.
     func changeRules<T: Sendable>(_ key: String,
                                   _ mutate: (inout ProjectState, Instant) throws(Problem) -> (T, Change, [StateEvent]))
-        throws(Problem) -> (T, [OutgoingPush])
+        throws(Problem) -> (T, PushBatch)
     {
         try write { () throws(Problem) in
             let now = clock.now
@@ -95,7 +95,7 @@ extension MockServer {
                 plan.handle(plan.throttle.blockingChange(id: change.id, now: now), now: now)
             }
             events.append(contentsOf: plan.records.map { .pushRecorded(project: key, push: $0) })
-            let outgoing = plan.outgoing(project: projectState)
+            let outgoing = plan.outgoing(project: projectState, generation: state.withLock { $0.generation })
             let stamp = state.withLock { $0.takeStamp() }
             let finalState = projectState
             return (events, { s in

@@ -98,7 +98,9 @@ public final class MockServer: Responder {
         case .check: return Problem(status: 500, detail: "the check is answered asynchronously").response
         case .index: return indexResponse()
         case .health: return text(200, "ok\n")
-        case .openAPI: return jsonResponse(200, OpenAPI.document(router: router))
+        case .openAPI:
+            let host = call.request.headers["Host"].flatMap { Self.isPlainHost($0) ? $0 : nil } ?? "127.0.0.1:8080"
+            return jsonResponse(200, OpenAPI.document(router: router, server: "http://" + host))
         case .ingest: return try ingest(call)
         case .registerToken: return try registerToken(call)
         case .unregisterToken: return try unregisterToken(call)
@@ -126,6 +128,16 @@ public final class MockServer: Responder {
         case .importState: return try importState(call)
         }
     }
+
+    /// A `Host` value safe to echo into the document: host name or address and port only.
+    static func isPlainHost(_ host: String) -> Bool {
+        !host.isEmpty && host.utf8.count <= 255 && host.utf8.allSatisfy { b in
+            (b >= 48 && b <= 58) || (b >= 65 && b <= 93 && b != 92) || (b >= 97 && b <= 122) || b == 45 || b == 46
+        }
+    }
+
+    /// Everything the mock holds now, in the shape `--config` reads (what `GET /admin/state` answers).
+    public var snapshot: StateSnapshot { state.withLock { $0.snapshot } }
 
     /// nil when the request may use the admin API.
     func authorize(_ request: HTTPRequest) -> Problem? {

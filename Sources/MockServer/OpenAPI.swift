@@ -3,7 +3,8 @@ import JSON
 /// Builds the OpenAPI 3.1 document from the router's table, so every route is in it by
 /// construction and ``Endpoint/doc`` supplies the words.
 enum OpenAPI {
-    static func document(router: Router) -> JSON {
+    /// - Parameter server: the base URL to advertise (the request's own `Host`, when known).
+    static func document(router: Router, server: String = "http://127.0.0.1:8080") -> JSON {
         var paths = JSONObject()
         for route in router.routes {
             let doc = route.endpoint.doc
@@ -58,7 +59,7 @@ enum OpenAPI {
                 ("version", "1.0.0"),
                 ("description", "A mock of the Lerix release-control backend for SDK development and CI. Times are RFC 3339 UTC with milliseconds; JSON fields are snake_case; every error is application/problem+json."),
             ])),
-            ("servers", [.object([("url", "http://127.0.0.1:8080")])]),
+            ("servers", [.object([("url", .string(server))])]),
             ("paths", .object(paths)),
             ("components", .object([
                 ("schemas", schemas),

@@ -61,6 +61,9 @@ struct ServerState: Sendable {
     var order: [String] = []
     var journal: RequestJournal
     var nextStamp: UInt64 = 1
+    /// Bumps whenever everything is replaced (reset, import), so delivery results that arrive
+    /// late for a push of the old state never land on a new push with the same id.
+    var generation: UInt64 = 0
 
     init(journalCapacity: Int) {
         journal = RequestJournal(capacity: journalCapacity)
@@ -75,6 +78,7 @@ struct ServerState: Sendable {
     /// (callers clear it when they mean to).
     mutating func load(_ snapshot: StateSnapshot) {
         for project in projects.values { project.timer?.cancel() }
+        generation += 1
         projects = [:]
         order = []
         for project in snapshot.projects {

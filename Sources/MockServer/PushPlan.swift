@@ -33,12 +33,12 @@ struct PushPlan: Sendable {
         }
     }
 
-    /// The pushes to hand to the sink.
-    func outgoing(project: ProjectState) -> [OutgoingPush] {
-        records.map { record in
+    /// The pushes to hand to the sink, tagged with the state generation they belong to.
+    func outgoing(project: ProjectState, generation: UInt64) -> PushBatch {
+        PushBatch(generation: generation, pushes: records.map { record in
             OutgoingPush(id: record.id, project: project.key, apnsTopic: project.apnsTopic, fcmProject: project.fcmProject,
                          tokens: record.entries.map(\.target))
-        }
+        })
     }
 
     /// Installs the throttle and records, and (re)arms the timer on the server's scheduler.
@@ -53,4 +53,12 @@ struct PushPlan: Sendable {
             }
         }
     }
+}
+
+/// Pushes to hand to the sink once the writer lock is released.
+struct PushBatch: Sendable {
+    var generation: UInt64
+    var pushes: [OutgoingPush]
+
+    static let none = PushBatch(generation: 0, pushes: [])
 }

@@ -93,3 +93,25 @@ final class RecordingSink: PushSink {
         })
     }
 }
+
+/// Keeps completions to call later, as a gateway sink answering asynchronously does.
+final class DeferredSink: PushSink {
+    let pending = Mutex<[(OutgoingPush, @Sendable ([TokenDelivery]) -> Void)]>([])
+
+    func deliver(_ push: OutgoingPush, completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
+        pending.withLock { $0.append((push, completion)) }
+    }
+
+    /// Completes every kept push with `result` for each token, in batches of `batch` tokens.
+    func completeAll(_ result: DeliveryResult, batch: Int = 1) {
+        let items = pending.withLock { p in defer { p.removeAll() }; return p }
+        for (push, completion) in items {
+            var i = 0
+            while i < push.tokens.count {
+                let slice = push.tokens[i..<min(i + batch, push.tokens.count)]
+                completion(slice.map { TokenDelivery(token: $0.token, result: result) })
+                i += batch
+            }
+        }
+    }
+}

@@ -116,3 +116,35 @@ import Testing
         #expect(h.get("/admin/projects/demo/pushes")["pushes"] == [])
     }
 }
+
+@Suite struct AsyncDeliveryTests {
+    @Test func resultsArriveInBatchesAndPendingCountsDown() throws {
+        let sink = DeferredSink()
+        let h = try Harness(sink: sink)
+        for token in ["a", "b", "c"] { _ = h.put("/v1/projects/demo/push-tokens/\(token)", #"{"platform": "android"}"#) }
+        _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.0"}"#)
+        #expect(h.get("/admin/projects/demo/pushes")["pushes"]?.arrayValue?.first?["pending"] == 3)
+        sink.completeAll(.failed(reason: "503 from gateway"), batch: 2)
+        let push = h.get("/admin/projects/demo/pushes")["pushes"]?.arrayValue?.first
+        #expect(push?["pending"] == 0)
+        #expect(push?["failed"] == 3)
+        #expect(push?["results"]?.arrayValue?.first?["reason"] == "503 from gateway")
+        #expect(h.get("/admin/projects/demo/push-tokens")["push_tokens"]?.arrayValue?.count == 3, "failed tokens stay")
+    }
+
+    @Test func lateResultsNeverLandOnAPushAfterAReset() throws {
+        let sink = DeferredSink()
+        let h = try Harness(sink: sink)
+        _ = h.put("/v1/projects/demo/push-tokens/a", #"{"platform": "ios"}"#)
+        _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.0"}"#)
+        let old = sink.pending.withLock { p in defer { p.removeAll() }; return p }
+        _ = h.post("/admin/reset", "")
+        _ = h.put("/v1/projects/demo/push-tokens/a", #"{"platform": "ios"}"#)
+        _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.0"}"#)
+        for (push, completion) in old { completion(push.tokens.map { TokenDelivery(token: $0.token, result: .unregistered(reason: "410")) }) }
+        let push = h.get("/admin/projects/demo/pushes")["pushes"]?.arrayValue?.first
+        #expect(push?["id"] == 1)
+        #expect(push?["pending"] == 1, "the old push's results were dropped")
+        #expect(h.get("/admin/projects/demo/push-tokens")["push_tokens"]?.arrayValue?.count == 1)
+    }
+}

@@ -53,6 +53,7 @@ import Testing
         #expect(response.status == 200)
         let doc = try #require(response.json)
         #expect(doc["openapi"] == "3.1.0")
+        #expect(h.get("/openapi.json", headers: [("Host", "127.0.0.1:4567")]).json?["servers"]?.arrayValue?.first?["url"] == "http://127.0.0.1:4567")
         let paths = try #require(doc["paths"]?.objectValue)
         for route in Router.standard.routes {
             let operation = paths[route.pattern]?[route.method.lowercased()]
