@@ -41,16 +41,26 @@ stop() {
     PID=""
 }
 
-# prints "registrations/s completed-requests bad-responses"
+# CPU seconds (user + system) the server has used so far: on a shared machine, CPU per
+# registration says more about the cost of --state than wall-clock throughput does.
+cpu_seconds() {
+    awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.3f", ($12 + $13) / hz }' "/proc/$PID/stat"
+}
+
+# prints "registrations/s completed-requests bad-responses server-cpu-us-per-request"
 run_wrk() {  # token-prefix
-    local out
+    local out cpu0 cpu1
+    cpu0=$(cpu_seconds)
     out=$(TOKEN_PREFIX="$1" wrk -t1 -c$CONNS -d"${SECS}s" -s "$ROOT/Benchmarks/register-tokens.lua" "http://127.0.0.1:$PORT")
+    cpu1=$(cpu_seconds)
     local rps total bad errors
     rps=$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")
     total=$(awk '/requests in/ { print $1 }' <<<"$out")
     bad=$(awk '/Non-2xx or 3xx responses:/ { print $5 }' <<<"$out")
     errors=$(awk '/Socket errors:/ { gsub(",", ""); print $4 + $6 + $8 + $10 }' <<<"$out")
-    echo "${rps:-0} ${total:-0} $(( ${bad:-0} + ${errors:-0} ))"
+    local us
+    us=$(awk -v a="$cpu0" -v b="$cpu1" -v n="${total:-0}" 'BEGIN { if (n > 0) printf "%.0f", (b - a) * 1e6 / n; else print 0 }')
+    echo "${rps:-0} ${total:-0} $(( ${bad:-0} + ${errors:-0} )) $us"
 }
 
 count_tokens() {
@@ -69,8 +79,8 @@ for round in $(seq "$ROUNDS"); do
         else
             start
         fi
-        read -r rps total bad <<<"$(run_wrk "r$round-$mode")"
-        echo "$mode $rps $total $bad" >>"$WORK/results"
+        read -r rps total bad us <<<"$(run_wrk "r$round-$mode")"
+        echo "$mode $rps $total $bad $us" >>"$WORK/results"
         if [ "$mode" = state ]; then
             # Every acknowledged registration must be in the file after a restart.
             stop
@@ -81,9 +91,9 @@ for round in $(seq "$ROUNDS"); do
                 echo "LOST WRITES: $acknowledged registrations acknowledged, $stored in the file after restart" >&2
                 status=1
             fi
-            echo "round $round: --state $rps/s; $acknowledged acknowledged, $stored found after restart"
+            echo "round $round: --state $rps/s, server CPU ${us} us/registration; $acknowledged acknowledged, $stored found after restart"
         else
-            echo "round $round: memory $rps/s"
+            echo "round $round: memory  $rps/s, server CPU ${us} us/registration"
         fi
         stop
     done
@@ -92,11 +102,14 @@ done
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 state=$(awk '$1 == "state" { print $2 }' "$WORK/results" | median)
 memory=$(awk '$1 == "memory" { print $2 }' "$WORK/results" | median)
+state_us=$(awk '$1 == "state" { print $5 }' "$WORK/results" | median)
+memory_us=$(awk '$1 == "memory" { print $5 }' "$WORK/results" | median)
 errors=$(awk '{ s += $4 } END { print s + 0 }' "$WORK/results")
 ratio=$(awk -v a="$state" -v b="$memory" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }')
-printf '\n%-22s %12s\n' case registrations/s
-printf '%-22s %12.0f\n' "with --state (SQLite)" "$state"
-printf '%-22s %12.0f\n' "in memory (baseline)" "$memory"
+printf '\n%-22s %16s %22s\n' case registrations/s server-CPU-us/request
+printf '%-22s %16.0f %22s\n' "with --state (SQLite)" "$state" "$state_us"
+printf '%-22s %16.0f %22s\n' "in memory (baseline)" "$memory" "$memory_us"
+echo "load average while measuring: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 echo "ratio --state / memory: ${ratio}x; target >= $TARGET/s with --state; errors: $errors"
 awk -v s="$state" -v t="$TARGET" 'BEGIN { exit !(s >= t) }' || { echo "below the target of $TARGET registrations/s" >&2; status=1; }
 [ "$errors" = 0 ] || status=1

@@ -10,6 +10,7 @@ extension StateDatabase {
     /// - `journal_mode=WAL` with `synchronous` from `durability`: see ``StateDurability`` for why
     ///   NORMAL is the default. A new file is built in rollback-journal mode with FULL (it is
     ///   renamed into place only once it is whole) and switched to WAL when first opened.
+    /// - `wal_autocheckpoint=4000`, `cache_size=32 MB`: throughput settings, explained inline.
     /// - `locking_mode=EXCLUSIVE`: the server holds the file for its lifetime, so a second
     ///   `serve --state` on the same file is refused rather than silently forking the state; it
     ///   also keeps the WAL index in memory, so no `-shm` file is needed.
@@ -96,6 +97,12 @@ extension StateDatabase {
             if !connection.isReadOnly {
                 try connection.execute("PRAGMA journal_mode = WAL")
                 try connection.execute(durability.pragma)
+                // A checkpoint copies the WAL into the file and syncs twice while writers wait;
+                // every 4,000 pages (16 MB of log) instead of SQLite's 1,000 costs a few percent of
+                // write throughput instead of about a third, for a rarer, longer pause.
+                try connection.execute("PRAGMA wal_autocheckpoint = 4000")
+                // 32 MB of page cache keeps the tables of a busy mock in memory between commits.
+                try connection.execute("PRAGMA cache_size = -32768")
                 // Takes the exclusive lock now, so a second server fails at start, not at its first write.
                 try connection.transaction({ () throws(SQLiteError) in
                     if version < StateSchema.currentVersion { try database.migrate(from: version) }

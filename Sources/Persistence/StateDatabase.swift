@@ -9,7 +9,6 @@ import JSON
 /// touches it.
 final class StateDatabase: @unchecked Sendable {
     let connection: SQLiteConnection
-    private var statements: [String: SQLiteStatement] = [:]
 
     init(connection: SQLiteConnection) {
         self.connection = connection
@@ -17,34 +16,63 @@ final class StateDatabase: @unchecked Sendable {
 
     var path: String { connection.path }
 
-    /// A cached prepared statement for `sql`, reset and ready to bind.
-    private func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
-        if let cached = statements[sql] { return cached }
-        let prepared = try connection.prepare(sql, persistent: true)
-        statements[sql] = prepared
+    /// A cached prepared statement for `sql`, reset and ready to bind. Keyed by the static
+    /// string's address: the write path looks statements up without hashing text.
+    private func statement(_ sql: StaticString) throws(SQLiteError) -> SQLiteStatement {
+        let key = Int(bitPattern: sql.utf8Start)
+        if let cached = statements[key] { return cached }
+        let prepared = try connection.prepare(sql.description, persistent: true)
+        statements[key] = prepared
         return prepared
     }
 
-    /// Runs `sql` with text/integer arguments bound in order, for statements without rows.
-    private func run(_ sql: String, _ arguments: [Argument]) throws(SQLiteError) {
-        let stmt = try statement(sql)
-        defer { stmt.reset() }
-        for (offset, argument) in arguments.enumerated() {
-            let index = Int32(offset + 1)
-            switch argument {
-            case .text(let text): try stmt.bind(index, text)
-            case .integer(let value): try stmt.bind(index, value)
-            }
-        }
-        try stmt.run()
-    }
+    private var statements: [Int: SQLiteStatement] = [:]
 
     private enum Argument {
         case text(String)
         case integer(Int)
+        case json(JSON)
     }
 
-    private static func text(_ json: JSON) -> Argument { .text(json.serializedString) }
+    /// Runs `sql` with up to four arguments bound in order, for statements without rows.
+    private func run(
+        _ sql: StaticString, _ a: Argument? = nil, _ b: Argument? = nil, _ c: Argument? = nil, _ d: Argument? = nil
+    ) throws(SQLiteError) {
+        let stmt = try statement(sql)
+        defer { stmt.reset() }
+        try bind(stmt, 1, a)
+        try bind(stmt, 2, b)
+        try bind(stmt, 3, c)
+        try bind(stmt, 4, d)
+        try stmt.run()
+    }
+
+    /// The last `seq` handed out; read from the file on first use.
+    private var lastSeq: Int?
+
+    /// The next position in write order (shared by every table; gaps after a rollback are fine).
+    private func nextSeq() throws(SQLiteError) -> Argument {
+        let last: Int
+        if let lastSeq {
+            last = lastSeq
+        } else {
+            let stmt = try statement(
+                "SELECT max(m) FROM (SELECT max(seq) AS m FROM projects UNION ALL SELECT max(seq) FROM rules UNION ALL SELECT max(seq) FROM changes UNION ALL SELECT max(seq) FROM push_tokens UNION ALL SELECT max(seq) FROM pushes UNION ALL SELECT max(seq) FROM ingest)")
+            defer { stmt.reset() }
+            last = try stmt.step() ? Int(stmt.int64(0)) : 0
+        }
+        lastSeq = last + 1
+        return .integer(last + 1)
+    }
+
+    private func bind(_ stmt: SQLiteStatement, _ index: Int32, _ argument: Argument?) throws(SQLiteError) {
+        switch argument {
+        case .text(let text)?: try stmt.bind(index, text)
+        case .integer(let value)?: try stmt.bind(index, value)
+        case .json(let json)?: try stmt.bind(index, json.serializedString)
+        case nil: break
+        }
+    }
 
     // MARK: writing
 
@@ -53,51 +81,46 @@ final class StateDatabase: @unchecked Sendable {
         switch event {
         case .projectUpserted(let key, let attributes):
             try run(
-                "INSERT INTO projects (key, attributes) VALUES (?1, ?2) "
-                    + "ON CONFLICT (key) DO UPDATE SET attributes = excluded.attributes",
-                [.text(key), Self.text(attributes)])
+                "INSERT INTO projects (key, seq, attributes) VALUES (?1, ?2, ?3) ON CONFLICT (key) DO UPDATE SET attributes = excluded.attributes",
+                .text(key), try nextSeq(), .json(attributes))
         case .ruleUpserted(let project, let rule):
             try run(
-                "INSERT INTO rules (project, id, body) VALUES (?1, ?2, ?3) "
-                    + "ON CONFLICT (project, id) DO UPDATE SET body = excluded.body",
-                [.text(project), .text(rule.id), Self.text(rule.body)])
+                "INSERT INTO rules (project, id, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, id) DO UPDATE SET body = excluded.body",
+                .text(project), .text(rule.id), try nextSeq(), .json(rule.body))
         case .ruleDeleted(let project, let id):
-            try run("DELETE FROM rules WHERE project = ?1 AND id = ?2", [.text(project), .text(id)])
+            try run("DELETE FROM rules WHERE project = ?1 AND id = ?2", .text(project), .text(id))
         case .changeAppended(let project, let id, let body):
             try run(
-                "INSERT INTO changes (project, id, body) VALUES (?1, ?2, ?3) "
-                    + "ON CONFLICT (project, id) DO UPDATE SET body = excluded.body",
-                [.text(project), .integer(id), Self.text(body)])
+                "INSERT INTO changes (project, id, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, id) DO UPDATE SET body = excluded.body",
+                .text(project), .integer(id), try nextSeq(), .json(body))
         case .tokenUpserted(let project, let token):
             try run(
-                "INSERT INTO push_tokens (project, token, body) VALUES (?1, ?2, ?3) "
-                    + "ON CONFLICT (project, token) DO UPDATE SET body = excluded.body",
-                [.text(project), .text(token.id), Self.text(token.body)])
+                "INSERT INTO push_tokens (project, token, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, token) DO UPDATE SET body = excluded.body",
+                .text(project), .text(token.id), try nextSeq(), .json(token.body))
         case .tokenDeleted(let project, let token):
-            try run("DELETE FROM push_tokens WHERE project = ?1 AND token = ?2", [.text(project), .text(token)])
+            try run("DELETE FROM push_tokens WHERE project = ?1 AND token = ?2", .text(project), .text(token))
         case .pushRecorded(let project, let id, let body):
             try run(
-                "INSERT INTO pushes (project, id, body) VALUES (?1, ?2, ?3) "
-                    + "ON CONFLICT (project, id) DO UPDATE SET body = excluded.body",
-                [.text(project), .integer(id), Self.text(body)])
+                "INSERT INTO pushes (project, id, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, id) DO UPDATE SET body = excluded.body",
+                .text(project), .integer(id), try nextSeq(), .json(body))
         case .ingestCounted(let project, let module, let total):
             try run(
-                "INSERT INTO ingest (project, module, count) VALUES (?1, ?2, ?3) "
-                    + "ON CONFLICT (project, module) DO UPDATE SET count = excluded.count",
-                [.text(project), .text(module), .integer(total)])
+                "INSERT INTO ingest (project, module, seq, count) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, module) DO UPDATE SET count = excluded.count",
+                .text(project), .text(module), try nextSeq(), .integer(total))
         case .replaced(let state):
             try replaceAll(with: state)
         }
     }
 
     private func replaceAll(with state: StoredState) throws(SQLiteError) {
-        for table in ["projects", "rules", "changes", "push_tokens", "pushes", "ingest"] {
-            try run("DELETE FROM \(table)", [])
-        }
+        try run("DELETE FROM projects")
+        try run("DELETE FROM rules")
+        try run("DELETE FROM changes")
+        try run("DELETE FROM push_tokens")
+        try run("DELETE FROM pushes")
+        try run("DELETE FROM ingest")
         if let seed = state.seed {
-            try run(
-                "INSERT INTO meta (key, value) VALUES ('seed', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                [Self.text(seed)])
+            try run("INSERT INTO meta (key, value) VALUES ('seed', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", .json(seed))
         }
         for project in state.projects {
             try apply(.projectUpserted(key: project.key, attributes: project.attributes))
@@ -151,40 +174,40 @@ final class StateDatabase: @unchecked Sendable {
             }
         }
 
-        try rows("SELECT key, attributes FROM projects ORDER BY rowid") { stmt in
+        try rows("SELECT key, attributes FROM projects ORDER BY seq") { stmt in
             let key = stmt.text(0) ?? ""
             touch(key)
             projects[key]?.attributes = try parse(stmt.text(1), "the attributes of project \(key)")
         }
-        try rows("SELECT project, id, body FROM rules ORDER BY rowid") { stmt in
+        try rows("SELECT project, id, body FROM rules ORDER BY seq") { stmt in
             let key = stmt.text(0) ?? ""
             let id = stmt.text(1) ?? ""
             touch(key)
             let body = try parse(stmt.text(2), "rule \(id) of project \(key)")
             projects[key]?.rules.append(StoredItem(id: id, body: body))
         }
-        try rows("SELECT project, id, body FROM changes ORDER BY id, rowid") { stmt in
+        try rows("SELECT project, id, body FROM changes ORDER BY project, id") { stmt in
             let key = stmt.text(0) ?? ""
             let id = Int(stmt.int64(1))
             touch(key)
             let body = try parse(stmt.text(2), "change \(id) of project \(key)")
             projects[key]?.changes.append(StoredRecord(id: id, body: body))
         }
-        try rows("SELECT project, token, body FROM push_tokens ORDER BY rowid") { stmt in
+        try rows("SELECT project, token, body FROM push_tokens ORDER BY seq") { stmt in
             let key = stmt.text(0) ?? ""
             let token = stmt.text(1) ?? ""
             touch(key)
             let body = try parse(stmt.text(2), "push token \(token) of project \(key)")
             projects[key]?.pushTokens.append(StoredItem(id: token, body: body))
         }
-        try rows("SELECT project, id, body FROM pushes ORDER BY id, rowid") { stmt in
+        try rows("SELECT project, id, body FROM pushes ORDER BY project, id") { stmt in
             let key = stmt.text(0) ?? ""
             let id = Int(stmt.int64(1))
             touch(key)
             let body = try parse(stmt.text(2), "push \(id) of project \(key)")
             projects[key]?.pushes.append(StoredRecord(id: id, body: body))
         }
-        try rows("SELECT project, module, count FROM ingest ORDER BY rowid") { stmt in
+        try rows("SELECT project, module, count FROM ingest ORDER BY seq") { stmt in
             let key = stmt.text(0) ?? ""
             touch(key)
             projects[key]?.ingest.append(StoredIngestCount(module: stmt.text(1) ?? "", count: Int(stmt.int64(2))))
@@ -196,7 +219,7 @@ final class StateDatabase: @unchecked Sendable {
         return StoredState(seed: seed, projects: order.compactMap { projects[$0] })
     }
 
-    private func rows(_ sql: String, _ each: (SQLiteStatement) throws -> Void) throws {
+    private func rows(_ sql: StaticString, _ each: (SQLiteStatement) throws -> Void) throws {
         let stmt = try statement(sql)
         defer { stmt.reset() }
         while try stmt.step() {

@@ -13,46 +13,54 @@ enum StateSchema {
 
     /// `migrations[i]` takes a file from version `i` to `i + 1`. Append only; never edit a shipped step.
     static let migrations: [String] = [
-        // 1: the first layout. Rows keep insertion order through `rowid`; an upsert keeps its rowid.
+        // 1: the first layout. Each table is keyed by what the admin API addresses it with and
+        // stored WITHOUT ROWID, so a write touches one b-tree, not a table and its index; `seq`
+        // (one counter across tables) keeps the order items were first written.
         """
         CREATE TABLE meta (
             key   TEXT PRIMARY KEY NOT NULL,
             value TEXT NOT NULL
-        );
+        ) WITHOUT ROWID;
         CREATE TABLE projects (
-            key        TEXT NOT NULL UNIQUE,
+            key        TEXT PRIMARY KEY NOT NULL,
+            seq        INTEGER NOT NULL,
             attributes TEXT NOT NULL
-        );
+        ) WITHOUT ROWID;
         CREATE TABLE rules (
             project TEXT NOT NULL,
             id      TEXT NOT NULL,
+            seq     INTEGER NOT NULL,
             body    TEXT NOT NULL,
-            UNIQUE (project, id)
-        );
+            PRIMARY KEY (project, id)
+        ) WITHOUT ROWID;
         CREATE TABLE changes (
             project TEXT NOT NULL,
             id      INTEGER NOT NULL,
+            seq     INTEGER NOT NULL,
             body    TEXT NOT NULL,
-            UNIQUE (project, id)
-        );
+            PRIMARY KEY (project, id)
+        ) WITHOUT ROWID;
         CREATE TABLE push_tokens (
             project TEXT NOT NULL,
             token   TEXT NOT NULL,
+            seq     INTEGER NOT NULL,
             body    TEXT NOT NULL,
-            UNIQUE (project, token)
-        );
+            PRIMARY KEY (project, token)
+        ) WITHOUT ROWID;
         CREATE TABLE pushes (
             project TEXT NOT NULL,
             id      INTEGER NOT NULL,
+            seq     INTEGER NOT NULL,
             body    TEXT NOT NULL,
-            UNIQUE (project, id)
-        );
+            PRIMARY KEY (project, id)
+        ) WITHOUT ROWID;
         CREATE TABLE ingest (
             project TEXT NOT NULL,
             module  TEXT NOT NULL,
+            seq     INTEGER NOT NULL,
             count   INTEGER NOT NULL,
-            UNIQUE (project, module)
-        );
+            PRIMARY KEY (project, module)
+        ) WITHOUT ROWID;
         """,
     ]
 

@@ -78,15 +78,33 @@ final class SQLiteConnection {
     /// True while a transaction is open (not autocommit).
     var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// `BEGIN IMMEDIATE` and `COMMIT`, compiled once: every acknowledged write runs both.
+    private var begin: SQLiteStatement?
+    private var commit: SQLiteStatement?
+
+    private func cached(_ slot: inout SQLiteStatement?, _ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let statement = slot { return statement }
+        let statement = try prepare(sql, persistent: true)
+        slot = statement
+        return statement
+    }
+
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; rolls back when `body` or the commit throws.
-    func transaction(_ body: () throws(SQLiteError) -> Void, context: String) throws(SQLiteError) {
-        try execute("BEGIN IMMEDIATE", context: "\(context) (begin)")
-        do {
-            try body()
-            try execute("COMMIT", context: "\(context) (commit)")
+    /// `context` (what the transaction is for) is only built when something fails.
+    func transaction(_ body: () throws(SQLiteError) -> Void, context: @autoclosure () -> String) throws(SQLiteError) {
+        do throws(SQLiteError) {
+            let begin = try cached(&self.begin, "BEGIN IMMEDIATE")
+            try begin.run()
+            do throws(SQLiteError) {
+                try body()
+                let commit = try cached(&self.commit, "COMMIT")
+                try commit.run()
+            } catch {
+                if inTransaction { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+                throw error
+            }
         } catch {
-            if inTransaction { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
-            throw error
+            throw SQLiteError(code: error.code, message: error.message, context: "\(context()): \(error.context)")
         }
     }
 }
