@@ -7,8 +7,8 @@ public enum ConsoleReport {
         case .failed: out = "FAIL  \(o.scenario)"
         case .skipped(let why): out = "SKIP  \(o.scenario)  (\(why))"
         }
-        if o.status != .failed || !o.failure.isEmpty {
-            if case .skipped = o.status {} else {
+        if o.status == .passed || (o.status == .failed && o.wallSeconds > 0) {
+            do {
                 out += "  [\(o.file), \(TimeSyntax.relative(o.virtualMilliseconds).dropFirst()) virtual, \(JUnitReport.seconds(o.wallSeconds)) s]"
             }
         }

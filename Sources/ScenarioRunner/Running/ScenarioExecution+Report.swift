@@ -14,6 +14,11 @@ extension ScenarioExecution {
             guard let d = devices[name] else { continue }
             let current = installed[name] ?? (d.appVersion, d.build)
             let who = "\(d.platform) \(current.version ?? "no version") build \(current.build ?? "none"), \(d.sdk) \(d.sdkVersion ?? "")"
+            if let state = try? adapter.command("state", [("device", .string(name))]), case .object(var o) = state {
+                o["ok"] = nil
+                o["id"] = nil
+                lines.append("  state of \(name) now: \(JSON.object(o).serializedString)")
+            }
             guard let entries = try? journal(for: [name]) else {
                 lines.append("  (the server's journal could not be read)")
                 break
