@@ -71,15 +71,20 @@ extension StateDatabase {
     }
 
     private static func openExisting(path: String, durability: StateDurability) throws(StateFileError) -> StateDatabase {
-        let connection: SQLiteConnection
+        var connection: SQLiteConnection
         do {
             connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE)
+            if connection.isReadOnly {
+                connection = try openReadOnly(path: path)
+            }
         } catch {
             throw classify(error, path: path)
         }
         do {
             sqlite3_busy_timeout(connection.handle, 1000)
-            try connection.execute("PRAGMA locking_mode = EXCLUSIVE")
+            if !connection.isReadOnly {
+                try connection.execute("PRAGMA locking_mode = EXCLUSIVE")
+            }
             let applicationID = UInt32(truncatingIfNeeded: try connection.pragmaInteger("application_id"))
             guard applicationID == StateSchema.applicationID else {
                 throw StateFileError.foreign(path: path, applicationID: applicationID)
@@ -115,6 +120,21 @@ extension StateDatabase {
             throw classify(error, path: path)
         } catch {
             throw .cannotOpen(path: path, detail: "\(error)")
+        }
+    }
+
+    /// A file we may not write (read-only file or directory): served from what it holds, every
+    /// write refused. Without a log beside it the file is opened immutable, which needs no lock
+    /// and no `-shm` file (neither can be had on a read-only file or directory); with one (the
+    /// last server did not stop cleanly), SQLite must read the log, which works when the
+    /// directory lets it create the `-shm` index.
+    private static func openReadOnly(path: String) throws(SQLiteError) -> SQLiteConnection {
+        switch FileSystem.readPrefix(path + "-wal", count: 1) {
+        case .success(.missing), .success(.bytes([])):
+            return try SQLiteConnection(
+                path: path, uri: SQLiteConnection.uri(forPath: path, parameters: "immutable=1"), flags: SQLITE_OPEN_READONLY)
+        default:
+            return try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY)
         }
     }
 

@@ -19,9 +19,13 @@ final class SQLiteConnection {
     static let readWriteCreate = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
 
     /// Opens `path` with `flags` (`SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE` and friends).
-    init(path: String, flags: Int32) throws(SQLiteError) {
+    /// `uri`, when given, is what SQLite opens (`file:…?immutable=1`); `path` still names the
+    /// file in messages.
+    init(path: String, uri: String? = nil, flags: Int32) throws(SQLiteError) {
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nil)
+        let target = uri ?? path
+        let uriFlag: Int32 = uri == nil ? 0 : SQLITE_OPEN_URI
+        let rc = sqlite3_open_v2(target, &db, flags | uriFlag | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nil)
         guard rc == SQLITE_OK, let db else {
             let error = SQLiteError.from(db, code: rc, context: "opening \(path)")
             sqlite3_close_v2(db)
@@ -30,6 +34,21 @@ final class SQLiteConnection {
         self.handle = db
         self.path = path
         sqlite3_extended_result_codes(db, 1)
+    }
+
+    /// `file:` URI for `path` with `parameters`, escaping what URIs reserve.
+    static func uri(forPath path: String, parameters: String) -> String {
+        var escaped = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0..<0x20, 0x7f...:
+                let hex = Array("0123456789ABCDEF".utf8)
+                escaped += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xf)]], as: UTF8.self)
+            default:
+                escaped += String(decoding: [byte], as: UTF8.self)
+            }
+        }
+        return "file:" + escaped + "?" + parameters
     }
 
     deinit {
