@@ -4,9 +4,13 @@ import LerixSDK
 /// they arrive, it answers when one whole response is in (Content-Length, chunked, or
 /// delimited by the server closing). Pure: no I/O.
 ///
+/// Pipelined responses may arrive in one read: bytes past one response stay buffered for
+/// ``next()``.
+///
 /// ```swift
 /// var reader = HTTPResponseReader()
-/// if case .complete(let response, let keepAlive) = reader.feed(Array("HTTP/1.1 304 Not Modified\r\n\r\n".utf8)) { … }
+/// reader.append(bytes)
+/// while case .complete(let response, let keepAlive) = reader.next() { … }
 /// ```
 struct HTTPResponseReader {
     enum Outcome: Equatable {
@@ -35,6 +39,8 @@ struct HTTPResponseReader {
 
     private var buffer: [UInt8] = []
     private var head: Head?
+    /// Bytes the last complete response took from the front of the buffer.
+    private var consumed = 0
     /// Whether the request was HEAD (a response to it has no body whatever it says).
     var expectsNoBody = false
 
@@ -42,20 +48,30 @@ struct HTTPResponseReader {
     /// answering anything can be retried safely).
     var hasReceivedBytes: Bool { !buffer.isEmpty || head != nil }
 
-    mutating func reset(expectsNoBody: Bool = false) {
+    mutating func reset() {
         buffer.removeAll(keepingCapacity: true)
         head = nil
-        self.expectsNoBody = expectsNoBody
+        expectsNoBody = false
     }
 
-    mutating func feed(_ bytes: UnsafeRawBufferPointer) -> Outcome {
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
         buffer.append(contentsOf: bytes)
-        return parse()
     }
 
+    /// The next whole response, removed from the buffer (what follows it stays).
+    mutating func next() -> Outcome {
+        let outcome = parse()
+        if case .complete = outcome {
+            buffer.removeFirst(min(consumed, buffer.count))
+            head = nil
+        }
+        return outcome
+    }
+
+    /// `append` then `next`, for a single response.
     mutating func feed(_ bytes: [UInt8]) -> Outcome {
         buffer.append(contentsOf: bytes)
-        return parse()
+        return next()
     }
 
     /// The server closed the connection: a close-delimited body ends here; anything else is cut.
@@ -93,14 +109,12 @@ struct HTTPResponseReader {
         }
     }
 
-    private func complete(_ head: Head, body: [UInt8], consumed: Int) -> Outcome {
-        // Bytes past the response mean the server sent more than asked: do not reuse the connection.
-        let clean = consumed == buffer.count
-        return .complete(TransportResponse(status: head.status, headers: head.headers, body: body),
-                         keepAlive: head.keepAlive && clean)
+    private mutating func complete(_ head: Head, body: [UInt8], consumed: Int) -> Outcome {
+        self.consumed = consumed
+        return .complete(TransportResponse(status: head.status, headers: head.headers, body: body), keepAlive: head.keepAlive)
     }
 
-    private func parseChunked(_ head: Head) -> Outcome {
+    private mutating func parseChunked(_ head: Head) -> Outcome {
         var index = head.bodyStart
         var body: [UInt8] = []
         while true {
@@ -140,36 +154,47 @@ struct HTTPResponseReader {
     }
 
     private func parseHead(upTo end: Int) -> Head? {
-        let text = String(decoding: buffer[0..<end], as: UTF8.self)
-        var lines = text.split(separator: "\r\n", omittingEmptySubsequences: false)
-        guard !lines.isEmpty else { return nil }
-        let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]),
-              (100...999).contains(status)
+        // Status line: HTTP/1.x SP 3DIGIT [SP reason] CRLF
+        guard end >= 12, buffer[0] == 72, buffer[1] == 84, buffer[2] == 84, buffer[3] == 80, buffer[4] == 47,
+              buffer[5] == 49, buffer[6] == 46, buffer[8] == 32
         else { return nil }
-        let http10 = statusLine[0] == "HTTP/1.0"
+        let http10 = buffer[7] == 48
+        var status = 0
+        for i in 9..<12 {
+            let d = buffer[i]
+            guard d >= 48, d <= 57 else { return nil }
+            status = status * 10 + Int(d - 48)
+        }
+        guard status >= 100, end == 12 || buffer[12] == 32 || buffer[12] == 13 else { return nil }
         var headers: [(String, String)] = []
         var contentLength: Int?
         var chunked = false
         var keepAlive = !http10
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            let name = String(line[..<colon])
-            let value = String(line[line.index(after: colon)...]).trimmingSpacesAndTabs
+        guard var lineStart = Self.find([13, 10], in: buffer, from: 0).map({ $0 + 2 }) else { return nil }
+        while lineStart < end {
+            let lineEnd = Self.find([13, 10], in: buffer, from: lineStart).map { min($0, end) } ?? end
+            guard let colon = buffer[lineStart..<lineEnd].firstIndex(of: 58), colon > lineStart else { return nil }
+            var valueStart = colon + 1
+            var valueEnd = lineEnd
+            while valueStart < valueEnd, buffer[valueStart] == 32 || buffer[valueStart] == 9 { valueStart += 1 }
+            while valueEnd > valueStart, buffer[valueEnd - 1] == 32 || buffer[valueEnd - 1] == 9 { valueEnd -= 1 }
+            let name = String(decoding: buffer[lineStart..<colon], as: UTF8.self)
+            let value = String(decoding: buffer[valueStart..<valueEnd], as: UTF8.self)
             headers.append((name, value))
-            switch name.lowercased() {
-            case "content-length":
+            switch colon - lineStart {
+            case 14 where Self.equalsLowercase(buffer[lineStart..<colon], "content-length"):
                 guard let n = Int(value), n >= 0, n <= Self.maximumBodyBytes else { return nil }
                 contentLength = n
-            case "transfer-encoding":
+            case 17 where Self.equalsLowercase(buffer[lineStart..<colon], "transfer-encoding"):
                 chunked = value.lowercased().hasSuffix("chunked")
-            case "connection":
+            case 10 where Self.equalsLowercase(buffer[lineStart..<colon], "connection"):
                 let tokens = value.lowercased().split(separator: ",").map { String($0).trimmingSpacesAndTabs }
                 if tokens.contains("close") { keepAlive = false }
                 if tokens.contains("keep-alive") { keepAlive = true }
             default:
                 break
             }
+            lineStart = lineEnd + 2
         }
         let framing: Framing
         if expectsNoBody || status == 204 || status == 304 {
@@ -183,6 +208,20 @@ struct HTTPResponseReader {
             keepAlive = false
         }
         return Head(status: status, headers: headers, bodyStart: end + 4, framing: framing, keepAlive: keepAlive)
+    }
+
+    /// ASCII case-insensitive comparison of header-name bytes with a lowercase name.
+    static func equalsLowercase(_ bytes: ArraySlice<UInt8>, _ lower: StaticString) -> Bool {
+        guard bytes.count == lower.utf8CodeUnitCount else { return false }
+        return lower.withUTF8Buffer { expected in
+            var i = 0
+            for b in bytes {
+                let folded = b >= 65 && b <= 90 ? b + 32 : b
+                if folded != expected[i] { return false }
+                i += 1
+            }
+            return true
+        }
     }
 
     static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {

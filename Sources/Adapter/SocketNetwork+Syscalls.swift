@@ -46,30 +46,6 @@ extension SocketNetwork {
         return .failure(TransportError("cannot connect to \(origin.host):\(origin.port): \(lastError)"))
     }
 
-    /// Writes every byte, waiting for the socket to drain when it is full; nil on success.
-    func writeAll(_ fd: Int32, _ bytes: [UInt8], deadline: Int64) -> TransportError? {
-        var offset = 0
-        while offset < bytes.count {
-            let result: Result<IOResult, Error> = bytes[offset...].withUnsafeBytes { buffer in
-                Result { try Posix.write(fd, buffer) }
-            }
-            switch result {
-            case .success(.processed(let n)):
-                offset += n
-            case .success(.wouldBlock):
-                let wait = max(0, deadline - Self.monotonicMilliseconds())
-                guard wait > 0 else { return TransportError("the server stopped reading the request") }
-                var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&entry, 1, Int32(min(wait, 1000)))
-            case .success(.endOfFile):
-                return TransportError("the connection closed while sending")
-            case .failure(let error):
-                return TransportError("\(error)")
-            }
-        }
-        return nil
-    }
-
     /// Real elapsed time, for request timeouts only (never for the SDK's logic).
     static func monotonicMilliseconds() -> Int64 {
         var ts = timespec()

@@ -7,10 +7,10 @@ import LerixSDK
 import Sockets
 import Synchronization
 
-/// The adapter's own HTTP/1.1 client: keep-alive connections pooled per origin, many requests
-/// in flight at once over one `poll(2)` loop that runs on the caller's thread inside
-/// ``runUntilIdle()``. No Dispatch worker ever blocks, no thread is spawned, and a week of
-/// polling for a hundred devices costs a few syscalls per check.
+/// The adapter's own HTTP/1.1 client: a few keep-alive connections per origin, requests
+/// pipelined on them, all driven by one `poll(2)` loop on the caller's thread inside
+/// ``runUntilIdle()``. A hundred devices checking at one instant cost a handful of writes
+/// and reads instead of a hundred round trips; no Dispatch worker ever blocks.
 ///
 /// ```swift
 /// let host = AdapterHost(network: SocketNetwork())
@@ -20,8 +20,10 @@ import Synchronization
 /// Plain `http://` only: the SDK's default ``URLSessionTransport`` is the one that speaks TLS.
 public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
     public struct Options: Sendable {
-        /// Connections opened to one host and port at most; more requests wait their turn.
-        public var maximumConnectionsPerOrigin = 128
+        /// Connections opened to one host and port at most.
+        public var maximumConnectionsPerOrigin = 8
+        /// Requests pipelined on one connection at most; more wait their turn.
+        public var maximumPipelineDepth = 32
         /// A request not answered within this many real seconds fails (a stalled server).
         public var requestTimeoutSeconds = 30
         public init() {}
@@ -36,6 +38,8 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
         var origin: Origin
         var bytes: [UInt8]
         var isHead: Bool
+        /// Safe to send again when a connection dies before answering (not a POST).
+        var isIdempotent: Bool
         var completion: @Sendable (TransportResult) -> Void
         var retried = false
     }
@@ -44,7 +48,9 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
         let fd: Int32
         let origin: Origin
         var reader = HTTPResponseReader()
-        var pending: Pending?
+        /// Requests written (or being written), oldest first: responses arrive in this order.
+        var inFlight: [Pending] = []
+        var outgoing: [UInt8] = []
         var served = 0
         var deadline: Int64 = 0
 
@@ -59,19 +65,17 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
     private let incoming = Mutex<[Pending]>([])
     // Everything below is confined to the thread running `runUntilIdle` (the host's).
     private var waiting: [Origin: [Pending]] = [:]
-    private var idle: [Origin: [Connection]] = [:]
-    private var openCount: [Origin: Int] = [:]
-    private var busy: [Int32: Connection] = [:]
-    private var readBuffer = [UInt8](repeating: 0, count: 65_536)
+    private var connections: [Origin: [Connection]] = [:]
+    private var readBuffer = [UInt8](repeating: 0, count: 262_144)
     private var pollSet: [pollfd] = []
+    private var polled: [Connection] = []
 
     public init(options: Options = Options()) {
         self.options = options
     }
 
     deinit {
-        for connections in idle.values { for c in connections { Posix.close(c.fd) } }
-        for c in busy.values { Posix.close(c.fd) }
+        for list in connections.values { for c in list { Posix.close(c.fd) } }
     }
 
     public func send(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
@@ -81,153 +85,214 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
         }
         let pending = Pending(
             origin: Origin(host: target.host, port: target.port), bytes: Self.serialize(request, target),
-            isHead: request.method == "HEAD", completion: completion)
+            isHead: request.method == "HEAD", isIdempotent: request.method != "POST" && request.method != "PATCH",
+            completion: completion)
         incoming.withLock { $0.append(pending) }
     }
 
     public func runUntilIdle() {
+        var checkedIdle = false
         while true {
             let arrived = incoming.withLock { list -> [Pending] in
                 let taken = list
                 list.removeAll()
                 return taken
             }
+            if !arrived.isEmpty && !checkedIdle {
+                dropClosedIdleConnections()
+                checkedIdle = true
+            }
             for pending in arrived { waiting[pending.origin, default: []].append(pending) }
             assignWaiting()
-            if busy.isEmpty {
-                let more = incoming.withLock { !$0.isEmpty } || waiting.values.contains { !$0.isEmpty }
-                if more { continue }
+            let busy = connections.values.contains { $0.contains { !$0.inFlight.isEmpty } }
+            if !busy {
+                if incoming.withLock({ !$0.isEmpty }) || waiting.values.contains(where: { !$0.isEmpty }) { continue }
                 return
             }
             pollOnce()
         }
     }
 
-    /// Hands waiting requests to idle connections, opening new ones up to the limit.
-    private func assignWaiting() {
-        for origin in Array(waiting.keys) {
-            while var queue = waiting[origin], !queue.isEmpty {
-                let connection: Connection
-                if var pool = idle[origin], let reused = pool.popLast() {
-                    idle[origin] = pool
-                    connection = reused
-                } else if openCount[origin, default: 0] < options.maximumConnectionsPerOrigin {
-                    switch Self.connect(origin) {
-                    case .success(let fd):
-                        connection = Connection(fd: fd, origin: origin)
-                        openCount[origin, default: 0] += 1
-                    case .failure(let error):
-                        let failed = queue.removeFirst()
-                        waiting[origin] = queue
-                        failed.completion(.failure(error))
+    /// Idle keep-alive connections the server closed meanwhile (its idle timeout runs in real
+    /// time while the harness thinks) are dropped before anything is sent on them.
+    private func dropClosedIdleConnections() {
+        for (origin, list) in connections {
+            var kept: [Connection] = []
+            for connection in list {
+                if connection.inFlight.isEmpty {
+                    var entry = pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)
+                    if poll(&entry, 1, 0) != 0 {
+                        Posix.close(connection.fd)
                         continue
                     }
-                } else {
-                    break
                 }
-                let pending = queue.removeFirst()
-                waiting[origin] = queue
-                start(pending, on: connection)
+                kept.append(connection)
             }
-            if waiting[origin]?.isEmpty == true { waiting[origin] = nil }
+            connections[origin] = kept
         }
     }
 
-    private func start(_ pending: Pending, on connection: Connection) {
-        connection.pending = pending
-        connection.reader.reset(expectsNoBody: pending.isHead)
-        connection.deadline = Self.monotonicMilliseconds() + Int64(options.requestTimeoutSeconds) * 1000
-        if let error = writeAll(connection.fd, pending.bytes, deadline: connection.deadline) {
-            fail(connection, error)
-            return
+    /// Spreads waiting requests over the origin's connections (opening more up to the limit,
+    /// pipelining up to the depth limit) and writes them.
+    private func assignWaiting() {
+        for origin in Array(waiting.keys) {
+            guard var queue = waiting[origin], !queue.isEmpty else {
+                waiting[origin] = nil
+                continue
+            }
+            var list = connections[origin] ?? []
+            var index = 0
+            while index < queue.count {
+                let least = list.min { $0.inFlight.count < $1.inFlight.count }
+                var target: Connection?
+                if let least, least.inFlight.isEmpty || list.count >= options.maximumConnectionsPerOrigin {
+                    target = least.inFlight.count < options.maximumPipelineDepth ? least : nil
+                } else {
+                    switch Self.connect(origin) {
+                    case .success(let fd):
+                        let fresh = Connection(fd: fd, origin: origin)
+                        list.append(fresh)
+                        target = fresh
+                    case .failure(let error):
+                        if list.isEmpty {
+                            // Nothing reaches this origin: every waiting request fails now.
+                            let failed = Array(queue[index...])
+                            queue.removeAll()
+                            waiting[origin] = nil
+                            connections[origin] = list
+                            for pending in failed { pending.completion(.failure(error)) }
+                            break
+                        }
+                        target = least.flatMap { $0.inFlight.count < options.maximumPipelineDepth ? $0 : nil }
+                    }
+                }
+                guard let connection = target else { break }
+                let pending = queue[index]
+                index += 1
+                if connection.inFlight.isEmpty {
+                    connection.deadline = Self.monotonicMilliseconds() + Int64(options.requestTimeoutSeconds) * 1000
+                }
+                connection.inFlight.append(pending)
+                connection.outgoing.append(contentsOf: pending.bytes)
+            }
+            if !queue.isEmpty { queue.removeFirst(min(index, queue.count)) }
+            waiting[origin] = queue.isEmpty ? nil : queue
+            connections[origin] = list
+            for connection in list where !connection.outgoing.isEmpty { flush(connection) }
         }
-        busy[connection.fd] = connection
+    }
+
+    /// Writes what the socket takes now; the rest goes when `poll` says it can.
+    private func flush(_ connection: Connection) {
+        while !connection.outgoing.isEmpty {
+            let result: Result<IOResult, Error> = connection.outgoing.withUnsafeBytes { buffer in
+                Result { try Posix.write(connection.fd, buffer) }
+            }
+            switch result {
+            case .success(.processed(let n)):
+                connection.outgoing.removeFirst(n)
+            case .success(.wouldBlock):
+                return
+            case .success(.endOfFile):
+                fail(connection, TransportError("the connection closed while sending"))
+                return
+            case .failure(let error):
+                fail(connection, TransportError("\(error)"))
+                return
+            }
+        }
     }
 
     private func pollOnce() {
         pollSet.removeAll(keepingCapacity: true)
-        for fd in busy.keys { pollSet.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+        polled.removeAll(keepingCapacity: true)
+        for list in connections.values {
+            for connection in list where !connection.inFlight.isEmpty {
+                var events = Int16(POLLIN)
+                if !connection.outgoing.isEmpty { events |= Int16(POLLOUT) }
+                pollSet.append(pollfd(fd: connection.fd, events: events, revents: 0))
+                polled.append(connection)
+            }
+        }
         let ready = pollSet.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), 250) }
-        if ready < 0 && errno != EINTR { return }
         if ready > 0 {
-            for entry in pollSet where entry.revents != 0 {
-                guard let connection = busy[entry.fd] else { continue }
-                readAvailable(connection)
+            for (i, entry) in pollSet.enumerated() where entry.revents != 0 {
+                let connection = polled[i]
+                if entry.revents & Int16(POLLOUT) != 0 { flush(connection) }
+                if entry.revents & ~Int16(POLLOUT) != 0 && !connection.inFlight.isEmpty { readAvailable(connection) }
             }
         }
         let now = Self.monotonicMilliseconds()
-        for connection in Array(busy.values) where connection.deadline <= now {
-            busy[connection.fd] = nil
-            finishWithError(connection, TransportError("no answer within \(options.requestTimeoutSeconds) s"), retry: false)
+        for connection in polled where !connection.inFlight.isEmpty && connection.deadline <= now {
+            fail(connection, TransportError("no answer within \(options.requestTimeoutSeconds) s"), retry: false)
         }
     }
 
     private func readAvailable(_ connection: Connection) {
-        let result: Result<IOResult, TransportError> = readBuffer.withUnsafeMutableBytes { buffer in
-            do { return .success(try Posix.read(connection.fd, into: buffer)) } catch {
-                return .failure(TransportError("\(error)"))
-            }
+        let result: Result<IOResult, Error> = readBuffer.withUnsafeMutableBytes { buffer in
+            Result { try Posix.read(connection.fd, into: buffer) }
         }
-        let outcome: HTTPResponseReader.Outcome
         switch result {
         case .success(.processed(let n)):
-            outcome = readBuffer.withUnsafeBytes { connection.reader.feed(UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }
+            readBuffer.withUnsafeBytes { connection.reader.append(UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }
         case .success(.wouldBlock):
             return
         case .success(.endOfFile):
-            outcome = connection.reader.endOfStream()
-            if case .invalid = outcome {
-                busy[connection.fd] = nil
-                finishWithError(connection, TransportError("the connection closed"), retry: true)
-                return
+            if case .complete(let response, _) = connection.reader.endOfStream() {
+                complete(connection, response, keepAlive: false)
             }
+            fail(connection, TransportError("the server closed the connection"))
+            return
         case .failure(let error):
-            busy[connection.fd] = nil
-            finishWithError(connection, error, retry: true)
+            fail(connection, TransportError("\(error)"))
             return
         }
-        switch outcome {
-        case .needMore:
-            return
-        case .invalid(let reason):
-            busy[connection.fd] = nil
-            finishWithError(connection, TransportError(reason), retry: false)
-        case .complete(let response, let keepAlive):
-            busy[connection.fd] = nil
-            let pending = connection.pending
-            connection.pending = nil
-            connection.served += 1
-            if keepAlive {
-                idle[connection.origin, default: []].append(connection)
-            } else {
-                close(connection)
+        while let first = connection.inFlight.first {
+            connection.reader.expectsNoBody = first.isHead
+            switch connection.reader.next() {
+            case .needMore:
+                return
+            case .invalid(let reason):
+                fail(connection, TransportError(reason), retry: false)
+                return
+            case .complete(let response, let keepAlive):
+                complete(connection, response, keepAlive: keepAlive)
+                if !keepAlive {
+                    fail(connection, TransportError("the server closed the connection"))
+                    return
+                }
             }
-            pending?.completion(.success(response))
         }
     }
 
-    /// A reused connection the server had already closed fails before any byte of an answer:
-    /// the request goes again once on a fresh connection, as browsers do.
-    private func finishWithError(_ connection: Connection, _ error: TransportError, retry: Bool) {
-        let canRetry = retry && connection.served > 0 && !connection.reader.hasReceivedBytes
-        let pending = connection.pending
-        connection.pending = nil
-        close(connection)
-        guard var pending else { return }
-        if canRetry && !pending.retried {
-            pending.retried = true
-            waiting[pending.origin, default: []].insert(pending, at: 0)
-        } else {
-            pending.completion(.failure(error))
-        }
+    private func complete(_ connection: Connection, _ response: TransportResponse, keepAlive: Bool) {
+        guard !connection.inFlight.isEmpty else { return }
+        let pending = connection.inFlight.removeFirst()
+        connection.served += 1
+        connection.deadline = Self.monotonicMilliseconds() + Int64(options.requestTimeoutSeconds) * 1000
+        pending.completion(.success(response))
     }
 
-    private func fail(_ connection: Connection, _ error: TransportError) {
-        finishWithError(connection, error, retry: true)
-    }
-
-    private func close(_ connection: Connection) {
+    /// Closes the connection. Its unanswered requests go again once on a fresh connection when
+    /// that is safe (idempotent, nothing of their answer arrived); the rest fail.
+    private func fail(_ connection: Connection, _ error: TransportError, retry: Bool = true) {
         Posix.close(connection.fd)
-        openCount[connection.origin, default: 1] -= 1
+        connections[connection.origin]?.removeAll { $0 === connection }
+        let unanswered = connection.inFlight
+        let partial = connection.reader.hasReceivedBytes
+        connection.inFlight = []
+        connection.outgoing = []
+        connection.reader.reset()
+        var again: [Pending] = []
+        for (i, var pending) in unanswered.enumerated() {
+            let sawAnswer = i == 0 && partial
+            if retry && pending.isIdempotent && !pending.retried && !sawAnswer {
+                pending.retried = true
+                again.append(pending)
+            } else {
+                pending.completion(.failure(error))
+            }
+        }
+        if !again.isEmpty { waiting[connection.origin, default: []].insert(contentsOf: again, at: 0) }
     }
 }

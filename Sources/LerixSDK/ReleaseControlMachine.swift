@@ -58,7 +58,7 @@ public struct ReleaseControlMachine: Sendable {
     /// At most this many items go in one ingest request.
     public static let ingestBatchSize = 500
     /// A 304 that only renews freshness is persisted at most this often (device seconds).
-    public static let renewalPersistSeconds: Int64 = 600
+    public static let renewalPersistSeconds: Int64 = 3600
 
     public let configuration: LerixConfiguration
     public internal(set) var saved: SavedAnswer

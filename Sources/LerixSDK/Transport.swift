@@ -47,8 +47,23 @@ public struct TransportResponse: Equatable, Sendable {
 
     /// The first value of header `name` (case-insensitive).
     public func header(_ name: String) -> String? {
-        let lower = name.lowercased()
-        return headers.first { $0.name.lowercased() == lower }?.value
+        headers.first { Self.namesEqual($0.name, name) }?.value
+    }
+
+    /// ASCII case-insensitive, without allocating (this runs for every header of every answer).
+    static func namesEqual(_ a: String, _ b: String) -> Bool {
+        var left = a.utf8.makeIterator()
+        var right = b.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return true
+            case (let x?, let y?):
+                let fx = x >= 65 && x <= 90 ? x + 32 : x
+                let fy = y >= 65 && y <= 90 ? y + 32 : y
+                if fx != fy { return false }
+            default: return false
+            }
+        }
     }
 
     public static func == (lhs: TransportResponse, rhs: TransportResponse) -> Bool {

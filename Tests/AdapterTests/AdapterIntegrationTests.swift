@@ -1,0 +1,148 @@
+import Adapter
+import Clock
+import JSON
+import TestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The adapter and the real server, both spawned, talking over loopback in virtual time.
+@Suite(.serialized) struct AdapterIntegrationTests {
+    static let start = "2026-12-02T11:00:00.000Z"
+
+    /// A server on a manual clock at `start`, an adapter that moves that clock as it fires timers.
+    final class World {
+        let server: ServerProcess
+        let adapter: AdapterProcess
+        let admin: AdminClient
+        let baseURL: String
+        let folder: String
+
+        init() throws {
+            server = try ServerProcess.start(["serve", "--port", "0", "--clock", "manual", "--start-time", AdapterIntegrationTests.start, "--quiet"])
+            baseURL = "http://127.0.0.1:\(server.port)"
+            adapter = try AdapterProcess(["--server-clock", baseURL])
+            admin = AdminClient(baseURL: baseURL)
+            var template = Array("/tmp/lerix-adapter-it-XXXXXX".utf8CString)
+            folder = template.withUnsafeMutableBufferPointer { b -> String in
+                guard let base = b.baseAddress, let made = mkdtemp(base) else { return "/tmp/lerix-adapter-it" }
+                return String(cString: made)
+            }
+        }
+
+        deinit {
+            adapter.stop()
+            server.stop()
+        }
+
+        func create(_ device: String, version: String = "2.3.0", offset: Double = 0) {
+            let config: JSON = [
+                "base_url": .string(baseURL), "project": "demo", "platform": "ios", "app_version": .string(version),
+                "build": "1", "sdk": "swift", "sdk_version": "1.4.0", "storage": .string(folder + "/" + device),
+                "clock_offset_seconds": .number(offset),
+            ]
+            adapter.send("create", [("device", .string(device)), ("now", .string(AdapterIntegrationTests.start)), ("config", config)])
+        }
+
+        func advance(to offsetSeconds: Int64) {
+            let target = Instant(rfc3339: AdapterIntegrationTests.start)?.adding(seconds: offsetSeconds)
+            adapter.send("advance", [("to", .string(target?.rfc3339 ?? ""))])
+        }
+
+        func at(_ offsetSeconds: Int64) -> JSON {
+            .string(Instant(rfc3339: AdapterIntegrationTests.start)?.adding(seconds: offsetSeconds).rfc3339 ?? "")
+        }
+
+        func state(_ device: String) -> JSON { adapter.send("state", [("device", .string(device))]) }
+        func send(_ command: String, _ device: String, _ more: [(String, JSON)] = []) {
+            adapter.send(command, [("device", .string(device))] + more)
+        }
+    }
+
+    @Test func requiredUpdateLiftedReachesAnOpenAppWithinAMinute() throws {
+        let world = try World()
+        let rule = world.admin.call("POST", "/admin/projects/demo/rules", ["type": "required_update", "below": "2.4.0"])
+        #expect(rule.status == 201 || rule.status == 200)
+        let id = rule.json["id"]?.stringValue ?? ""
+        world.create("phone")
+        world.send("launch", "phone")
+        #expect(world.state("phone")["screen"] == "required_update")
+        world.advance(to: 300)
+        #expect(world.state("phone")["polling"] == true, "a recent change keeps the lifetime at 60 s")
+        #expect(world.admin.call("DELETE", "/admin/projects/demo/rules/\(id)").status == 204)
+        world.advance(to: 359)
+        world.advance(to: 360)
+        let state = world.state("phone")
+        #expect(state["screen"] == "none")
+        #expect((state["checks"]?.intValue ?? 0) >= 6)
+        #expect((state["not_modified"]?.intValue ?? 0) >= 4)
+    }
+
+    @Test func maintenanceStartsAndEndsOfflineOnADeviceWhoseClockIsAnHourWrong() throws {
+        let world = try World()
+        let window = world.admin.call("POST", "/admin/projects/demo/rules", [
+            "type": "maintenance", "starts_at": world.at(1800), "ends_at": world.at(5400), "message": "database upgrade",
+        ])
+        #expect(window.status == 201 || window.status == 200)
+        world.create("phone", offset: -3600)
+        world.send("launch", "phone")
+        world.send("network", "phone", [("online", false)])
+        #expect(world.state("phone")["screen"] == "none")
+        world.advance(to: 1799)
+        #expect(world.state("phone")["screen"] == "none")
+        world.advance(to: 1800)
+        #expect(world.state("phone")["screen"] == "maintenance")
+        world.advance(to: 5399)
+        #expect(world.state("phone")["screen"] == "maintenance")
+        world.advance(to: 5400)
+        let state = world.state("phone")
+        #expect(state["screen"] == "none")
+        #expect(state["maintenance"] == [])
+        #expect(state["checks"] == 1)
+    }
+
+    @Test func aNewVersionInstalledOfflineIsNotBlockedByItsOldAnswer() throws {
+        let world = try World()
+        _ = world.admin.call("POST", "/admin/projects/demo/rules", ["type": "required_update", "below": "2.4.0"])
+        world.create("phone")
+        world.send("launch", "phone")
+        #expect(world.state("phone")["screen"] == "required_update")
+        world.send("network", "phone", [("online", false)])
+        world.send("terminate", "phone")
+        world.adapter.send("install", [("device", "phone"), ("app_version", "2.4.0"), ("build", "2")])
+        world.send("launch", "phone")
+        #expect(world.state("phone")["screen"] == "none")
+        world.send("network", "phone", [("online", true)])
+        let state = world.state("phone")
+        #expect(state["screen"] == "none")
+        #expect(state["checks"] == 2)
+        let journal = world.admin.call("GET", "/admin/requests?project=demo&limit=1")
+        #expect(journal.json.serializedString.contains("2.4.0"))
+    }
+
+    @Test func anSDKSwitchQueuesModuleItemsThenFlushesThemToTheIngestEndpoint() throws {
+        let world = try World()
+        let switchRule = world.admin.call("POST", "/admin/projects/demo/rules", [
+            "type": "sdk_switch", "sdks": [["name": "swift"]], "modules": ["analytics"], "ends_at": world.at(600),
+        ])
+        #expect(switchRule.status == 201 || switchRule.status == 200)
+        world.create("phone")
+        world.send("launch", "phone")
+        world.send("track", "phone", [("module", "analytics"), ("count", 5)])
+        world.send("track", "phone", [("module", "errors"), ("count", 2)])
+        var state = world.state("phone")
+        #expect(state["paused_modules"] == ["analytics"])
+        #expect(state["queued"]?["analytics"] == 5)
+        var ingest = world.admin.call("GET", "/admin/projects/demo/ingest").json["ingest"]
+        #expect(ingest?["analytics"] == nil || ingest?["analytics"] == 0)
+        #expect(ingest?["errors"] == 2)
+        world.advance(to: 600)
+        state = world.state("phone")
+        #expect(state["paused_modules"] == [])
+        #expect(state["queued"]?["analytics"] == 0)
+        #expect(state["sent"]?["analytics"] == 5)
+        ingest = world.admin.call("GET", "/admin/projects/demo/ingest").json["ingest"]
+        #expect(ingest?["analytics"] == 5)
+    }
+}
