@@ -52,7 +52,7 @@ final class EventLoop: @unchecked Sendable {
     func start() {
         queue.async { [self] in
             let source = DispatchSource.makeReadSource(fileDescriptor: epoll.fd, queue: queue)
-            source.setEventHandler { [unowned self] in self.serveReady() }
+            source.setEventHandler { [weak self] in self?.serveReady() }
             readySource = source
             source.resume()
 
@@ -60,7 +60,7 @@ final class EventLoop: @unchecked Sendable {
             let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.schedule(deadline: .now() + .nanoseconds(Int(interval)), repeating: .nanoseconds(Int(interval)),
                            leeway: .nanoseconds(Int(interval / 4)))
-            timer.setEventHandler { [unowned self] in self.sweep() }
+            timer.setEventHandler { [weak self] in self?.sweep() }
             self.timer = timer
             timer.resume()
         }
