@@ -67,7 +67,7 @@ public final class SQLiteStateStore: StateStore {
         try file.write(events.map(\.stored))
     }
 
-    /// Everything in the file now, read back through the writer (after every write before it).
+    /// Everything in the file now (after every write that returned before this call).
     public func loadSnapshot() throws(StateStoreError) -> StateSnapshot {
         let stored = try file.loadSnapshot()
         do {
@@ -82,7 +82,8 @@ public final class SQLiteStateStore: StateStore {
         file.refuseWritesForTesting()
     }
 
-    /// Commits what is queued and closes the file (a clean shutdown also folds the WAL back in).
+    /// Closes the file once the running commit is done; closing folds the write-ahead log back into
+    /// the file and removes it, so call it on a clean shutdown. Later writes throw `.closed`.
     public func close() {
         file.close()
     }

@@ -46,7 +46,7 @@ final class StateFile: Sendable {
         try committer.write(events)
     }
 
-    /// Reads the whole file as it is now (after every write submitted before this call). Works
+    /// Reads the whole file as it is now (after every write that returned before this call). Works
     /// when the disk refuses writes, so a server can re-sync its memory after a failed write.
     func loadSnapshot() throws(StateStoreError) -> StoredState {
         let path = self.path
@@ -61,7 +61,7 @@ final class StateFile: Sendable {
         return try result.get()
     }
 
-    /// Commits what is queued and closes the file. Later writes fail with `.closed`.
+    /// Closes the file once the running commit is done. Later writes fail with `.closed`.
     func close() {
         committer.close()
     }

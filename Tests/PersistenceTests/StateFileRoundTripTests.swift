@@ -1,3 +1,4 @@
+import Foundation
 import JSON
 import Testing
 
@@ -45,7 +46,10 @@ import Testing
             StoredProject(key: "other", pushTokens: [Fixtures.token("c")]),
         ])
         #expect(try file.loadSnapshot() == expected)
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
         file.close()
+        // Closing folds the write-ahead log back into the file.
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
 
         let reopened = try StateFile.open(path: path, seed: StoredState(seed: "ignored", projects: []))
         defer { reopened.close() }

@@ -2,8 +2,8 @@ import CSQLite
 
 /// One open SQLite database handle: open with explicit flags, run SQL, prepare statements.
 ///
-/// Not thread-safe by itself: an owner confines it to one thread (the state store's writer thread,
-/// or the opening thread before the writer starts). Opened with `SQLITE_OPEN_NOMUTEX` for that reason.
+/// Not thread-safe by itself: its owner lets one thread at a time use it (the opening thread, then
+/// whoever holds the `GroupCommitter`'s lock). Opened with `SQLITE_OPEN_NOMUTEX` for that reason.
 ///
 /// ```swift
 /// let db = try SQLiteConnection(path: "/tmp/x.db", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
