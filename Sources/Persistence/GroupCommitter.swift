@@ -13,9 +13,9 @@ import Synchronization
 /// try committer.write([.tokenDeleted(project: "demo", token: "abc")])   // durable when it returns
 /// ```
 final class GroupCommitter: Sendable {
-    /// One writer's events and, once its batch ran, the outcome. Read and written only with
-    /// `access` held, which is what makes the unchecked Sendable sound.
-    private final class Pending: @unchecked Sendable {
+    /// One writer's events and, once its batch ran, the outcome. `done` and `outcome` are read
+    /// and written only with `access` held, which is what makes the unchecked Sendable sound.
+    final class Pending: @unchecked Sendable {
         let events: [StoredEvent]
         var done = false
         var outcome: StateStoreError?
@@ -40,8 +40,18 @@ final class GroupCommitter: Sendable {
 
     /// Commits `events` (with whatever else is queued) and returns once they are durable.
     func write(_ events: [StoredEvent]) throws(StateStoreError) {
-        let mine = Pending(events: events)
-        queue.withLock { $0.append(mine) }
+        try wait(for: enqueue(events))
+    }
+
+    /// Puts `events` in line without waiting: writes commit in the order they were enqueued.
+    func enqueue(_ events: [StoredEvent]) -> Pending {
+        let pending = Pending(events: events)
+        queue.withLock { $0.append(pending) }
+        return pending
+    }
+
+    /// Returns once `mine` is durable, committing it (and everything queued) if nobody has yet.
+    func wait(for mine: Pending) throws(StateStoreError) {
         try access.withLock { access throws(StateStoreError) in
             if !mine.done {
                 let batch = queue.withLock { queued in

@@ -67,6 +67,20 @@ public final class SQLiteStateStore: StateStore {
         try file.write(events.map(\.stored))
     }
 
+    /// Two-phase writing, for a caller that serialises its writers (as MockServer does) but
+    /// wants them to share commits: `enqueue` where the order is decided (under the writer lock;
+    /// it never blocks on the disk), then `wait()` on the result after releasing that lock. Writes
+    /// commit in enqueue order, and each `wait()` returns only once its events are durable, so
+    /// N requests in flight cost one commit instead of N.
+    ///
+    /// ```swift
+    /// let pending = writerLock.withLock { store.enqueue(events) }   // order fixed, no I/O
+    /// try pending.wait()                                           // durable, shared commit
+    /// ```
+    public func enqueue(_ events: [StateEvent]) -> PendingWrite {
+        PendingWrite(file: file, pending: file.enqueue(events.map(\.stored)))
+    }
+
     /// Everything in the file now (after every write that returned before this call).
     public func loadSnapshot() throws(StateStoreError) -> StateSnapshot {
         let stored = try file.loadSnapshot()
@@ -76,6 +90,9 @@ public final class SQLiteStateStore: StateStore {
             throw .readFailed(path: path, detail: error.description)
         }
     }
+
+    /// The most writes one commit has carried so far.
+    var largestBatch: Int { file.largestBatch }
 
     /// Makes every later write fail as on a read-only disk (tests only).
     func refuseWritesForTesting() {
@@ -162,5 +179,17 @@ extension StateEvent {
             // The stored seed stays: a reset replays it, an import does not replace it.
             return .replaced(StoredState(seed: nil, projects: snapshot.storedProjects))
         }
+    }
+}
+
+/// Events handed to ``SQLiteStateStore/enqueue(_:)``, not yet known to be durable.
+public struct PendingWrite: Sendable {
+    fileprivate let file: StateFile
+    fileprivate let pending: GroupCommitter.Pending
+
+    /// Returns once the events are committed; throws when the disk refused them (nothing of
+    /// them is stored then).
+    public func wait() throws(StateStoreError) {
+        try file.wait(for: pending)
     }
 }

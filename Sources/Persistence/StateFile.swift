@@ -46,6 +46,16 @@ final class StateFile: Sendable {
         try committer.write(events)
     }
 
+    /// Puts `events` in line and returns at once; `wait(for:)` returns once they are durable.
+    /// Writes commit in the order they were enqueued.
+    func enqueue(_ events: [StoredEvent]) -> GroupCommitter.Pending {
+        committer.enqueue(events)
+    }
+
+    func wait(for pending: GroupCommitter.Pending) throws(StateStoreError) {
+        try committer.wait(for: pending)
+    }
+
     /// Reads the whole file as it is now (after every write that returned before this call). Works
     /// when the disk refuses writes, so a server can re-sync its memory after a failed write.
     func loadSnapshot() throws(StateStoreError) -> StoredState {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import JSON
+import MockServer
 import Synchronization
 import Testing
 
@@ -115,5 +116,38 @@ import Testing
             #expect(mine == (0..<perWriter).map { "w\(w)-\($0)" })
             #expect(project.ingest.first { $0.module == "writer-\(w)" }?.count == perWriter)
         }
+    }
+}
+
+/// The two-phase API: order fixed at enqueue, durability shared at wait.
+@Suite struct TwoPhaseWriteTests {
+    @Test func enqueuedWritesCommitInEnqueueOrderAndShareOneCommit() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("two-phase.db")
+        let store = try SQLiteStateStore.open(path: path, seed: .defaultSeed, durability: .powerLoss)
+        let pending = (1...30).map { n in
+            store.enqueue([
+                .tokenUpserted(project: "demo", token: StateSnapshot.Token(token: "t\(n)", platform: .ios)),
+                .ingestCounted(project: "demo", module: "errors", total: n),
+            ])
+        }
+        let failures = Atomic<Int>(0)
+        let group = DispatchGroup()
+        for write in pending.reversed() {
+            group.enter()
+            Thread {
+                if (try? write.wait()) == nil { failures.add(1, ordering: .relaxed) }
+                group.leave()
+            }.start()
+        }
+        #expect(group.wait(timeout: .now() + 30) == .success)
+        #expect(failures.load(ordering: .relaxed) == 0)
+        #expect(store.largestBatch == 30)
+        store.close()
+        let reopened = try SQLiteStateStore.open(path: path, seed: .defaultSeed)
+        defer { reopened.close() }
+        let project = try #require(try reopened.load()?.projects.first)
+        #expect(project.pushTokens.map(\.token) == (1...30).map { "t\($0)" })
+        #expect(project.ingest == ["errors": 30])
     }
 }
