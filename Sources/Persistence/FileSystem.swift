@@ -33,6 +33,9 @@ enum FileSystem {
         return .success(.bytes(Array(buffer[0..<filled])))
     }
 
+    /// This process's id.
+    static var processID: Int32 { getpid() }
+
     /// Removes `path` if it exists; true when nothing is left there.
     @discardableResult
     static func remove(_ path: String) -> Bool {

@@ -45,7 +45,9 @@ extension StateDatabase {
     /// Builds a complete file beside `path` and renames it into place, so a crash while creating
     /// leaves either no state file or a whole one (schema and seed), never half of one.
     private static func create(path: String, seed: StoredState) throws(StateFileError) {
-        let temporary = path + ".creating"
+        // Named for this process, so two servers started at once on a new path never build
+        // into the same temporary file (the loser of the rename then finds the file in use).
+        let temporary = path + ".creating-\(FileSystem.processID)"
         for leftover in [temporary, temporary + "-journal"] where !FileSystem.remove(leftover) {
             throw .cannotOpen(path: path, detail: "cannot remove the leftover \(leftover)")
         }
