@@ -49,8 +49,34 @@ extension HTTPRequestParser {
         }
         pending.version = minor == UInt8(ascii: "1") ? .http1_1 : .http1_0
         pending.method = Self.method(data, from: start, to: methodEnd)
-        pending.target = String(decoding: UnsafeRawBufferPointer(rebasing: data[targetStart ..< targetEnd]), as: UTF8.self)
-        return nil
+        let target = UnsafeRawBufferPointer(rebasing: data[targetStart ..< targetEnd])
+        if target[0] == UInt8(ascii: "/") {
+            pending.target = String(decoding: target, as: UTF8.self)
+            return nil
+        }
+        return normalizeTarget(target)
+    }
+
+    /// The request-target forms other than origin-form (RFC 9112 §3.2): absolute-form
+    /// becomes its origin-form path and query, `*` and CONNECT's authority-form stay as sent.
+    private mutating func normalizeTarget(_ target: UnsafeRawBufferPointer) -> HTTPParseError? {
+        let text = String(decoding: target, as: UTF8.self)
+        if text == "*" && pending.method == "OPTIONS" || pending.method == "CONNECT" {
+            pending.target = text
+            return nil
+        }
+        let lower = text.lowercasedASCII
+        for scheme in ["http://", "https://"] where lower.hasPrefix(scheme) {
+            let rest = text.utf8.dropFirst(scheme.utf8.count)
+            guard let slash = rest.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) else {
+                pending.target = "/"
+                return nil
+            }
+            let path = String(decoding: rest[slash...], as: UTF8.self)
+            pending.target = path.hasPrefix("?") ? "/" + path : path
+            return nil
+        }
+        return .bad("the request target must be a path starting with \"/\"")
     }
 
     /// The error for a request line that grew past every limit without ending.

@@ -1,3 +1,4 @@
+import Glibc
 import Dispatch
 import HTTP
 @testable import HTTPServer
@@ -220,6 +221,23 @@ func withServer(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in }
             try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try client.readResponse().status == 200)
             #expect(try client.readsEndOfStream())
+        }
+    }
+
+    @Test func cutsOffAClientThatStopsReadingItsAnswers() throws {
+        try withServer({ $0.idleTimeout = .milliseconds(300) }) { port, server, _ in
+            let reader = try TestClient(port: port)
+            try reader.send(String(repeating: "GET /bytes/60000 HTTP/1.1\r\nHost: t\r\n\r\n", count: 50))
+            // Never read: once the socket is full, no write progresses and the idle timeout ends it.
+            var waited = 0
+            while server.connectionCount > 0 && waited < 10_000 {
+                usleep(20_000)
+                waited += 20
+            }
+            #expect(server.connectionCount == 0)
+            let other = try TestClient(port: port)
+            try other.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try other.readResponse().text == "hello")
         }
     }
 

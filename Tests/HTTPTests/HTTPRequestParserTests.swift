@@ -117,6 +117,20 @@ func status(_ text: String, limits: HTTPLimits = HTTPLimits()) -> Int? {
         #expect(parser.takeBufferedBytes() == Array("rest".utf8))
     }
 
+    @Test func acceptsEveryRequestTargetForm() {
+        func target(_ line: String) -> String? {
+            if case let .request(_, target, _, _, _, _)? = parse(line + "\r\nHost: h\r\n\r\n").first { return target }
+            return nil
+        }
+        #expect(target("GET http://example.com/a/b?c=1 HTTP/1.1") == "/a/b?c=1")
+        #expect(target("GET HTTPS://example.com HTTP/1.1") == "/")
+        #expect(target("GET http://example.com?x=1 HTTP/1.1") == "/?x=1")
+        #expect(target("OPTIONS * HTTP/1.1") == "*")
+        #expect(target("CONNECT example.com:443 HTTP/1.1") == "example.com:443")
+        #expect(status("GET relative/path HTTP/1.1\r\nHost: h\r\n\r\n") == 400)
+        #expect(status("GET * HTTP/1.1\r\nHost: h\r\n\r\n") == 400)
+    }
+
     @Test func keepAliveFollowsVersionAndConnection() {
         func keepAlive(_ text: String) -> Bool? {
             if case let .request(_, _, _, _, _, keepAlive)? = parse(text).first { return keepAlive }
