@@ -94,6 +94,26 @@ public final class HTTP2ServerSession {
         nghttp2_session_del(session)
     }
 
+    /// Whether an `HTTP2-Settings` header can start an `Upgrade: h2c`: base64url of whole
+    /// 6-byte settings with values HTTP/2 allows. Check before writing `101`, so a bad one is
+    /// answered as plain HTTP/1.1 rather than with a connection error.
+    public static func acceptsUpgradeSettings(_ header: String) -> Bool {
+        guard let payload = Base64URL.decode(header), payload.count % 6 == 0 else { return false }
+        var i = 0
+        while i < payload.count {
+            let id = UInt16(payload[i]) << 8 | UInt16(payload[i + 1])
+            let value = payload[(i + 2)..<(i + 6)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            switch id {
+            case 0x2: if value > 1 { return false }                          // ENABLE_PUSH
+            case 0x4: if value > 0x7FFF_FFFF { return false }                // INITIAL_WINDOW_SIZE
+            case 0x5: if value < 16_384 || value > 16_777_215 { return false } // MAX_FRAME_SIZE
+            default: break
+            }
+            i += 6
+        }
+        return true
+    }
+
     /// Hands received bytes to nghttp2 and returns the requests they completed.
     public func feed(_ bytes: UnsafeRawBufferPointer) -> [Event] {
         guard !failed, let base = bytes.baseAddress, !bytes.isEmpty else { return takeEvents() }

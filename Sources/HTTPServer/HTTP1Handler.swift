@@ -1,4 +1,5 @@
 import HTTP
+import HTTP2
 
 /// HTTP/1.1 on one connection: parses requests (pipelined or not), hands each to the
 /// responder, and writes the answers in request order, whenever they arrive.
@@ -154,7 +155,9 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     /// The `HTTP2-Settings` value of an `Upgrade: h2c` request, else nil.
     static func h2cUpgradeSettings(_ request: HTTPRequest) -> String? {
         guard request.version == .http1_1, let settings = request.headers["HTTP2-Settings"],
-              request.headers.containsToken("h2c", in: "Upgrade")
+              request.headers.containsToken("h2c", in: "Upgrade"),
+              request.headers.values("HTTP2-Settings").count == 1,
+              HTTP2ServerSession.acceptsUpgradeSettings(settings)   // else answer as HTTP/1.1 (RFC 9113 §3.2 of 7540)
         else { return nil }
         return settings
     }

@@ -134,6 +134,15 @@ func curl(_ arguments: [String]) throws -> String {
         await server.stop()
     }
 
+    @Test func anUpgradeWithMalformedSettingsIsAnsweredAsHTTP1() async throws {
+        let raw = try TestHTTPClient(port: port)
+        try raw.write("GET /hello HTTP/1.1\r\nHost: h\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAIAAAAC\r\n\r\n")
+        let response = try raw.readResponse()
+        #expect(response.status == 200)
+        #expect(String(decoding: response.body, as: UTF8.self) == "hello HTTP/1.1 h")
+        await server.stop()
+    }
+
     @Test func gzipIsNegotiatedOnBothProtocols() async throws {
         let expected = String(repeating: #"{"rule":"r1","below":"2.4.0"},"#, count: 200)
         for flag in ["--http1.1", "--http2-prior-knowledge", "--http2"] {

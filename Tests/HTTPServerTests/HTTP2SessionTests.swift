@@ -249,6 +249,15 @@ final class HTTP2Pair {
         #expect(containsFrame(output, type: 0x0, stream: 1))   // DATA on stream 1
     }
 
+    @Test func upgradeSettingsAreCheckedBeforeAnyoneSays101() {
+        #expect(HTTP2ServerSession.acceptsUpgradeSettings(""))              // no settings: allowed
+        #expect(HTTP2ServerSession.acceptsUpgradeSettings("AAMAAABkAAQCAAAAAAIAAAAA"))   // curl's
+        #expect(!HTTP2ServerSession.acceptsUpgradeSettings("!!"))           // not base64url
+        #expect(!HTTP2ServerSession.acceptsUpgradeSettings("AAMAAA"))       // 4 bytes: not whole settings
+        #expect(!HTTP2ServerSession.acceptsUpgradeSettings("AAIAAAAC"))     // ENABLE_PUSH = 2
+        #expect(!HTTP2ServerSession.acceptsUpgradeSettings("AAUAAAAA"))     // MAX_FRAME_SIZE = 0
+    }
+
     @Test func upgradeWithoutSettingsHeaderIsRefused() {
         #expect(throws: HTTP2Error.self) {
             _ = try HTTP2ServerSession(upgrading: HTTPRequest(method: "GET", target: "/", headers: ["Upgrade": "h2c"]))
