@@ -20,6 +20,9 @@ enum ScenariosCommand: CLICommand {
           --admin-token T    the server's admin token, when it has one
           --adapter "CMD"    spawn another language's adapter (ADAPTER.md); scenarios needing
                              what its `hello` capabilities lack are skipped. Needs --server.
+          --direct-push      in process, hand pushes straight to the devices instead of
+                             sending them as APNs/FCM over h2c through the push-gateway
+                             stand-in (no sockets at all)
           --catalogue FILE   the spec catalogue (default: spec-catalogue.yaml in the folder)
           --seed N           seed for random push drops (default 1); same seed, same run
           --coverage         print which spec rows have scenarios, and which have none
@@ -30,7 +33,7 @@ enum ScenariosCommand: CLICommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         let parser = ArgumentParser(valued: ["--junit", "--filter", "--tag", "--server", "--adapter", "--seed", "--catalogue", "--admin-token"],
-                                    flags: ["--coverage", "-v", "--verbose"], repeatable: ["--tag"])
+                                    flags: ["--coverage", "-v", "--verbose", "--direct-push"], repeatable: ["--tag"])
         let parsed: ArgumentParser.Parsed
         do {
             parsed = try parser.parse(arguments)
@@ -66,7 +69,7 @@ enum ScenariosCommand: CLICommand {
         let environment: any ScenarioEnvironment
         do {
             environment = try Environments.make(serverURL: parsed.value("--server"), adapterCommand: parsed.value("--adapter"),
-                                                adminToken: parsed.value("--admin-token"))
+                                                adminToken: parsed.value("--admin-token"), viaGateway: !parsed.flag("--direct-push"))
         } catch {
             CLI.printError("lerix-mock scenarios: \(error)")
             return 2

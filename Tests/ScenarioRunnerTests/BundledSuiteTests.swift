@@ -10,10 +10,10 @@ import Testing
         return parts.dropLast(3).joined(separator: "/") + "/Scenarios"
     }
 
-    static func run(filter: (Scenario) -> Bool, seed: UInt64 = 1, verbose: Bool = false) throws -> SuiteResult {
+    static func run(filter: (Scenario) -> Bool, seed: UInt64 = 1, verbose: Bool = false, viaGateway: Bool = true) throws -> SuiteResult {
         var suite = try ScenarioSuite.load(paths: [scenariosFolder])
         suite.scenarios = suite.scenarios.filter(filter)
-        return SuiteRunner(options: SuiteOptions(seed: seed, verbose: verbose)).run(suite, in: InProcessEnvironment())
+        return SuiteRunner(options: SuiteOptions(seed: seed, verbose: verbose)).run(suite, in: InProcessEnvironment(viaGateway: viaGateway))
     }
 
     static func report(_ result: SuiteResult) -> String {
@@ -38,6 +38,12 @@ import Testing
         let catalogue = try #require(suite.catalogue)
         #expect(catalogue.rows.count >= 30)
         #expect(CoverageReport.uncovered(catalogue: catalogue, scenarios: suite.scenarios) == [])
+    }
+
+    @Test func pushScenariosPassWithPushesHandedStraightToDevices() throws {
+        let result = try Self.run(filter: { $0.tags.contains("push") && !$0.tags.contains("slow") }, viaGateway: false)
+        #expect(result.outcomes.count >= 5)
+        #expect(result.failed == 0, "\(Self.report(result))")
     }
 
     @Test func aRunIsTheSameEveryTime() throws {

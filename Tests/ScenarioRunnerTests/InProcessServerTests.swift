@@ -20,7 +20,7 @@ final class SilentEnvironment: ScenarioEnvironment {
     var server: InProcessServer?
     func hello() throws -> JSON { try adapter.send(.object([("cmd", "hello")])) }
     func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {
-        let server = try InProcessServer(start: Instant(rfc3339: "2026-12-02T09:00:00.000Z")!)
+        let server = try InProcessServer(start: Instant(rfc3339: "2026-12-02T09:00:00.000Z")!, viaGateway: false)
         self.server = server
         adapter = SilentAdapter()
         return ScenarioWorld(server: server.connection, adapter: adapter, pushTap: server,
@@ -35,10 +35,10 @@ final class SilentEnvironment: ScenarioEnvironment {
             rules:
               - {name: old, type: optional_update, below: "9.0.0"}
             devices:
-              phone: {platform: ios, app_version: "2.3.0", push: true}
+              phone: {platform: ios, app_version: "2.3.0", push_token: 5f2b8e4c8d0a6d4e2c7f1b3a9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d}
             steps:
               - launch: phone
-              - push_token: {token: token-phone, platform: ios}
+              - push_token: {token: 5f2b8e4c8d0a6d4e2c7f1b3a9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d, platform: ios}
               - create_rule: {name: block, type: required_update, below: "2.4.0"}
               - expect_pushes: {count: 1, sent_at: [+0s], tokens: 1, platforms: {ios: 1}}
               - after: 10s

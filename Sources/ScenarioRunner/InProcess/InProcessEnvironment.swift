@@ -3,8 +3,14 @@ import JSON
 
 /// The default world: a fresh in-process MockServer on a manual clock and a fresh in-process
 /// Swift SDK host per scenario, joined without sockets, so runs are fast and deterministic.
+///
+/// `viaGateway` sends pushes through the push-gateway stand-in over h2c (see ``InProcessServer``).
 public final class InProcessEnvironment: ScenarioEnvironment {
-    public init() {}
+    let viaGateway: Bool
+
+    public init(viaGateway: Bool = true) {
+        self.viaGateway = viaGateway
+    }
 
     public func hello() throws -> JSON {
         let adapter = try InProcessAdapter.make()
@@ -13,12 +19,13 @@ public final class InProcessEnvironment: ScenarioEnvironment {
     }
 
     public func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {
-        let server = try InProcessServer(start: Environments.inProcessStart)
+        let server = try InProcessServer(start: Environments.inProcessStart, viaGateway: viaGateway)
         let adapter = try InProcessAdapter.make(responder: server.server)
         let storage = StorageFolder.make()
         return ScenarioWorld(server: server.connection, adapter: adapter, pushTap: server,
                              serverNextDeadline: { server.nextDeadline }, storageRoot: storage) {
             adapter.close()
+            server.shutdown()
             StorageFolder.remove(storage)
         }
     }

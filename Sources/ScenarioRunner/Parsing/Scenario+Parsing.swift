@@ -153,6 +153,20 @@ extension DeviceSpec {
         }
     }
 
+    /// A token shaped like the provider's: 64 hex digits for APNs (derived from the name, so
+    /// runs repeat), `fcm-<name>` for FCM.
+    static func defaultToken(name: String, platform: String) -> String {
+        guard platform == "ios" || platform == "macos" else { return "fcm-\(name)" }
+        var hex = ""
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for round in 0..<4 {
+            for b in (name + "#\(round)").utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+            let digits = String(h, radix: 16)
+            hex += String(repeating: "0", count: 16 - digits.count) + digits
+        }
+        return hex
+    }
+
     private static func single(name: String, _ node: Node, overrides: [String: Node], index: Int?) throws(ScenarioError) -> DeviceSpec {
         /// A field's node: the matrix override, else the entry's value; a fleet cycles through lists.
         func field(_ key: String) throws(ScenarioError) -> Node? {
@@ -185,7 +199,7 @@ extension DeviceSpec {
         let sdkVersionNode = try field("sdk_version")
         let sdkVersion: String? = sdkVersionNode == nil ? "1.5.0" : try text("sdk_version")
         var pushToken = try text("push_token")
-        if let push = try field("push"), try push.bool(), pushToken == nil { pushToken = "token-\(name)" }
+        if let push = try field("push"), try push.bool(), pushToken == nil { pushToken = defaultToken(name: name, platform: platform) }
         if pushToken != nil, platform == "web" {
             throw node.error("device '\(name)' is on the web, which has no push; drop `push`/`push_token`")
         }

@@ -3,7 +3,8 @@ import JSON
 
 /// Picks the environment the `scenarios` command asked for.
 ///
-/// - neither `--server` nor `--adapter`: the in-process MockServer and Swift SDK host;
+/// - neither `--server` nor `--adapter`: the in-process MockServer and Swift SDK host, pushes
+///   through the push-gateway stand-in over h2c (or a direct tap with `viaGateway: false`);
 /// - `--adapter CMD`: the in-process MockServer is not reachable by another process, so a
 ///   spawned adapter needs `--server` too;
 /// - `--server URL` with or without `--adapter`: that server, reset before each scenario.
@@ -11,7 +12,8 @@ public enum Environments {
     /// The true time an in-process server starts at: fixed, so every run prints the same times.
     public static let inProcessStart = Instant(rfc3339: "2026-12-02T09:00:00.000Z")!
 
-    public static func make(serverURL: String?, adapterCommand: String?, adminToken: String?) throws -> any ScenarioEnvironment {
+    public static func make(serverURL: String?, adapterCommand: String?, adminToken: String?,
+                            viaGateway: Bool = true) throws -> any ScenarioEnvironment {
         switch (serverURL, adapterCommand) {
         case (let url?, let command?):
             return try RemoteEnvironment(serverURL: url, adminToken: adminToken, adapterCommand: command)
@@ -20,7 +22,7 @@ public enum Environments {
         case (let url?, nil):
             return try RemoteEnvironment(serverURL: url, adminToken: adminToken) { try InProcessAdapter.make() }
         case (nil, nil):
-            return InProcessEnvironment()
+            return InProcessEnvironment(viaGateway: viaGateway)
         }
     }
 }

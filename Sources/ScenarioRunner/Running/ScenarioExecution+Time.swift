@@ -70,7 +70,7 @@ extension ScenarioExecution {
 
     /// Pushes the server sent (in process: handed over; remote: listed since the last look).
     func drainPushes() throws -> [ObservedPush] {
-        if let tap = world.pushTap { return tap.drain() }
+        if let tap = world.pushTap { return try tap.drain() }
         let listed = try server.admin("GET", "/admin/projects/\(scenario.project)/pushes")
         var out: [ObservedPush] = []
         for p in listed["pushes"]?.arrayValue ?? [] {

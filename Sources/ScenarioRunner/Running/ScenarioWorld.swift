@@ -49,5 +49,5 @@ public struct ObservedPush: Sendable, Equatable {
 
 /// Pushes the server sent since the last `drain`, oldest first.
 public protocol PushTap: AnyObject {
-    func drain() -> [ObservedPush]
+    func drain() throws -> [ObservedPush]
 }
