@@ -25,7 +25,8 @@ if [ -f "$ROOT/Fuzz/targets/FuzzConnection.swift" ]; then
     TARGETS+=("connection|Clock HTTP HTTP2 Sockets HTTPServer|-lnghttp2 -lz")
 fi
 
-FLAGS=(-O -parse-as-library -sanitize=fuzzer,address -I "$OUT" -I "$ROOT/Sources/CNghttp2" -I "$ROOT/Sources/CZlib")
+FLAGS=(-O -parse-as-library -sanitize=fuzzer,address -I "$OUT")
+for shim in "$ROOT"/Sources/C*/; do FLAGS+=(-I "$shim"); done   # system-library module maps
 
 # Each module once per run, instrumented for coverage; a later target reuses it.
 declare -A BUILT=()

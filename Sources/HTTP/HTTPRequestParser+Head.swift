@@ -14,6 +14,9 @@ extension HTTPRequestParser {
 
     /// Parses `data[start..<lf]` (the request line, LF excluded) into `pending`.
     mutating func parseRequestLine(_ data: UnsafeRawBufferPointer, from start: Int, to lf: Int) -> HTTPParseError? {
+        // A line this long is judged as if its end had not arrived, so the answer does not
+        // depend on how the bytes were split.
+        if lf - start > limits.maxTargetBytes + 64 { return unfinishedRequestLineError(data, from: start, to: lf) }
         let end = lf > start && data[lf - 1] == .cr ? lf - 1 : lf
         var i = start
         while i < end && data[i].isTokenChar { i += 1 }
@@ -80,15 +83,15 @@ extension HTTPRequestParser {
     }
 
     /// The error for a request line that grew past every limit without ending.
-    func unfinishedRequestLineError(_ data: UnsafeRawBufferPointer, from start: Int, to end: Int) -> HTTPParseError {
+    func unfinishedRequestLineError(_ data: UnsafeRawBufferPointer, from start: Int, to available: Int) -> HTTPParseError {
+        // Only the first maxTargetBytes + 65 bytes count: every split of the input has those.
+        let end = min(available, start + limits.maxTargetBytes + 65)
         var i = start
         while i < end && data[i].isTokenChar { i += 1 }
         if i > start && i < end && data[i] == .sp {
-            // Only a target still running is "too long"; one that ended leaves a bad line
-            // (what parseRequestLine says once the line is whole, however it was split).
             var j = i + 1
             while j < end && data[j] != .sp { j += 1 }
-            if j == end {
+            if j == end || j - (i + 1) > limits.maxTargetBytes {
                 return HTTPParseError(status: 414, message: "the request target is longer than \(limits.maxTargetBytes) bytes")
             }
         }

@@ -35,4 +35,25 @@ import HTTP
         #expect(result.whole == [414])
         #expect(result.chunked == [414])
     }
+
+    /// fuzz http1-parser: a target that ends only after the limit's window (here with NULs
+    /// and no LF at all) is 414 in pieces and whole alike.
+    @Test func aTargetEndingPastTheWindowIs414HoweverItIsSplit() {
+        let limits = HTTPLimits(maxBodyBytes: 4096, maxTargetBytes: 512, maxHeaderBytes: 2048)
+        var line = Array("^ 'String".utf8) + [0, 0, 0x21]
+        line += [UInt8](repeating: 0xFF, count: 620) + Array(" Di".utf8) + [UInt8](repeating: 0xE5, count: 30)
+        let result = parseBothWays(line, chunk: 27, limits: limits)
+        #expect(result.whole == [414])
+        #expect(result.chunked == [414])
+    }
+
+    /// A complete request line longer than the window is judged by the window too: a
+    /// 600-byte method no longer slips through when the line arrives whole.
+    @Test func anOverlongLineIsJudgedTheSameWholeOrInPieces() {
+        let limits = HTTPLimits(maxBodyBytes: 4096, maxTargetBytes: 512, maxHeaderBytes: 2048)
+        let line = [UInt8](repeating: UInt8(ascii: "A"), count: 600) + Array(" / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+        let result = parseBothWays(line, chunk: 27, limits: limits)
+        #expect(result.whole == [400])
+        #expect(result.chunked == [400])
+    }
 }
