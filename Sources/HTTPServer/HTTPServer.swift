@@ -3,12 +3,13 @@ import HTTP
 import Sockets
 import Synchronization
 
-/// An HTTP/1.1 server (HTTP/2 plugs in, see ``HTTP2ConnectionFactory``) that hands every
-/// request to one ``Responder``.
+/// An HTTP/1.1 and h2c server that hands every request to one ``Responder``.
 ///
-/// Connections are non-blocking sockets watched by Dispatch sources on a few serial
-/// queues (about one per core). Pipelined requests are answered in order, also when
-/// the responder answers later or out of order; stalled clients are cut off by the
+/// A Dispatch read source accepts connections; each goes to one of a few event loops
+/// (about one per core: a serial queue, an epoll set behind one Dispatch source, one
+/// shared read buffer), which serves every ready socket in a batch. Pipelined requests
+/// are answered in order, also when the responder answers later or out of order; answers
+/// given synchronously leave in one `send` per batch. Stalled clients are cut off by the
 /// header-read and idle timeouts, which run on real monotonic time whatever clock the
 /// application uses.
 ///
