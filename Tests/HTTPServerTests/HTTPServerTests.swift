@@ -300,6 +300,21 @@ func withServer(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in }
         }
     }
 
+    @Test func gracefulStopGivesUpAfterTheGracePeriod() throws {
+        let responder = TestResponder()
+        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+        configuration.shutdownGracePeriod = .milliseconds(200)
+        let server = HTTPServer(configuration: configuration, responder: responder)
+        let port = try server.start()
+        let client = try TestClient(port: port)
+        try client.send("GET /delay/5000 HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(responder.arrivals.wait(timeout: .now() + 10) == .success)
+        let stopped = DispatchSemaphore(value: 0)
+        server.stop(graceful: true) { stopped.signal() }
+        #expect(stopped.wait(timeout: .now() + 4) == .success)
+        #expect(try client.readsEndOfStream())
+    }
+
     @Test func logsOneLinePerRequest() throws {
         let lines = Mutex<[String]>([])
         try withServer(log: { entry in lines.withLock { $0.append(entry.line) } }) { port, _, _ in
