@@ -211,7 +211,8 @@ public struct HTTPRequestParser: Sendable {
                     if length > limits.maxBodyBytes {
                         return fail(HTTPParseError(status: 413, message: "the body is larger than \(limits.maxBodyBytes) bytes"))
                     }
-                    pending.body.reserveCapacity(length)
+                    // Reserve what has arrived or a modest start, not what the client claims.
+                    pending.body.reserveCapacity(min(length, max(count - pos, 16 << 10)))
                     state = .fixedBody(remaining: length)
                 }
                 if framing.expectContinue && pos == count {

@@ -190,12 +190,6 @@ public final class HTTPServer: @unchecked Sendable {
     }
 }
 
-/// A misuse of ``HTTPServer`` (for example starting it twice).
-public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
-}
-
 /// The open-connection count, shared by the accept queue and every loop.
 final class ConnectionCounter: Sendable {
     let value = Atomic<Int>(0)

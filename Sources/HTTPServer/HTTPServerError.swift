@@ -1,0 +1,5 @@
+/// A misuse of ``HTTPServer`` (for example starting it twice).
+public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
