@@ -36,6 +36,19 @@ func withServer(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in }
         }
     }
 
+    @Test func listensOnIPv6AndOnNames() throws {
+        try withServer({ $0.host = "::1" }) { port, _, _ in
+            let client = try TestClient(port: port, host: "::1")
+            try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readResponse().text == "hello")
+        }
+        try withServer({ $0.host = "localhost" }) { port, _, _ in
+            let client = try TestClient(port: port)
+            try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readResponse().text == "hello")
+        }
+    }
+
     @Test func answersPipelinedRequestsInOrderEvenWhenLaterOnesAnswerFirst() throws {
         try withServer { port, _, _ in
             let client = try TestClient(port: port)
