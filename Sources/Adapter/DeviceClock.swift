@@ -16,13 +16,13 @@ public struct DeviceClock: Scheduler {
 
     @discardableResult
     public func schedule(at deadline: Instant, _ work: @escaping @Sendable () -> Void) -> Cancellable {
-        let sequence = timeline.schedule(at: deadline.adding(milliseconds: -offsetMilliseconds), work)
-        return TimelineCancellable(timeline: timeline, sequence: sequence)
+        let token = timeline.schedule(at: deadline.adding(milliseconds: -offsetMilliseconds), work)
+        return TimelineCancellable(timeline: timeline, token: token)
     }
 }
 
 private struct TimelineCancellable: Cancellable {
     let timeline: VirtualTimeline
-    let sequence: UInt64
-    func cancel() { timeline.cancel(sequence) }
+    let token: VirtualTimeline.TimerToken
+    func cancel() { timeline.cancel(token) }
 }

@@ -38,6 +38,9 @@ struct HTTPResponseReader {
     static let maximumBodyBytes = 16 << 20
 
     private var buffer: [UInt8] = []
+    /// Where the next response starts in `buffer` (consumed bytes are dropped in bulk, not one
+    /// response at a time, so a deep pipeline costs no quadratic copying).
+    private var start = 0
     private var head: Head?
     /// Bytes the last complete response took from the front of the buffer.
     private var consumed = 0
@@ -46,10 +49,11 @@ struct HTTPResponseReader {
 
     /// Whether any byte of a response has arrived (a reused connection that closes before
     /// answering anything can be retried safely).
-    var hasReceivedBytes: Bool { !buffer.isEmpty || head != nil }
+    var hasReceivedBytes: Bool { buffer.count > start || head != nil }
 
     mutating func reset() {
         buffer.removeAll(keepingCapacity: true)
+        start = 0
         head = nil
         expectsNoBody = false
     }
@@ -62,8 +66,15 @@ struct HTTPResponseReader {
     mutating func next() -> Outcome {
         let outcome = parse()
         if case .complete = outcome {
-            buffer.removeFirst(min(consumed, buffer.count))
+            start = min(consumed, buffer.count)
             head = nil
+            if start == buffer.count {
+                buffer.removeAll(keepingCapacity: true)
+                start = 0
+            } else if start > 65_536 {
+                buffer.removeFirst(start)
+                start = 0
+            }
         }
         return outcome
     }
@@ -80,17 +91,17 @@ struct HTTPResponseReader {
             let body = Array(buffer[head.bodyStart...])
             return .complete(TransportResponse(status: head.status, headers: head.headers, body: body), keepAlive: false)
         }
-        return .invalid(buffer.isEmpty ? "the server closed the connection without answering" : "the response was cut short")
+        return .invalid(buffer.count == start ? "the server closed the connection without answering" : "the response was cut short")
     }
 
     private mutating func parse() -> Outcome {
         while head == nil {
-            guard let end = Self.find([13, 10, 13, 10], in: buffer, from: 0) else {
-                return buffer.count > Self.maximumHeadBytes ? .invalid("response head over 64 KiB") : .needMore
+            guard let end = Self.find([13, 10, 13, 10], in: buffer, from: start) else {
+                return buffer.count - start > Self.maximumHeadBytes ? .invalid("response head over 64 KiB") : .needMore
             }
             guard let parsed = parseHead(upTo: end) else { return .invalid("malformed response head") }
             if (100..<200).contains(parsed.status) && parsed.status != 101 {
-                buffer.removeFirst(end + 4)  // an interim response: the real one follows
+                start = end + 4  // an interim response: the real one follows
                 continue
             }
             head = parsed
@@ -155,22 +166,23 @@ struct HTTPResponseReader {
 
     private func parseHead(upTo end: Int) -> Head? {
         // Status line: HTTP/1.x SP 3DIGIT [SP reason] CRLF
-        guard end >= 12, buffer[0] == 72, buffer[1] == 84, buffer[2] == 84, buffer[3] == 80, buffer[4] == 47,
-              buffer[5] == 49, buffer[6] == 46, buffer[8] == 32
+        let s = start
+        guard end - s >= 12, buffer[s] == 72, buffer[s + 1] == 84, buffer[s + 2] == 84, buffer[s + 3] == 80,
+              buffer[s + 4] == 47, buffer[s + 5] == 49, buffer[s + 6] == 46, buffer[s + 8] == 32
         else { return nil }
-        let http10 = buffer[7] == 48
+        let http10 = buffer[s + 7] == 48
         var status = 0
-        for i in 9..<12 {
+        for i in (s + 9)..<(s + 12) {
             let d = buffer[i]
             guard d >= 48, d <= 57 else { return nil }
             status = status * 10 + Int(d - 48)
         }
-        guard status >= 100, end == 12 || buffer[12] == 32 || buffer[12] == 13 else { return nil }
+        guard status >= 100, end == s + 12 || buffer[s + 12] == 32 || buffer[s + 12] == 13 else { return nil }
         var headers: [(String, String)] = []
         var contentLength: Int?
         var chunked = false
         var keepAlive = !http10
-        guard var lineStart = Self.find([13, 10], in: buffer, from: 0).map({ $0 + 2 }) else { return nil }
+        guard var lineStart = Self.find([13, 10], in: buffer, from: s).map({ $0 + 2 }) else { return nil }
         while lineStart < end {
             let lineEnd = Self.find([13, 10], in: buffer, from: lineStart).map { min($0, end) } ?? end
             guard let colon = buffer[lineStart..<lineEnd].firstIndex(of: 58), colon > lineStart else { return nil }

@@ -1,4 +1,5 @@
-/// An `http://host[:port]/path?query` URL split the way the wire needs it.
+/// An `http://host[:port]/path?query` URL split the way the wire needs it (parsed as bytes:
+/// this runs for every request the adapter sends).
 struct RequestTarget: Equatable {
     var host: String
     var port: Int
@@ -7,39 +8,51 @@ struct RequestTarget: Equatable {
 
     /// Nil for anything but a plain `http://` URL (the adapter's client does not speak TLS).
     init?(url: String) {
-        guard url.hasPrefix("http://") else { return nil }
-        let rest = url.dropFirst(7)
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
-        var target = String(rest[authorityEnd...])
-        if let hash = target.firstIndex(of: "#") { target = String(target[..<hash]) }
-        if target.isEmpty || target.hasPrefix("?") { target = "/" + target }
-        guard !authority.isEmpty, !authority.contains("@") else { return nil }
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return nil }
-            host = String(authority[authority.index(after: authority.startIndex)..<close])
-            let after = authority[authority.index(after: close)...]
-            if after.isEmpty {
-                port = 80
-            } else {
-                guard after.hasPrefix(":"), let p = Int(after.dropFirst()), (1...65535).contains(p) else { return nil }
-                port = p
-            }
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = String(authority[..<colon])
-            guard let p = Int(authority[authority.index(after: colon)...]), (1...65535).contains(p) else { return nil }
-            port = p
-        } else {
-            host = String(authority)
-            port = 80
+        var bytes = Array(url.utf8)
+        let scheme: [UInt8] = Array("http://".utf8)
+        guard bytes.count > scheme.count, Array(bytes[0..<scheme.count]) == scheme else { return nil }
+        bytes.removeFirst(scheme.count)
+        var authorityEnd = bytes.count
+        for (i, b) in bytes.enumerated() where b == 47 || b == 63 || b == 35 {  // / ? #
+            authorityEnd = i
+            break
         }
-        guard !host.isEmpty else { return nil }
-        path = target
+        let authority = bytes[0..<authorityEnd]
+        var target = Array(bytes[authorityEnd...])
+        if let hash = target.firstIndex(of: 35) { target.removeSubrange(hash...) }
+        if target.first != 47 { target.insert(47, at: 0) }
+        guard !authority.isEmpty, !authority.contains(64) else { return nil }  // no userinfo
+        var hostBytes: ArraySlice<UInt8>
+        var portBytes: ArraySlice<UInt8>?
+        if authority.first == 91 {  // [IPv6]
+            guard let close = authority.firstIndex(of: 93) else { return nil }
+            hostBytes = authority[(authority.startIndex + 1)..<close]
+            let after = authority[(close + 1)...]
+            if !after.isEmpty {
+                guard after.first == 58 else { return nil }
+                portBytes = after.dropFirst()
+            }
+        } else if let colon = authority.lastIndex(of: 58) {
+            hostBytes = authority[..<colon]
+            portBytes = authority[(colon + 1)...]
+        } else {
+            hostBytes = authority
+        }
+        var port = 80
+        if let portBytes {
+            guard !portBytes.isEmpty, portBytes.count <= 5, portBytes.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+            port = portBytes.reduce(0) { $0 * 10 + Int($1 - 48) }
+            guard (1...65535).contains(port) else { return nil }
+        }
+        guard !hostBytes.isEmpty else { return nil }
+        host = String(decoding: hostBytes, as: UTF8.self)
+        self.port = port
+        path = String(decoding: target, as: UTF8.self)
     }
 
     /// The `Host` header value.
     var hostHeader: String {
-        let name = host.contains(":") ? "[\(host)]" : host
+        let name = host.utf8.contains(58) ? "[\(host)]" : host
         return port == 80 ? name : "\(name):\(port)"
     }
 }

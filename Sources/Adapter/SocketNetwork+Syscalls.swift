@@ -54,19 +54,21 @@ extension SocketNetwork {
     }
 
     static func serialize(_ request: TransportRequest, _ target: RequestTarget) -> [UInt8] {
-        var text = request.method + " " + target.path + " HTTP/1.1\r\nHost: " + target.hostHeader + "\r\n"
-        text += "User-Agent: lerix-swift-sdk/" + LerixConfiguration.currentSDKVersion + " (adapter)\r\n"
+        var out: [UInt8] = []
+        out.reserveCapacity(256 + request.body.count)
+        func put(_ text: String) { out.append(contentsOf: text.utf8) }
+        put(request.method); out.append(32); put(target.path); put(" HTTP/1.1\r\nHost: "); put(target.hostHeader)
+        put("\r\nUser-Agent: lerix-swift-sdk/"); put(LerixConfiguration.currentSDKVersion); put(" (adapter)\r\n")
         for header in request.headers {
-            let name = header.name.lowercased()
-            if name == "host" || name == "content-length" || name == "connection" { continue }
-            text += header.name + ": " + header.value + "\r\n"
+            if TransportResponse.namesEqual(header.name, "host") || TransportResponse.namesEqual(header.name, "content-length")
+                || TransportResponse.namesEqual(header.name, "connection") { continue }
+            put(header.name); put(": "); put(header.value); put("\r\n")
         }
         if !request.body.isEmpty || (request.method != "GET" && request.method != "HEAD") {
-            text += "Content-Length: " + String(request.body.count) + "\r\n"
+            put("Content-Length: "); put(String(request.body.count)); put("\r\n")
         }
-        text += "\r\n"
-        var bytes = Array(text.utf8)
-        bytes.append(contentsOf: request.body)
-        return bytes
+        put("\r\n")
+        out.append(contentsOf: request.body)
+        return out
     }
 }

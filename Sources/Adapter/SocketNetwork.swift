@@ -190,7 +190,11 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
             }
             switch result {
             case .success(.processed(let n)):
-                connection.outgoing.removeFirst(n)
+                if n == connection.outgoing.count {
+                    connection.outgoing.removeAll(keepingCapacity: true)
+                } else {
+                    connection.outgoing.removeFirst(n)
+                }
             case .success(.wouldBlock):
                 return
             case .success(.endOfFile):

@@ -14,15 +14,18 @@ public final class VirtualTimeline: Sendable {
     struct Entry {
         let deadline: Instant
         let sequence: UInt64
+        let token: TimerToken
         let work: @Sendable () -> Void
+    }
+
+    /// One scheduled timer's cancellation flag, read and written only under the timeline's lock.
+    final class TimerToken: @unchecked Sendable {
+        var cancelled = false
     }
 
     private struct State {
         var now: Instant
         var heap: [Entry] = []
-        var cancelled: Set<UInt64> = []
-        /// Sequences in the heap and not cancelled, so a late cancel costs O(1) and leaves nothing.
-        var pending: Set<UInt64> = []
         var nextSequence: UInt64 = 0
     }
 
@@ -44,20 +47,18 @@ public final class VirtualTimeline: Sendable {
     }
 
     /// Runs `work` when true time reaches `deadline`.
-    func schedule(at deadline: Instant, _ work: @escaping @Sendable () -> Void) -> UInt64 {
+    func schedule(at deadline: Instant, _ work: @escaping @Sendable () -> Void) -> TimerToken {
+        let token = TimerToken()
         state.withLock { s in
             let sequence = s.nextSequence
             s.nextSequence += 1
-            s.pending.insert(sequence)
-            Self.push(Entry(deadline: deadline, sequence: sequence, work: work), into: &s.heap)
-            return sequence
+            Self.push(Entry(deadline: deadline, sequence: sequence, token: token, work: work), into: &s.heap)
         }
+        return token
     }
 
-    func cancel(_ sequence: UInt64) {
-        state.withLock { s in
-            if s.pending.remove(sequence) != nil { s.cancelled.insert(sequence) }
-        }
+    func cancel(_ token: TimerToken) {
+        state.withLock { _ in token.cancelled = true }
     }
 
     /// Sets true time without firing anything (the caller fires what is due first).
@@ -75,10 +76,7 @@ public final class VirtualTimeline: Sendable {
             var due: [Entry] = []
             while let top = s.heap.first, top.deadline == deadline {
                 let entry = Self.pop(&s.heap)
-                if s.cancelled.remove(entry.sequence) == nil {
-                    s.pending.remove(entry.sequence)
-                    due.append(entry)
-                }
+                if !entry.token.cancelled { due.append(entry) }
             }
             if deadline > s.now { s.now = deadline }
             return (deadline, due)
@@ -86,8 +84,7 @@ public final class VirtualTimeline: Sendable {
     }
 
     private static func dropCancelled(_ s: inout State) {
-        while let top = s.heap.first, s.cancelled.contains(top.sequence) {
-            s.cancelled.remove(top.sequence)
+        while let top = s.heap.first, top.token.cancelled {
             _ = pop(&s.heap)
         }
     }

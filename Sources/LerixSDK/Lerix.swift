@@ -59,7 +59,9 @@ public final class Lerix: Sendable {
         self.storage = storage
         self.log = log
         let saved = storage.load(ReleaseControlMachine.storageKey).map(SavedAnswer.init(encoded:)) ?? SavedAnswer()
-        inner = Mutex(Inner(machine: ReleaseControlMachine(configuration: configuration, saved: saved, online: online)))
+        var machine = ReleaseControlMachine(configuration: configuration, saved: saved, online: online)
+        machine.reportsStateChanges = false  // until someone observes
+        inner = Mutex(Inner(machine: machine))
     }
 
     /// App start: applies the saved answer at once, then checks (and sends queued items).
@@ -126,9 +128,15 @@ public final class Lerix: Sendable {
         let id = inner.withLock { s -> UInt64 in
             s.nextObserverID += 1
             s.observers[s.nextObserverID] = handler
+            s.machine.reportsStateChanges = true
             return s.nextObserverID
         }
-        return LerixObservation { [weak self] in _ = self?.inner.withLock { $0.observers.removeValue(forKey: id) } }
+        return LerixObservation { [weak self] in
+            self?.inner.withLock { s in
+                s.observers.removeValue(forKey: id)
+                s.machine.reportsStateChanges = !s.observers.isEmpty
+            }
+        }
     }
 
     /// The state changes as an async sequence, for SwiftUI `.task { for await … }`.

@@ -34,7 +34,7 @@ extension ReleaseControlMachine {
                 items.removeFirst(min(count, items.count))
                 saved.queue[module] = items.isEmpty ? nil : items
                 statistics.sent[module, default: 0] += count
-                actions.append(.persist(saved))
+                persist(into: &actions)
             }
         case .pushToken:
             guard tokenRegistrationInFlight else { return }
@@ -76,7 +76,7 @@ extension ReleaseControlMachine {
         saved.appVersion = configuration.appVersion
         saved.build = configuration.build
         lastPersistedRenewal = now
-        actions.append(.persist(saved))
+        persist(into: &actions)
     }
 
     /// A 304: the saved answer is current again, with a new lifetime and clock reference.
@@ -98,7 +98,9 @@ extension ReleaseControlMachine {
         let sincePersist = lastPersistedRenewal.map { now.milliseconds(since: $0) } ?? Int64.max
         if significant || sincePersist >= Self.renewalPersistSeconds * 1000 || sincePersist < 0 {
             lastPersistedRenewal = now
-            actions.append(.persist(saved))
+            persist(into: &actions)
+        } else {
+            renewalUnsaved = true
         }
     }
 
@@ -106,13 +108,35 @@ extension ReleaseControlMachine {
         response.header("Lerix-Server-Time").flatMap { Instant(rfc3339: $0.trimmingSpaces) }
     }
 
-    /// `max-age` from `Cache-Control`, when positive.
+    /// `max-age` from `Cache-Control`, when positive (read as bytes: it runs on every answer).
     static func maxAge(_ response: TransportResponse) -> Int? {
         guard let value = response.header("Cache-Control") else { return nil }
-        for directive in value.split(separator: ",") {
-            let parts = directive.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2, String(parts[0]).trimmingSpaces.lowercased() == "max-age" else { continue }
-            if let seconds = Int(String(parts[1]).trimmingSpaces), seconds > 0 { return seconds }
+        let bytes = Array(value.utf8)
+        let name = Array("max-age".utf8)
+        var i = 0
+        while i + name.count <= bytes.count {
+            var match = true
+            for k in 0..<name.count {
+                let b = bytes[i + k]
+                if (b >= 65 && b <= 90 ? b + 32 : b) != name[k] { match = false; break }
+            }
+            let boundary = i == 0 || bytes[i - 1] == 44 || bytes[i - 1] == 32 || bytes[i - 1] == 9
+            if match && boundary {
+                var j = i + name.count
+                while j < bytes.count, bytes[j] == 32 { j += 1 }
+                guard j < bytes.count, bytes[j] == 61 else { return nil }
+                j += 1
+                while j < bytes.count, bytes[j] == 32 { j += 1 }
+                var seconds = 0
+                var digits = 0
+                while j < bytes.count, bytes[j] >= 48, bytes[j] <= 57, digits < 10 {
+                    seconds = seconds * 10 + Int(bytes[j] - 48)
+                    digits += 1
+                    j += 1
+                }
+                return digits > 0 && seconds > 0 ? seconds : nil
+            }
+            i += 1
         }
         return nil
     }
@@ -120,9 +144,11 @@ extension ReleaseControlMachine {
 
 extension String {
     var trimmingSpaces: String {
-        var s = Substring(self)
-        while let c = s.first, c == " " || c == "\t" { s.removeFirst() }
-        while let c = s.last, c == " " || c == "\t" { s.removeLast() }
-        return String(s)
+        let bytes = utf8
+        guard let first = bytes.firstIndex(where: { $0 != 32 && $0 != 9 }),
+              let last = bytes.lastIndex(where: { $0 != 32 && $0 != 9 })
+        else { return "" }
+        if first == bytes.startIndex && last == bytes.index(before: bytes.endIndex) { return self }
+        return String(decoding: Array(bytes[first...last]), as: UTF8.self)
     }
 }

@@ -4,6 +4,12 @@ extension ReleaseControlMachine {
     /// `GET …/release-control` with the device's attributes and, when the saved parts all came
     /// from one answer, its ETag.
     func checkRequest() -> TransportRequest {
+        var headers: [(String, String)] = [("Accept", "application/json")]
+        if let etag = saved.etag { headers.append(("If-None-Match", etag)) }
+        return TransportRequest(method: "GET", url: checkURL, headers: headers)
+    }
+
+    static func checkURL(for configuration: LerixConfiguration) -> String {
         var query: [(String, String?)] = [("platform", configuration.platform.rawValue)]
         query.append(("version", configuration.appVersion))
         query.append(("build", configuration.build))
@@ -13,9 +19,7 @@ extension ReleaseControlMachine {
             guard let value, !value.isEmpty else { return nil }
             return name + "=" + Self.percentEncoded(value)
         }.joined(separator: "&")
-        var headers: [(String, String)] = [("Accept", "application/json")]
-        if let etag = saved.etag { headers.append(("If-None-Match", etag)) }
-        return TransportRequest(method: "GET", url: projectURL() + "/release-control?" + queryText, headers: headers)
+        return projectURL(configuration) + "/release-control?" + queryText
     }
 
     func ingestRequest(_ module: LerixModule, _ items: ArraySlice<JSON>) -> TransportRequest {
@@ -31,7 +35,9 @@ extension ReleaseControlMachine {
             body: JSON.object([("platform", .string(configuration.platform.rawValue))]).serialized())
     }
 
-    private func projectURL() -> String {
+    private func projectURL() -> String { Self.projectURL(configuration) }
+
+    private static func projectURL(_ configuration: LerixConfiguration) -> String {
         configuration.baseURL + "/v1/projects/" + Self.percentEncoded(configuration.project)
     }
 

@@ -57,8 +57,9 @@ public struct ReleaseControlMachine: Sendable {
     public static let optionalUpdateMaximumAgeSeconds: Int64 = 7 * 86_400
     /// At most this many items go in one ingest request.
     public static let ingestBatchSize = 500
-    /// A 304 that only renews freshness is persisted at most this often (device seconds).
-    public static let renewalPersistSeconds: Int64 = 3600
+    /// A 304 that only renews freshness is persisted at most this often (device seconds), and
+    /// whenever the app goes to the background, loses the network or ends.
+    public static let renewalPersistSeconds: Int64 = 6 * 3600
 
     public let configuration: LerixConfiguration
     public internal(set) var saved: SavedAnswer
@@ -67,6 +68,11 @@ public struct ReleaseControlMachine: Sendable {
     public internal(set) var isForeground = false
     public internal(set) var isOnline = true
     public internal(set) var isDeferredByLater = false
+    /// Whether ``handle(_:now:)`` compares the state before and after each event to report
+    /// ``Action/stateChanged``; an owner with no observers turns it off to save the work.
+    public var reportsStateChanges = true {
+        didSet { if reportsStateChanges != oldValue { lastReportedState = nil } }
+    }
 
     var checkInFlight = false
     var checkAgain = false
@@ -77,6 +83,10 @@ public struct ReleaseControlMachine: Sendable {
     var tokenRegistrationInFlight = false
     var timerAt: Instant?
     var lastPersistedRenewal: Instant?
+    /// A renewal not yet written: written on the next persist, background, offline or end.
+    var renewalUnsaved = false
+    /// `…/release-control?…` for this configuration (it never changes for one instance).
+    let checkURL: String
     var lastReportedState: LerixState?
 
     public init(configuration: LerixConfiguration, saved: SavedAnswer, online: Bool = true) {
@@ -84,6 +94,12 @@ public struct ReleaseControlMachine: Sendable {
         self.saved = saved
         self.isOnline = online
         self.lastPersistedRenewal = saved.receivedAt
+        self.checkURL = Self.checkURL(for: configuration)
+    }
+
+    mutating func persist(into actions: inout [Action]) {
+        renewalUnsaved = false
+        actions.append(.persist(saved))
     }
 
     /// Whether `module` is paused by a saved SDK switch at `now`.
@@ -109,9 +125,11 @@ public struct ReleaseControlMachine: Sendable {
             if saved.isStale(at: now) { startCheck(now: now, into: &actions) }
         case .background:
             isForeground = false
+            if renewalUnsaved { persist(into: &actions) }
         case .network(let online):
             let cameOnline = online && !isOnline
             isOnline = online
+            if !online && renewalUnsaved { persist(into: &actions) }
             if cameOnline && isRunning {
                 let pollDue = isPolling && nextPoll(now: now) <= now
                 let webBackOnline = configuration.platform == .web && isForeground && saved.isStale(at: now)
@@ -134,15 +152,16 @@ public struct ReleaseControlMachine: Sendable {
             if let rule = state(at: now).optionalUpdate?.rule, !saved.skippedRules.contains(rule) {
                 saved.skippedRules.append(rule)
                 if saved.skippedRules.count > 100 { saved.skippedRules.removeFirst() }
-                actions.append(.persist(saved))
+                persist(into: &actions)
             }
         case .track(let module, let items):
             guard module != .pushTokenRegistration, !items.isEmpty else { break }
             saved.queue[module, default: []].append(contentsOf: items)
-            actions.append(.persist(saved))
+            persist(into: &actions)
         case .completed(let purpose, let result):
             completed(purpose, result, now: now, into: &actions)
         case .terminate:
+            if renewalUnsaved { persist(into: &actions) }
             isRunning = false
             isForeground = false
             checkInFlight = false
@@ -156,10 +175,12 @@ public struct ReleaseControlMachine: Sendable {
         }
         sendQueuedWork(now: now, into: &actions)
         scheduleWakeUp(now: now, into: &actions)
-        let current = state(at: now)
-        if current != lastReportedState {
-            lastReportedState = current
-            actions.append(.stateChanged)
+        if reportsStateChanges {
+            let current = state(at: now)
+            if current != lastReportedState {
+                lastReportedState = current
+                actions.append(.stateChanged)
+            }
         }
         return actions
     }
@@ -177,11 +198,10 @@ public struct ReleaseControlMachine: Sendable {
             saved.etag = nil
             saved.appVersion = configuration.appVersion
             saved.build = configuration.build
-            if hadUpdate || saved.receivedAt != nil { actions.append(.persist(saved)) }
+            if hadUpdate || saved.receivedAt != nil { persist(into: &actions) }
         }
         // The saved answer applies before any request: observers see it first.
-        let current = state(at: now)
-        lastReportedState = current
+        if reportsStateChanges { lastReportedState = state(at: now) }
         actions.append(.stateChanged)
         tokenRegistrationDue = configuration.pushToken.map { !$0.isEmpty } == true && configuration.supportsPush
         startCheck(now: now, into: &actions)

@@ -24,7 +24,7 @@ public struct TransportRequest: Equatable, Sendable {
 
     /// The first value of header `name` (case-insensitive).
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        headers.first { TransportResponse.namesEqual($0.name, name) }?.value
     }
 
     public static func == (lhs: TransportRequest, rhs: TransportRequest) -> Bool {
@@ -51,7 +51,7 @@ public struct TransportResponse: Equatable, Sendable {
     }
 
     /// ASCII case-insensitive, without allocating (this runs for every header of every answer).
-    static func namesEqual(_ a: String, _ b: String) -> Bool {
+    public static func namesEqual(_ a: String, _ b: String) -> Bool {
         var left = a.utf8.makeIterator()
         var right = b.utf8.makeIterator()
         while true {

@@ -59,6 +59,27 @@ import Testing
         #expect(sdk.state.optionalUpdate == nil)
     }
 
+    @Test func optionalUpdateDropped7DaysAfterLastSuccessfulCheckAcrossARestart() {
+        let world = World()
+        world.server.update {
+            $0.lifetime = 60
+            $0.optionalUpdate = ["rule": "o", "kind": "optional", "below": "2.5.0"]
+        }
+        let sdk = world.sdk()
+        sdk.start()
+        world.advance(seconds: 7200)  // two hours of 304s renew the answer in memory
+        let lastSuccess = sdk.state.lastSuccess
+        sdk.shutdown()
+        world.online.withLock { $0 = false }
+        let relaunched = world.sdk()
+        relaunched.start()
+        #expect(relaunched.state.lastSuccess == lastSuccess, "the last renewal was written when the app ended")
+        world.advance(seconds: 7 * 86_400 - 1)
+        #expect(relaunched.state.screen == .optionalUpdate)
+        world.advance(seconds: 1)
+        #expect(relaunched.state.screen == .none)
+    }
+
     @Test func maintenanceAppliesFromStartToEndByCorrectedClockAndLiftsOffline() {
         let world = World(deviceOffsetSeconds: 3600)  // the device clock is an hour fast
         world.server.update {
