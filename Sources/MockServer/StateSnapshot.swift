@@ -195,9 +195,8 @@ extension StateSnapshot {
         var next = 1
         for (index, item) in items.enumerated() {
             do {
-                if case .string(let id)? = item["id"] {
+                if case .string? = item["id"] {
                     rules.append(try Rule.restore(item))
-                    _ = id
                 } else {
                     while usedIds.contains("r\(next)") { next += 1 }
                     let id = "r\(next)"
