@@ -33,6 +33,11 @@ extension MockServer {
         let generation = batch.generation
         for push in batch.pushes {
             let key = push.project, id = push.id
+            var platforms: [String: Int] = [:]
+            for target in push.tokens { platforms[target.platform.rawValue, default: 0] += 1 }
+            let counts = platforms.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+            options.log("push \(id) for project \(key) at \(clock.now.rfc3339): "
+                + (push.tokens.isEmpty ? "no tokens" : counts))
             options.pushSink.deliver(push) { [weak self] results in
                 self?.recordDeliveries(project: key, pushId: id, generation: generation, results)
             }

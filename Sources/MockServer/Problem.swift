@@ -40,9 +40,21 @@ public struct Problem: Error, Sendable, Equatable {
         self.headers = headers
     }
 
+    /// `about:blank` when the title is the status's own phrase (RFC 9457 §4.2.1); otherwise a
+    /// URN naming the kind of problem, so clients can tell "Unknown project" from "Unknown rule".
+    public var type: String {
+        if title == HTTPResponse.reasonPhrase(status) { return "about:blank" }
+        var slug = ""
+        for c in title.lowercased().unicodeScalars {
+            if (c >= "a" && c <= "z") || (c >= "0" && c <= "9") { slug.unicodeScalars.append(c) } else if !slug.hasSuffix("-") { slug += "-" }
+        }
+        while slug.hasSuffix("-") { slug.removeLast() }
+        return "urn:lerix-mock:problem:" + slug
+    }
+
     public var json: JSON {
         var pairs: [(String, JSON)] = [
-            ("type", "about:blank"), ("title", .string(title)), ("status", .number(Double(status))),
+            ("type", .string(type)), ("title", .string(title)), ("status", .number(Double(status))),
             ("detail", .string(detail)),
         ]
         if !errors.isEmpty {

@@ -100,3 +100,11 @@ import Testing
         #expect(h.get("/openapi.json").status == 200)
     }
 }
+
+@Suite struct ProblemTests {
+    @Test func problemTypeIsAboutBlankOnlyForTheStatusPhrase() {
+        #expect(Problem(status: 404, detail: "x").json["type"] == "about:blank")
+        #expect(Problem.unknownProject("ghost").json["type"] == "urn:lerix-mock:problem:unknown-project")
+        #expect(Problem(status: 400, title: "Wrong type in body", detail: "x").type == "urn:lerix-mock:problem:wrong-type-in-body")
+    }
+}
