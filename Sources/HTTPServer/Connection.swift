@@ -17,6 +17,12 @@ final class Connection: @unchecked Sendable {
     private var outputOffset = 0
     private(set) var isClosed = false
     private var closeWhenFlushed = false
+    private var lingerAfterFlush = false
+    /// Written out and shut down for writing; reading and discarding until the peer's EOF
+    /// (or a short deadline), so a client still sending does not get a reset that could
+    /// destroy the answer it has not read yet (RFC 9112 §9.6).
+    private var lingering = false
+    private static let lingerTime: UInt64 = 2_000_000_000
     /// True while the connection handles a socket event: writes wait for its end.
     private(set) var inEvent = false
 
@@ -92,12 +98,17 @@ final class Connection: @unchecked Sendable {
             do {
                 switch try Posix.read(fd, into: buffer) {
                 case .processed(let n):
+                    if lingering { continue }
                     handler?.received(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
                     // A short read emptied the socket: level-triggered epoll reports more.
                     if n < buffer.count { return }
                 case .wouldBlock:
                     return
                 case .endOfFile:
+                    if lingering {
+                        close()
+                        return
+                    }
                     reading = false
                     updateInterest()
                     handler?.peerClosed()
@@ -151,7 +162,19 @@ final class Connection: @unchecked Sendable {
     func flush() {
         guard !isClosed else { return }
         flushOutput()
-        if !isClosed && closeWhenFlushed && !hasPendingOutput { close() }
+        if !isClosed && closeWhenFlushed && !hasPendingOutput {
+            if lingerAfterFlush && reading { startLingering() } else { close() }
+        }
+    }
+
+    private func startLingering() {
+        closeWhenFlushed = false
+        lingering = true
+        readPaused = false
+        outputBacklogged = false
+        Posix.shutdownWrite(fd)
+        deadline = ServerContext.now() &+ Self.lingerTime
+        updateInterest()
     }
 
     private func flushOutput() {
@@ -198,9 +221,11 @@ final class Connection: @unchecked Sendable {
 
     // MARK: Closing
 
-    /// Closes once pending output is written.
-    func closeAfterFlush() {
+    /// Closes once pending output is written. With `linger`, the peer may still be sending
+    /// (a rejected upload): the connection shuts down its side and drains the rest first.
+    func closeAfterFlush(linger: Bool = false) {
         closeWhenFlushed = true
+        if linger { lingerAfterFlush = true }
         if !inEvent { flush() }
     }
 
@@ -222,6 +247,10 @@ final class Connection: @unchecked Sendable {
     /// Graceful stop: the handler finishes in-flight requests, then closes.
     func drain() {
         guard !isClosed else { return }
+        if lingering {
+            close()
+            return
+        }
         if let handler { handler.drain() } else { close() }
         if !isClosed { flushSoon() }
     }
@@ -230,7 +259,7 @@ final class Connection: @unchecked Sendable {
 
     /// Recomputes the deadline from what the connection is doing.
     func updateDeadline(now: UInt64) {
-        guard !isClosed, let handler else { return }
+        guard !isClosed, !lingering, let handler else { return }
         if hasPendingOutput {
             deadline = lastWriteProgress &+ context.idleTimeout
             return
@@ -253,7 +282,7 @@ final class Connection: @unchecked Sendable {
 
     /// The deadline passed: a client stalled mid-head hears 408, then the connection closes.
     func timedOut() {
-        if !hasPendingOutput, handler?.activity == .readingHead {
+        if !lingering, !hasPendingOutput, handler?.activity == .readingHead {
             let response = ProblemResponse.make(status: 408, detail: "the request head did not arrive in time")
             let bytes = HTTPResponseSerializer.bytes(response, keepAlive: false)
             _ = try? bytes.withUnsafeBytes { try Posix.write(fd, $0) }

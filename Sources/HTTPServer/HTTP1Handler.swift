@@ -195,7 +195,9 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
                 if !slot.keepAlive {
                     slots.removeAll()
                     head = 0
-                    connection.closeAfterFlush()
+                    // After a rejected request the client may still be sending (a body over
+                    // the limit): let it finish rather than reset the answer away.
+                    connection.closeAfterFlush(linger: parser.hasFailed)
                     return
                 }
             }

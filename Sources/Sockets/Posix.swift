@@ -118,6 +118,11 @@ public enum Posix {
         }
     }
 
+    /// Sends FIN after any queued data: the peer reads to the end, then sees end of stream.
+    public static func shutdownWrite(_ fd: Int32) {
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// Closes `fd`. `EINTR` is not retried: on Linux the descriptor is gone either way.
     public static func close(_ fd: Int32) {
         _ = Glibc.close(fd)

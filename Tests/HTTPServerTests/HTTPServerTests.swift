@@ -159,6 +159,19 @@ func withServer(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in }
         }
     }
 
+    @Test func letsARejectedUploadFinishSoTheAnswerIsNotReset() throws {
+        try withServer { port, _, _ in
+            let client = try TestClient(port: port)
+            try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2000000\r\n\r\n")
+            // The server has answered 413 already; it keeps reading so this send completes.
+            try client.send([UInt8](repeating: 97, count: 2_000_000))
+            client.shutdownWrite()
+            let response = try client.readResponse()
+            #expect(response.status == 413)
+            #expect(try client.readsEndOfStream())
+        }
+    }
+
     @Test func answersEarlierPipelinedRequestsBeforeAParseError() throws {
         try withServer { port, _, _ in
             let client = try TestClient(port: port)
