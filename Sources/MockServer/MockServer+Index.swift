@@ -3,10 +3,11 @@ import HTTP
 extension MockServer {
     /// `GET /`: what a person with curl needs to get going.
     func indexResponse() -> HTTPResponse {
-        var text = "lerix-mock: a mock of the Lerix release-control backend\n\n"
+        var text = "lerix-mock: a mock of the Lerix release-control backend\n"
         let width = (router.routes.map { $0.method.count + 1 + $0.pattern.count }.max() ?? 0) + 2
         var lastGroup = ""
-        for route in router.routes.sorted(by: { group($0) < group($1) }) {
+        let ordered = router.routes.enumerated().sorted { (group($0.element), $0.offset) < (group($1.element), $1.offset) }
+        for route in ordered.map(\.element) {
             let g = group(route)
             if g != lastGroup {
                 text += "\n" + g.dropFirst(2) + "\n"
