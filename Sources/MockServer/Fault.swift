@@ -8,8 +8,8 @@ import JSON
 /// ```
 public struct Fault: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
-        /// Answer this status with a problem body.
-        case status(Int)
+        /// Answer this status with a problem body (and `Retry-After: retryAfter` seconds when set).
+        case status(Int, retryAfter: Int?)
         /// Answer normally after this many seconds of real time.
         case delay(milliseconds: Int)
         /// Close the connection (or reset the stream) without answering.
@@ -50,8 +50,16 @@ public struct Fault: Sendable, Equatable {
             guard let status = value.intValue else {
                 throw Problem.field("/status", "expected an integer, got \(value.typeName)", typeError: true)
             }
-            guard (200...599).contains(status) else { throw Problem.field("/status", "must be an HTTP status, 200 to 599", typeError: false) }
-            kind = .status(status)
+            guard (400...599).contains(status) else { throw Problem.field("/status", "must be an error status, 400 to 599", typeError: false) }
+            var retryAfter: Int?
+            if let value = object["retry_after"], !value.isNull {
+                guard let seconds = value.intValue else {
+                    throw Problem.field("/retry_after", "expected an integer number of seconds, got \(value.typeName)", typeError: true)
+                }
+                guard seconds >= 0 else { throw Problem.field("/retry_after", "must not be negative", typeError: false) }
+                retryAfter = seconds
+            }
+            kind = .status(status, retryAfter: retryAfter)
         case "delay":
             guard let value = object["seconds"] else { throw Problem.field("/seconds", "required for kind \"delay\"", typeError: false) }
             guard let seconds = value.numberValue else {
@@ -72,7 +80,9 @@ public struct Fault: Sendable, Equatable {
     public var json: JSON {
         var pairs: [(String, JSON)]
         switch kind {
-        case .status(let status): pairs = [("kind", "status"), ("status", .number(Double(status)))]
+        case .status(let status, let retryAfter):
+            pairs = [("kind", "status"), ("status", .number(Double(status)))]
+            if let retryAfter { pairs.append(("retry_after", .number(Double(retryAfter)))) }
         case .delay(let ms): pairs = [("kind", "delay"), ("seconds", .number(Double(ms) / 1000))]
         case .reset: pairs = [("kind", "reset")]
         case .malformed: pairs = [("kind", "malformed")]

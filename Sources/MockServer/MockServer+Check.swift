@@ -15,7 +15,7 @@ extension MockServer {
 
     static func faultStatus(_ fault: Fault) -> Int {
         switch fault.kind {
-        case .status(let status): return status
+        case .status(let status, _): return status
         case .reset: return 0
         case .delay, .malformed, .wrongTypes: return 200
         }
@@ -26,9 +26,12 @@ extension MockServer {
                      reply: @escaping @Sendable (HTTPReply) -> Void) -> HTTPReply? {
         let project = call.project
         switch fault.kind {
-        case .status(let status):
+        case .status(let status, let retryAfter):
+            var headers = HTTPHeaders()
+            if let retryAfter { headers.set("Retry-After", String(retryAfter)) }
             return .response(Problem(status: status, title: "Injected fault",
-                                     detail: "status \(status) injected by POST /admin/projects/\(project)/faults").response)
+                                     detail: "status \(status) injected by POST /admin/projects/\(project)/faults",
+                                     headers: headers).response)
         case .reset:
             return .close
         case .malformed:

@@ -139,7 +139,8 @@ enum OpenAPI {
                                                          ("reason", type("string"))]))])),
         ]))),
         ("Fault", object([("kind", type("string", [("enum", ["status", "delay", "reset", "malformed", "wrong_types"])])),
-                          ("status", type("integer")), ("seconds", type("number")), ("count", type("integer"))],
+                          ("status", type("integer")), ("retry_after", type("integer")), ("seconds", type("number")),
+                          ("count", type("integer"))],
                          required: ["kind"])),
         ("FaultList", list("faults", ref("Fault"))),
         ("RequestList", list("requests", object([

@@ -103,6 +103,15 @@ import Testing
         #expect(h.get("/admin/requests")["requests"]?.arrayValue?.first?["fault"] == "delay")
     }
 
+    @Test func statusFaultCanSayRetryAfter() throws {
+        let h = try Harness()
+        _ = h.post("/admin/projects/demo/faults", #"{"kind": "status", "status": 503, "retry_after": 30, "count": 1}"#)
+        let response = h.check("platform=ios")
+        #expect(response.status == 503)
+        #expect(response.header("Retry-After") == "30")
+        #expect(h.post("/admin/projects/demo/faults", #"{"kind": "status", "status": 200}"#).status == 422)
+    }
+
     @Test func faultsQueueInOrder() throws {
         let h = try Harness()
         _ = h.post("/admin/projects/demo/faults", #"{"kind": "status", "status": 429, "count": 1}"#)
