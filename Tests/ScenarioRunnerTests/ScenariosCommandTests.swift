@@ -1,0 +1,68 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `lerix-mock scenarios` as a user runs it: the built binary, its output and exit status.
+@Suite struct ScenariosCommandTests {
+    /// A temporary folder with the given files, removed by the caller.
+    func folder(_ files: [String: String]) throws -> String {
+        let path = FileManager.default.temporaryDirectory.path + "/scenarios-cli-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        for (name, text) in files { try text.write(toFile: path + "/" + name, atomically: true, encoding: .utf8) }
+        return path
+    }
+
+    @Test func aFailingSuiteExitsOneWithActionableOutputAndJUnit() throws {
+        let dir = try folder([
+            "a-typo.yaml": "name: typo\ndevices:\n  phone: {platform: ios}\nsteps:\n  - lanch: phone\n",
+            "b-fails.yaml": "name: fails\ndevices:\n  phone: {platform: ios, app_version: \"1.0.0\"}\nsteps:\n  - launch: phone\n  - expect: {device: phone, screen: maintenance}\n",
+            "c-passes.yaml": "name: passes\ndevices:\n  phone: {platform: android}\nsteps:\n  - launch: phone\n  - expect: {device: phone, screen: none, checks: 1}\n",
+        ])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let junit = dir + "/report.xml"
+        let run = try ServerProcess.run(["scenarios", dir, "--junit", junit])
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("\(dir)/a-typo.yaml:5:5: unknown step 'lanch' (did you mean 'launch'?)"))
+        #expect(run.stdout.contains("step 2 at \(dir)/b-fails.yaml:6:5: expect: {device: phone, screen: maintenance}"))
+        #expect(run.stdout.contains(#"phone: screen: expected "maintenance", seen "none""#))
+        #expect(run.stdout.contains("PASS  passes"))
+        #expect(run.stdout.contains("1 passed, 2 failed, 0 skipped"))
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains(#"tests="3" failures="2""#))
+    }
+
+    @Test func filterAndTagSelectScenarios() throws {
+        let dir = try folder([
+            "one.yaml": "name: one\ntags: [fast]\ndevices: {}\nsteps: []\n",
+            "two.yaml": "name: two\ndevices: {}\nsteps: []\n",
+        ])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let byTag = try ServerProcess.run(["scenarios", dir, "--tag", "fast"])
+        #expect(byTag.status == 0)
+        #expect(byTag.stdout.contains("PASS  one") && !byTag.stdout.contains("PASS  two"))
+        let byFilter = try ServerProcess.run(["scenarios", dir, "--filter", "TWO"])
+        #expect(byFilter.stdout.contains("PASS  two") && !byFilter.stdout.contains("PASS  one"))
+    }
+
+    @Test func coverageListsRowsWithAndWithoutScenarios() throws {
+        let dir = try folder([
+            "spec-catalogue.yaml": "rows:\n  - {id: a.one, section: A, text: First}\n  - {id: a.two, section: A, text: Second}\n",
+            "s.yaml": "name: s\ncovers: [a.one]\ndevices: {}\nsteps: []\n",
+        ])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let run = try ServerProcess.run(["scenarios", dir, "--coverage"])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("spec coverage: 1 of 2 rows have scenarios"))
+        #expect(run.stdout.contains("✓ a.one"))
+        #expect(run.stdout.contains("✗ a.two"))
+    }
+
+    @Test func badUsageExitsTwoWithASuggestion() throws {
+        let run = try ServerProcess.run(["scenarios", "--sead", "3"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("unknown option --sead (did you mean --seed?)"))
+        let adapterAlone = try ServerProcess.run(["scenarios", "--adapter", "node x.js"])
+        #expect(adapterAlone.status == 2)
+        #expect(adapterAlone.stderr.contains("--server"))
+    }
+}
