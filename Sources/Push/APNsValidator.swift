@@ -27,12 +27,38 @@ public enum APNsValidator {
     public static let maxPayloadBytes = 4096
     static let pushTypes: Set<String> = ["alert", "background", "location", "voip", "complication",
                                          "fileprovider", "mdm", "liveactivity", "pushtotalk", "widgets"]
-    static let singleHeaders = ["apns-topic", "apns-push-type", "apns-priority", "apns-expiration",
-                                "apns-collapse-id", "apns-id"]
+
+    /// The `apns-*` headers, read in one pass over the fields.
+    struct Headers {
+        var topic: String?
+        var pushType: String?
+        var priority: String?
+        var expiration: String?
+        var collapseID: String?
+        var apnsID: String?
+        var duplicate: String?
+
+        init(_ headers: HTTPHeaders) {
+            for field in headers.fields {
+                let name = field.name.utf8
+                guard name.count >= 7, name.count <= 16, let first = name.first, first == 0x61 || first == 0x41 else { continue }
+                func set(_ slot: inout String?, _ label: String) {
+                    if slot != nil { duplicate = duplicate ?? label }
+                    slot = field.value
+                }
+                if HTTPHeaders.namesEqual(field.name, "apns-topic") { set(&topic, "apns-topic") }
+                else if HTTPHeaders.namesEqual(field.name, "apns-push-type") { set(&pushType, "apns-push-type") }
+                else if HTTPHeaders.namesEqual(field.name, "apns-priority") { set(&priority, "apns-priority") }
+                else if HTTPHeaders.namesEqual(field.name, "apns-expiration") { set(&expiration, "apns-expiration") }
+                else if HTTPHeaders.namesEqual(field.name, "apns-collapse-id") { set(&collapseID, "apns-collapse-id") }
+                else if HTTPHeaders.namesEqual(field.name, "apns-id") { set(&apnsID, "apns-id") }
+            }
+        }
+    }
 
     public static func validate(_ request: HTTPRequest) -> Result<APNsPush, APNsError> {
-        let segments = request.pathSegments
-        guard segments.count >= 2, segments[0] == "3", segments[1] == "device" else {
+        guard let segments = RequestTarget.segments(request.target),
+              segments.count >= 2, segments[0] == "3", segments[1] == "device" else {
             return .failure(APNsError(status: 404, reason: "BadPath", detail: "APNs requests go to /3/device/<token>"))
         }
         guard request.method == "POST" else {
@@ -46,17 +72,18 @@ public enum APNsValidator {
             return .failure(APNsError(status: 400, reason: "BadDeviceToken",
                                       detail: "a device token is an even number (16 to 200) of hex digits"))
         }
-        for name in singleHeaders where request.headers.values(name).count > 1 {
+        let headers = Headers(request.headers)
+        if let name = headers.duplicate {
             return .failure(APNsError(status: 400, reason: "DuplicateHeaders", detail: "\(name) appears more than once"))
         }
-        guard let topic = request.headers["apns-topic"], !topic.isEmpty else {
+        guard let topic = headers.topic, !topic.isEmpty else {
             return .failure(APNsError(status: 400, reason: "MissingTopic", detail: "apns-topic (the app's bundle id) is required"))
         }
-        guard let pushType = request.headers["apns-push-type"], pushTypes.contains(pushType) else {
+        guard let pushType = headers.pushType, pushTypes.contains(pushType) else {
             return .failure(APNsError(status: 400, reason: "InvalidPushType",
                                       detail: "apns-push-type must be one of APNs's types; a silent push uses background"))
         }
-        let priorityText = request.headers["apns-priority"] ?? "10"
+        let priorityText = headers.priority ?? "10"
         guard let priority = Int(priorityText), [1, 5, 10].contains(priority) else {
             return .failure(APNsError(status: 400, reason: "BadPriority", detail: "apns-priority must be 1, 5 or 10"))
         }
@@ -64,13 +91,13 @@ public enum APNsValidator {
             return .failure(APNsError(status: 400, reason: "BadPriority",
                                       detail: "a background push must be sent with apns-priority 5 (APNs assumes 10 when absent)"))
         }
-        if let expiration = request.headers["apns-expiration"], Int64(expiration).map({ $0 < 0 }) ?? true {
+        if let expiration = headers.expiration, Int64(expiration).map({ $0 < 0 }) ?? true {
             return .failure(APNsError(status: 400, reason: "BadExpirationDate", detail: "apns-expiration must be a UNIX time in seconds, or 0"))
         }
-        if let collapse = request.headers["apns-collapse-id"], collapse.utf8.count > 64 {
+        if let collapse = headers.collapseID, collapse.utf8.count > 64 {
             return .failure(APNsError(status: 400, reason: "BadCollapseId", detail: "apns-collapse-id is at most 64 bytes"))
         }
-        let apnsID = request.headers["apns-id"]
+        let apnsID = headers.apnsID
         if let apnsID, !isUUID(apnsID) {
             return .failure(APNsError(status: 400, reason: "BadMessageId", detail: "apns-id must be a UUID like 123e4567-e89b-12d3-a456-42665544000a"))
         }
@@ -81,15 +108,18 @@ public enum APNsValidator {
             return .failure(APNsError(status: 413, reason: "PayloadTooLarge",
                                       detail: "the payload is \(request.body.count) bytes; at most \(maxPayloadBytes)"))
         }
-        guard let payload = try? JSON.parse(request.body), payload.objectValue != nil else {
-            return .failure(APNsError(status: 400, reason: "BadPayload", detail: "the payload must be a JSON object"))
-        }
-        guard let aps = payload["aps"]?.objectValue else {
-            return .failure(APNsError(status: 400, reason: "BadPayload", detail: "the payload needs an aps object"))
-        }
-        if pushType == "background" && aps["content-available"]?.intValue != 1 {
-            return .failure(APNsError(status: 400, reason: "BadPayload",
-                                      detail: "a background push needs aps.content-available: 1 to wake the app"))
+        // Lerix's own payload is known good: skip parsing it (most pushes in a fan-out).
+        if request.body != APNsRequest.body {
+            guard let payload = try? JSON.parse(request.body), payload.objectValue != nil else {
+                return .failure(APNsError(status: 400, reason: "BadPayload", detail: "the payload must be a JSON object"))
+            }
+            guard let aps = payload["aps"]?.objectValue else {
+                return .failure(APNsError(status: 400, reason: "BadPayload", detail: "the payload needs an aps object"))
+            }
+            if pushType == "background" && aps["content-available"]?.intValue != 1 {
+                return .failure(APNsError(status: 400, reason: "BadPayload",
+                                          detail: "a background push needs aps.content-available: 1 to wake the app"))
+            }
         }
         return .success(APNsPush(token: token, topic: topic, pushType: pushType, priority: priority,
                                  payload: request.body, apnsID: apnsID))

@@ -31,6 +31,7 @@ final class GatewayClient: @unchecked Sendable {
     private var work: [Int: Work] = [:]
     private var nextRequestID = 0
     private var touched: [GatewayConnection] = []
+    private var flushScheduled = false
     private let readBuffer: UnsafeMutableRawBufferPointer
     private var stats = GatewayPushSink.ProviderStatistics()
     private var stopped = false
@@ -144,14 +145,20 @@ final class GatewayClient: @unchecked Sendable {
             attemptEnded(requestID, .retryable(reason: problem, retryAfterMilliseconds: nil))
             return
         }
-        if touched.last !== connection { touched.append(connection) }
+        if !touched.contains(where: { $0 === connection }) { touched.append(connection) }
     }
 
+    /// Writes go out once per turn of the queue, not per request: a read that completes 300
+    /// responses starts 300 new streams, and they leave in one `send`.
     private func flushTouched() {
-        guard !touched.isEmpty else { return }
-        let list = touched
-        touched = []
-        for connection in list { connection.flush() }
+        guard !touched.isEmpty, !flushScheduled else { return }
+        flushScheduled = true
+        queue.async { [self] in
+            flushScheduled = false
+            let list = touched
+            touched = []
+            for connection in list { connection.flush() }
+        }
     }
 
     // MARK: Connection events

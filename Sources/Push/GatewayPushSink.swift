@@ -34,8 +34,9 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
         /// Tokens queued, in flight or waiting to retry, per gateway; more fail at once.
         public var maxOutstandingTokens: Int = 500_000
         /// Results reported to MockServer per batch, and the longest a result waits for one.
-        public var resultBatchSize: Int = 2_048
-        public var resultFlushMilliseconds: Int = 20
+        /// Large, because MockServer applies each batch to the whole push record.
+        public var resultBatchSize: Int = 16_384
+        public var resultFlushMilliseconds: Int = 100
 
         public init(apnsGateway: GatewayURL? = nil, fcmGateway: GatewayURL? = nil) {
             self.apnsGateway = apnsGateway

@@ -105,10 +105,11 @@ public final class PushGateway: Responder, Sendable {
     // MARK: Responder
 
     public func respond(to request: HTTPRequest, reply: @escaping @Sendable (HTTPReply) -> Void) {
-        let path = request.path
-        let provider: PushProvider? = path.hasPrefix("/3/") ? .apns : path.hasPrefix("/v1/") ? .fcm : nil
+        let target = request.target
+        let provider: PushProvider? = RequestTarget.hasPathPrefix(target, "/3/") ? .apns
+            : RequestTarget.hasPathPrefix(target, "/v1/") ? .fcm : nil
         guard let provider else {
-            reply(.response(control(request, path: path)))
+            reply(.response(control(request, path: request.path)))
             return
         }
         let delay = state.withLock { s -> Int in

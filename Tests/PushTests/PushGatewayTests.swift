@@ -218,4 +218,28 @@ import Testing
         #expect(gateway.deliveries.isEmpty)
         #expect(gateway.deliveredCount == 0)
     }
+
+    @Test func theContractsFCMBodyIsReadWithoutAFullParseAndAnythingElseGetsTheFullCheck() {
+        #expect(FCMValidator.canonicalToken(FCMRequest.body(token: "abc")) == "abc")
+        #expect(FCMValidator.canonicalToken(FCMRequest.body(token: "a\"b")) == nil)
+        #expect(FCMValidator.canonicalToken(Array(#"{"message":{"token":"abc","data":{}}}"#.utf8)) == nil)
+        let escaped = FCMValidator.validate(FCMRequest.silentPush(token: "a\"b", project: "demo"))
+        #expect((try? escaped.get())?.token == "a\"b")
+        let withExtra = FCMValidator.validate(fcm(#"{"message":{"token":"t","data":{"lerix":"release_control","from":"x"}}}"#))
+        #expect((try? withExtra.get()) == nil)
+    }
+
+    @Test func percentEncodedPathSegmentsAreDecodedAndBadEscapesRefused() {
+        let gateway = PushGateway(scheduler: clock)
+        let encoded = apns { $0.target = "/3/device/" + Self.token.replacingFirstByte(with: "%33") }
+        #expect(send(gateway, encoded).status == 200)
+        #expect(gateway.deliveries.first?.token == Self.token)
+        #expect(reason(send(gateway, apns { $0.target = "/3/device/%zz" })) == "BadPath")
+        #expect(RequestTarget.segments("/v1/projects/my%20app/messages:send?x=1") == ["v1", "projects", "my app", "messages:send"])
+    }
+}
+
+extension String {
+    /// The string with its first character (ASCII) replaced by `text`.
+    func replacingFirstByte(with text: String) -> String { text + String(dropFirst()) }
 }

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Silent-push fan-out: `lerix-mock serve` seeded with 100,000 tokens (60% APNs, 40% FCM) delivers
+# one push through `--apns-gateway/--fcm-gateway` to a `lerix-mock push-gateway`, over h2c.
+#
+# Reports tokens/s from the blocking change until GET /admin/projects/demo/pushes shows
+# pending 0, against a baseline measured in the same run: h2load's raw request rate for the
+# same APNs request against the same gateway (4 connections x 100 streams). The ratio says how
+# close the sink gets to what the gateway itself can take. Then a second fan-out runs while wrk
+# loads the check endpoint: its p99 then, next to its p99 with no fan-out.
+# Goal: >= 100k tokens/s; must: >= 50k tokens/s.
+# Env: BENCH_TOKENS (100000), BENCH_SECONDS (wrk window, 4), LERIX_BIN (.build/release/lerix-mock).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${LERIX_BIN:-$ROOT/.build/release/lerix-mock}
+N=${BENCH_TOKENS:-100000}
+SECS=${BENCH_SECONDS:-4}
+CHECK='/v1/projects/demo/release-control?platform=ios&version=1.0.0'
+HELPER="$ROOT/Benchmarks/push-fanout.py"
+
+for tool in wrk h2load curl python3; do
+    command -v "$tool" >/dev/null || { echo "bench needs $tool (make bench-deps)" >&2; exit 2; }
+done
+[ -x "$BIN" ] || { echo "no release binary at $BIN (make release)" >&2; exit 2; }
+
+WORK=$(mktemp -d /tmp/lerix-bench-push.XXXXXX)
+SERVER_PID=""; GATEWAY_PID=""
+diagnose() {
+    for name in server gateway; do
+        pid_var="${name^^}_PID"; pid=${!pid_var}
+        [ -n "$pid" ] || continue
+        if kill -0 "$pid" 2>/dev/null; then echo "$name (pid $pid) is running"; else echo "$name (pid $pid) is gone"; fi
+        [ -f "$WORK/$name.err" ] && tail -n 5 "$WORK/$name.err"
+    done
+}
+cleanup() {
+    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+    [ -n "$GATEWAY_PID" ] && kill "$GATEWAY_PID" 2>/dev/null || true
+    wait 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+wait_port() {  # file -> port
+    for _ in $(seq 200); do grep -q "http://" "$1" 2>/dev/null && break; sleep 0.05; done
+    grep -o 'http://[^ ]*' "$1" | head -1 | sed 's/.*://; s/[^0-9].*//'
+}
+
+python3 "$HELPER" config "$WORK/config.json" "$N"
+
+"$BIN" push-gateway --quiet --port 0 --max-recorded 1000 >"$WORK/gateway.out" 2>"$WORK/gateway.err" &
+GATEWAY_PID=$!
+GATEWAY_PORT=$(wait_port "$WORK/gateway.out")
+[ -n "$GATEWAY_PORT" ] || { echo "push-gateway did not start:"; cat "$WORK/gateway.err"; exit 1; }
+GATEWAY="http://127.0.0.1:$GATEWAY_PORT"
+
+# --- baseline: the gateway's own capacity for this request, measured with h2load
+printf '%s' '{"aps":{"content-available":1},"lerix":{"kind":"release_control"}}' >"$WORK/apns.json"
+H2LOAD=$(h2load -n "$N" -c4 -m100 -t1 -d "$WORK/apns.json" \
+    -H 'apns-push-type: background' -H 'apns-priority: 5' -H 'apns-topic: dev.lerix.demo' \
+    "$GATEWAY/3/device/$(printf '%064x' 1)" 2>&1)
+BASE_RPS=$(awk '/^finished in/ { for (i = 1; i <= NF; i++) if ($i == "req/s,") print $(i - 1) }' <<<"$H2LOAD")
+BASE_OK=$(awk '/^status codes:/ { print $3 }' <<<"$H2LOAD")
+[ "${BASE_OK:-0}" = "$N" ] || { echo "h2load: not every request was accepted:"; echo "$H2LOAD"; exit 1; }
+curl -sf -X DELETE "$GATEWAY/deliveries" >/dev/null
+
+# --- the server: manual clock, so a second push within 60 s is sent by advancing the clock
+"$BIN" serve --quiet --port 0 --clock manual --config "$WORK/config.json" \
+    --apns-gateway "$GATEWAY" --fcm-gateway "$GATEWAY" >"$WORK/server.out" 2>"$WORK/server.err" &
+SERVER_PID=$!
+SERVER_PORT=$(wait_port "$WORK/server.out")
+[ -n "$SERVER_PORT" ] || { echo "serve did not start:"; cat "$WORK/server.err"; exit 1; }
+SERVER="http://127.0.0.1:$SERVER_PORT"
+
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+field() { python3 -c "import json,sys; print(json.load(sys.stdin)[\"$1\"])"; }
+p99_ms() { awk '$1 == "99%" { v = $2; if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v) } else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000 }; print v }'; }
+
+echo "$N tokens; gateway :$GATEWAY_PORT (pid $GATEWAY_PID), server :$SERVER_PORT (pid $SERVER_PID); server RSS $(rss_kb $SERVER_PID) kB"
+
+# --- fan-out 1: alone
+RUN1=$(python3 "$HELPER" fanout "$SERVER" "$GATEWAY" "$N" 0 now) || { echo "fan-out failed: $RUN1"; diagnose; exit 1; }
+echo "fan-out alone: $RUN1"
+[ "$(field delivered <<<"$RUN1")" = "$N" ] || { echo "not every token was delivered"; exit 1; }
+
+# --- check endpoint p99: idle, then during fan-out 2
+IDLE_P99=$(wrk -t1 -c10 -d"${SECS}s" --latency "$SERVER$CHECK" | p99_ms)
+wrk -t1 -c10 -d"${SECS}s" --latency "$SERVER$CHECK" >"$WORK/wrk.out" &
+WRK_PID=$!
+sleep 0.3
+RUN2=$(python3 "$HELPER" fanout "$SERVER" "$GATEWAY" "$N" 1 advance) || { echo "fan-out failed: $RUN2"; diagnose; exit 1; }
+wait $WRK_PID
+LOAD_P99=$(p99_ms <"$WORK/wrk.out")
+LOAD_RPS=$(awk '/^Requests\/sec:/ { print $2 }' "$WORK/wrk.out")
+echo "fan-out under check load: $RUN2"
+[ "$(field delivered <<<"$RUN2")" = "$N" ] || { echo "not every token was delivered under load"; exit 1; }
+
+DONE1=$(field done_s <<<"$RUN1"); DONE2=$(field done_s <<<"$RUN2")
+RATE1=$(awk -v n="$N" -v t="$DONE1" 'BEGIN { printf "%.0f", n / t }')
+RATE2=$(awk -v n="$N" -v t="$DONE2" 'BEGIN { printf "%.0f", n / t }')
+RATIO=$(awk -v a="$RATE1" -v b="$BASE_RPS" 'BEGIN { printf "%.2f", a / b }')
+echo
+printf '%-44s %12s\n' "baseline: h2load raw APNs requests/s" "$(printf '%.0f' "$BASE_RPS")"
+printf '%-44s %12s  (%sx baseline; goal 100000, must 50000)\n' "fan-out tokens/s (change -> pending 0)" "$RATE1" "$RATIO"
+printf '%-44s %12s  (wrk %s req/s on the check meanwhile)\n' "fan-out tokens/s under check load" "$RATE2" "$LOAD_RPS"
+printf '%-44s %9s ms\n' "check p99, no fan-out (wrk -c10, ${SECS}s)" "$IDLE_P99"
+printf '%-44s %9s ms  (fan-out took %.2fs of the %ss window)\n' "check p99 during fan-out" "$LOAD_P99" "$DONE2" "$SECS"
+echo "server RSS after: $(rss_kb $SERVER_PID) kB; gateway RSS: $(rss_kb $GATEWAY_PID) kB"
+awk -v r="$RATE1" 'BEGIN { exit !(r >= 50000) }' || { echo "below the 50k tokens/s bound"; exit 1; }

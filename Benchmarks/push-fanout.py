@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Helpers for bench-push.sh: write the 100k-token config, trigger a blocking change and time
+the fan-out until the push record shows no pending token.
+
+  push-fanout.py config FILE N            write a --config with N tokens (60% ios/macos, 40% android)
+  push-fanout.py fanout SERVER GATEWAY N KNOWN now|advance
+                                          one blocking change (`advance`: then move the manual clock
+                                          past the throttle window), then poll until the newest of
+                                          KNOWN+1 pushes has no pending token; prints the timings
+"""
+import json, re, sys, time, urllib.request
+
+def config(path, n):
+    tokens = []
+    for i in range(n):
+        if i % 5 < 3:
+            tokens.append({"token": "%064x" % (i + 1), "platform": "macos" if i % 10 == 0 else "ios"})
+        else:
+            tokens.append({"token": "fcm-token-%08d" % i, "platform": "android"})
+    with open(path, "w") as f:
+        json.dump({"projects": [{"key": "demo", "apns_topic": "dev.lerix.demo", "fcm_project": "demo-fcm",
+                                 "rules": [], "push_tokens": tokens}]}, f)
+
+def call(method, url, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method, headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        raw = r.read()
+        return r.status, (json.loads(raw) if raw else None)
+
+SUMMARY = re.compile(rb'"id":\s*(\d+),\s*"sent_at":\s*"[^"]*",\s*"changes":\s*\[[^\]]*\],\s*"tokens":\s*\{([^}]*)\},'
+                     rb'\s*"delivered":\s*(\d+),\s*"failed":\s*(\d+),\s*"pending":\s*(\d+)')
+
+def summary(server, push_id):
+    """The counts of one push, read from the listing without parsing every token's result."""
+    with urllib.request.urlopen(server + "/admin/projects/demo/pushes", timeout=60) as r:
+        raw = r.read()
+    for m in SUMMARY.finditer(raw):
+        if int(m.group(1)) == push_id:
+            tokens = sum(int(v.split(b":")[1]) for v in m.group(2).split(b",") if v.strip())
+            return {"tokens": tokens, "delivered": int(m.group(3)), "failed": int(m.group(4)),
+                    "pending": int(m.group(5))}
+    return None
+
+def fanout(server, gateway, n, known, advance):
+    """`known` pushes exist already; `advance` when this change falls in the throttle window."""
+    _, before = call("GET", gateway + "/stats")
+    start = time.monotonic()
+    # A required update is a blocking change. The first push goes at once; a later one within
+    # 60 s is combined and sent when the (manual) clock reaches the end of the throttle window.
+    call("POST", server + "/admin/projects/demo/rules",
+         {"type": "required_update", "platforms": ["ios", "android", "macos"], "below": "9.%d.0" % known,
+          "store_url": "https://example.com/app", "message": "please update"})
+    if advance:
+        call("POST", server + "/admin/clock", {"advance_seconds": 61})
+    triggered = time.monotonic() - start
+    # Cheap progress first (the gateway's counters); the push record, whose listing carries
+    # every token's result, is polled only once the gateway has seen every token.
+    gateway_done = None
+    while time.monotonic() - start < 120:
+        _, stats = call("GET", gateway + "/stats")
+        if stats["requests"] - before["requests"] >= n:
+            gateway_done = time.monotonic() - start
+            break
+        time.sleep(0.005)
+    # Results reach the record in batches (at most ~100 ms apart): give the last one that long
+    # before the first (expensive: it lists every token's result) look at the record.
+    time.sleep(0.15)
+    record = None
+    done = None
+    while time.monotonic() - start < 180:
+        record = summary(server, known + 1)
+        if record is not None and record["pending"] == 0:
+            done = time.monotonic() - start   # when the answer arrived: an upper bound
+            break
+        time.sleep(0.05)
+    if done is None:
+        print(json.dumps({"error": "push did not finish in time", "last": record}))
+        sys.exit(1)
+    print(json.dumps({"tokens": record["tokens"], "delivered": record["delivered"],
+                      "failed": record["failed"], "triggered_s": round(triggered, 3),
+                      "gateway_s": round(gateway_done, 3), "done_s": round(done, 3)}))
+
+if __name__ == "__main__":
+    if sys.argv[1] == "config":
+        config(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1] == "fanout":
+        fanout(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6] == "advance")
