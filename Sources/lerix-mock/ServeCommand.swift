@@ -98,7 +98,7 @@ enum ServeCommand: CLICommand {
         do {
             let running = try start(settings)
             // Signals first: a supervisor may send SIGTERM as soon as it reads the listening line.
-            stopOnSignals(running.server)
+            stopOnSignals(running.server, then: running.closeStore)
             CLI.printOut("listening on http://\(display(host: settings.host)):\(running.port)")
             dispatchMain()
         } catch {
@@ -110,6 +110,7 @@ enum ServeCommand: CLICommand {
     struct Running {
         let server: HTTPServer
         let port: Int
+        let closeStore: @Sendable () -> Void
     }
 
     static func start(_ settings: Settings) throws -> Running {
@@ -123,7 +124,9 @@ enum ServeCommand: CLICommand {
             : .system(system)
         options.adminToken = settings.adminToken
         options.log = { line in CLI.printError(line) }
-        (options.store, options.seed) = try ServeWiring.store(statePath: settings.statePath, seed: options.seed)
+        let store = try ServeWiring.store(statePath: settings.statePath, seed: options.seed)
+        options.store = store.store
+        options.seed = store.seed
         options.pushSink = try ServeWiring.pushSink(apns: settings.apnsGateway, fcm: settings.fcmGateway,
                                                     log: options.log)
         let app = try MockServer(options: options)
@@ -133,7 +136,7 @@ enum ServeCommand: CLICommand {
         }
         let server = HTTPServer(configuration: .init(host: settings.host, port: settings.port), responder: app, log: log)
         let port = try server.start()
-        return Running(server: server, port: port)
+        return Running(server: server, port: port, closeStore: store.close)
     }
 
     /// IPv6 literals need brackets in a URL.
@@ -141,13 +144,16 @@ enum ServeCommand: CLICommand {
         host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
     }
 
-    /// SIGTERM and SIGINT stop accepting, let in-flight requests finish, then exit 0.
-    static func stopOnSignals(_ server: HTTPServer) {
+    /// SIGTERM and SIGINT stop accepting, let in-flight requests finish, run `cleanup`, then exit 0.
+    static func stopOnSignals(_ server: HTTPServer, then cleanup: @escaping @Sendable () -> Void = {}) {
         for signalNumber in [SIGTERM, SIGINT] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
             source.setEventHandler {
-                server.stop(graceful: true) { exit(0) }
+                server.stop(graceful: true) {
+                    cleanup()
+                    exit(0)
+                }
             }
             source.resume()
             SignalSources.keep(source)

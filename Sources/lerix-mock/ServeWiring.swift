@@ -9,12 +9,20 @@ enum ServeWiring {
         let description: String
     }
 
+    /// The chosen store, its reset seed, and what to do with it once the server has stopped.
+    struct Store {
+        let store: any StateStore
+        let seed: StateSnapshot
+        /// Folds SQLite's write-ahead log back into the file, so a later read-only open finds it whole.
+        let close: @Sendable () -> Void
+    }
+
     /// The store and the seed `POST /admin/reset` returns to. An existing `--state` file keeps
     /// the seed it was created with; a new one is created from `seed` (the `--config` contents).
-    static func store(statePath: String?, seed: StateSnapshot) throws -> (store: any StateStore, seed: StateSnapshot) {
-        guard let statePath else { return (MemoryStateStore(keepsEvents: false), seed) }
+    static func store(statePath: String?, seed: StateSnapshot) throws -> Store {
+        guard let statePath else { return Store(store: MemoryStateStore(keepsEvents: false), seed: seed, close: {}) }
         let store = try SQLiteStateStore.open(path: statePath, seed: seed)
-        return (store, store.seed)
+        return Store(store: store, seed: store.seed, close: { store.close() })
     }
 
     static func pushSink(apns: String?, fcm: String?, log: @escaping @Sendable (String) -> Void) throws -> any PushSink {

@@ -66,3 +66,22 @@ import Testing
         #expect(log.contains("GET /healthz 200"))
     }
 }
+
+@Suite struct ServeStateFileTests {
+    @Test func sigtermFoldsTheWriteAheadLogIntoTheStateFileAndARestartFindsTheRule() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lerix-state-\(getpid()).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let first = try ServerProcess.start(["serve", "--port", "0", "--quiet", "--state", path])
+        let client = try TestHTTPClient(port: first.port)
+        let created = try client.send(.init(method: "POST", target: "/admin/projects/demo/rules",
+                                            body: Array(#"{"type": "optional_update", "below": "3.0.0"}"#.utf8)))
+        #expect(created.status == 201)
+        #expect(first.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+
+        let second = try ServerProcess.start(["serve", "--port", "0", "--quiet", "--state", path])
+        defer { second.stop() }
+        let rules = try TestHTTPClient(port: second.port).send(.init(method: "GET", target: "/admin/projects/demo/rules"))
+        #expect(String(decoding: rules.body, as: UTF8.self).contains("\"optional_update\""))
+    }
+}
