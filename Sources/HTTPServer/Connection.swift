@@ -39,6 +39,9 @@ final class Connection: @unchecked Sendable {
     /// Monotonic nanoseconds after which the connection is cut off; 0 for never.
     private(set) var deadline: UInt64 = 0
     private var headStartedAt: UInt64 = 0
+    /// Nothing received yet: a silent new connection gets the header-read timeout, not the
+    /// (longer) keep-alive one, so idle sockets opened in bulk are shed quickly.
+    private var fresh = true
     private var lastWriteProgress: UInt64 = 0
 
     init(fd: Int32, loop: EventLoop) {
@@ -98,6 +101,7 @@ final class Connection: @unchecked Sendable {
             do {
                 switch try Posix.read(fd, into: buffer) {
                 case .processed(let n):
+                    fresh = false
                     if lingering { continue }
                     handler?.received(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
                     // A short read emptied the socket: level-triggered epoll reports more.
@@ -267,7 +271,7 @@ final class Connection: @unchecked Sendable {
         switch handler.activity {
         case .idle:
             headStartedAt = 0
-            deadline = now &+ context.idleTimeout
+            deadline = now &+ (fresh ? context.headerReadTimeout : context.idleTimeout)
         case .readingHead:
             if headStartedAt == 0 { headStartedAt = now }
             deadline = headStartedAt &+ context.headerReadTimeout
@@ -280,9 +284,10 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// The deadline passed: a client stalled mid-head hears 408, then the connection closes.
+    /// The deadline passed: a client stalled before or in a request head hears 408 (RFC 9110
+    /// §15.5.9), then the connection closes.
     func timedOut() {
-        if !lingering, !hasPendingOutput, handler?.activity == .readingHead {
+        if !lingering, !hasPendingOutput, fresh || handler?.activity == .readingHead {
             let response = ProblemResponse.make(status: 408, detail: "the request head did not arrive in time")
             let bytes = HTTPResponseSerializer.bytes(response, keepAlive: false)
             _ = try? bytes.withUnsafeBytes { try Posix.write(fd, $0) }

@@ -228,7 +228,7 @@ func withServer(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in }
         try withServer({ $0.headerReadTimeout = .milliseconds(300) }) { port, _, _ in
             let stalled = try TestClient(port: port)
             try stalled.send("GET /slow HTTP/1.1\r\nHost: t\r\nX-Partial: ")
-            let other = try TestClient(port: port)
+            let other = try connectedClient(port: port)
             for _ in 0 ..< 5 {
                 try other.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
                 #expect(try other.readResponse().text == "hello")
@@ -238,6 +238,14 @@ func withServer(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in }
             #expect(try stalled.readsEndOfStream())
             try other.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try other.readResponse().text == "hello")
+        }
+    }
+
+    @Test func answersASilentNewConnectionWith408AfterTheHeaderTimeout() throws {
+        try withServer({ $0.headerReadTimeout = .milliseconds(200) }) { port, _, _ in
+            let silent = try TestClient(port: port)
+            #expect(try silent.readResponse().status == 408)
+            #expect(try silent.readsEndOfStream())
         }
     }
 
