@@ -58,8 +58,11 @@ extension MockServer {
         let seed = options.seed
         let capacity = options.journalCapacity
         try write { () throws(Problem) in
-            ([.replaced(seed)], { s in
-                s.load(seed)
+            let built = ServerState.build(seed)
+            let trash = Trash()
+            return ([.replaced(seed)], { s in
+                trash.keep(s.install(built))
+                trash.keep(s.journal)
                 s.journal = RequestJournal(capacity: capacity)
             }, ())
         }
@@ -80,7 +83,9 @@ extension MockServer {
             throw Problem(error)
         }
         try write { () throws(Problem) in
-            ([.replaced(snapshot)], { s in s.load(snapshot) }, ())
+            let built = ServerState.build(snapshot)
+            let trash = Trash()
+            return ([.replaced(snapshot)], { s in trash.keep(s.install(built)) }, ())
         }
         return exportState()
     }

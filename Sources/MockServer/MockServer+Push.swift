@@ -58,11 +58,17 @@ extension MockServer {
                 let unregistered = updated.apply(results)
                 var events: [StateEvent] = [.pushUpdated(project: key, push: updated)]
                 events.append(contentsOf: unregistered.map { .tokenDeleted(project: key, token: $0) })
+                let trash = Trash()
                 return (events, { s in
-                    if let index = s.projects[key]?.pushes.lastIndex(where: { $0.id == pushId }) {
-                        s.projects[key]?.pushes[index] = updated
+                    // Moved out and back so the old record is swapped into the trash, not freed here.
+                    guard var runtime = s.projects.removeValue(forKey: key) else { return }
+                    if let index = runtime.pushes.lastIndex(where: { $0.id == pushId }) {
+                        var replaced = updated
+                        swap(&replaced, &runtime.pushes[index])
+                        trash.keep(replaced)
                     }
-                    for token in unregistered { s.projects[key]?.tokens.removeValue(forKey: token) }
+                    for token in unregistered { runtime.tokens.removeValue(forKey: token) }
+                    s.projects[key] = runtime
                 }, ())
             }
         } catch {

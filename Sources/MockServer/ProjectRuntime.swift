@@ -77,14 +77,31 @@ struct ServerState: Sendable {
     /// Replaces every project with `snapshot`'s, cancelling push timers; the journal is kept
     /// (callers clear it when they mean to).
     mutating func load(_ snapshot: StateSnapshot) {
+        _ = install(Self.build(snapshot))
+    }
+
+    /// Projects built from a snapshot away from the lock (100,000 seeded tokens take a while).
+    /// Their stamps are placeholders; ``install(_:)`` gives them fresh ones.
+    static func build(_ snapshot: StateSnapshot) -> (projects: [String: ProjectRuntime], order: [String]) {
+        var projects: [String: ProjectRuntime] = [:]
+        projects.reserveCapacity(snapshot.projects.count)
+        for project in snapshot.projects { projects[project.key] = ProjectRuntime(project, stamp: 0) }
+        return (projects, snapshot.projects.map(\.key))
+    }
+
+    /// Swaps in built projects and returns the old ones, so the caller can let them go after
+    /// releasing the lock instead of freeing a large state inside it.
+    mutating func install(_ built: (projects: [String: ProjectRuntime], order: [String])) -> [String: ProjectRuntime] {
         for project in projects.values { project.timer?.cancel() }
         generation += 1
-        projects = [:]
-        order = []
-        for project in snapshot.projects {
-            projects[project.key] = ProjectRuntime(project, stamp: takeStamp())
-            order.append(project.key)
+        var old = built.projects
+        swap(&old, &projects)
+        order = built.order
+        for key in order {
+            let stamp = takeStamp()
+            projects[key]?.stamp = stamp
         }
+        return old
     }
 
     var snapshot: StateSnapshot {
