@@ -150,11 +150,14 @@ extension AdapterHost {
         timeKnown = true
         while let (instant, due) = timeline.popEarliest(notAfter: target) {
             timeMoved(to: instant)
+            drainPushes()
             for entry in due { entry.work() }
             network.runUntilIdle()
+            drainPushes()
         }
         timeline.set(now: target)
         timeMoved(to: target)
+        drainPushes()
     }
 
     private func timeMoved(to instant: Instant) {

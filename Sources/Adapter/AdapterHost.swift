@@ -20,7 +20,9 @@ public final class AdapterHost: @unchecked Sendable {
     // Every mutable property is touched only while `serial` is held.
     public struct Options: Sendable {
         /// Called with the new true time before timers due then fire, and at the end of an
-        /// `advance`: the in-process runner moves the server's manual clock here.
+        /// `advance`: the in-process runner moves the server's manual clock here. It runs inside
+        /// a command, so it must not call ``AdapterHost/handle(_:)``; ``AdapterHost/deliverPush(token:)``
+        /// is fine (the push is handled at that instant, before the command returns).
         public var timeMoved: (@Sendable (Instant) -> Void)?
         /// When set, the host itself moves the server's manual clock (`POST {url}/admin/clock`)
         /// at every instant it fires timers, so one `advance` can span a simulated week.
@@ -44,6 +46,8 @@ public final class AdapterHost: @unchecked Sendable {
     var devices: [String: AdapterDevice] = [:]
     var deviceOrder: [String] = []
     private let serial = Mutex<Void>(())
+    /// Pushes waiting for the host's thread (delivered from a callback or another thread).
+    private let pushes = Mutex<[String]>([])
 
     public init(network: any AdapterNetwork = SocketNetwork(), options: Options = Options()) {
         self.network = network
@@ -59,21 +63,34 @@ public final class AdapterHost: @unchecked Sendable {
         serial.withLock { _ in devices[device]?.sdk }
     }
 
-    /// A silent push for `token`: every running device with that push token checks at once.
-    /// Returns how many devices it reached.
-    @discardableResult
-    public func deliverPush(token: String) -> Int {
-        serial.withLock { _ in
-            var reached = 0
-            for id in deviceOrder {
-                guard let device = devices[id], device.configuration.pushToken == token, device.isRunning,
-                      device.configuration.supportsPush
-                else { continue }
-                device.sdk.didReceiveSilentPush()
-                reached += 1
+    /// A silent push for `token`: every running device (foreground or background) with that push
+    /// token checks at once. Safe from any thread and from ``Options/timeMoved``: a push that
+    /// arrives while a command runs is handled before that command returns; otherwise it is
+    /// handled, and its checks finished, before this returns.
+    public func deliverPush(token: String) {
+        pushes.withLock { $0.append(token) }
+        // A command in progress (maybe our own caller) drains the queue itself.
+        guard let _ = serial.withLockIfAvailable({ _ in drainPushes() }) else { return }
+    }
+
+    /// Hands queued pushes to their devices and waits for the checks they start.
+    func drainPushes() {
+        while true {
+            let tokens = pushes.withLock { queue -> [String] in
+                let taken = queue
+                queue.removeAll()
+                return taken
+            }
+            if tokens.isEmpty { return }
+            for token in tokens {
+                for id in deviceOrder {
+                    guard let device = devices[id], device.configuration.pushToken == token, device.isRunning,
+                          device.configuration.supportsPush
+                    else { continue }
+                    device.sdk.didReceiveSilentPush()
+                }
             }
             network.runUntilIdle()
-            return reached
         }
     }
 
@@ -101,11 +118,13 @@ public final class AdapterHost: @unchecked Sendable {
             do {
                 let fields = try run(name, CommandFields(object))
                 network.runUntilIdle()
+                drainPushes()
                 var answer = JSONObject([("id", id), ("ok", true)])
                 for (key, value) in fields { answer[key] = value }
                 return .object(answer)
             } catch {
                 network.runUntilIdle()
+                drainPushes()
                 return Self.failure(id: id, (error as? CommandError)?.message ?? "\(error)")
             }
         }

@@ -203,11 +203,40 @@ import Glibc
         #expect(driver.state("a")["checks"] == 2)
         driver.send("refresh", [("device", "b")])
         #expect(driver.state("b")["checks"] == 2)
-        #expect(driver.host.deliverPush(token: "tok-a") == 1)
+        driver.host.deliverPush(token: "tok-a")
         #expect(driver.state("a")["checks"] == 3)
         #expect(driver.state("w")["checks"] == 1)
         driver.send("foreground", [("device", "a")])
         #expect(driver.state("a")["checks"] == 3, "fresh answer: no check on foreground")
+    }
+
+    @Test func aPushDeliveredWhileTimeMovesIsHandledAtThatInstant() {
+        let backend = Backend()
+        let hostBox = Locked<AdapterHost?>(nil)
+        var options = AdapterHost.Options()
+        let pushAt = Instant(rfc3339: "2026-12-02T11:02:00.000Z")
+        let pushed = Locked(false)
+        options.timeMoved = { instant in
+            backend.update { $0.now = instant }
+            let first = pushed.withLock { done -> Bool in
+                defer { done = done || instant == pushAt }
+                return !done && instant == pushAt
+            }
+            if first { hostBox.withLock { $0 }?.deliverPush(token: "tok") }
+        }
+        let host = AdapterHost(network: TransportNetwork(InMemoryTransport { backend.answer($0) }), options: options)
+        hostBox.withLock { $0 = host }
+        let driver = Driver(host)
+        driver.create("a", pushToken: "tok")
+        driver.send("launch", [("device", "a")])
+        backend.update { $0.lifetime = 60 }  // the next answer makes the device poll
+        driver.send("refresh", [("device", "a")])
+        driver.send("advance", [("to", "2026-12-02T11:02:00.000Z")])
+        // launch, refresh, the poll at 11:01, and at 11:02 the push (the poll due then finds
+        // the answer a moment old and waits its 60 s)
+        #expect(driver.state("a")["checks"] == 4)
+        #expect(backend.checks.count == 4)
+        #expect(driver.send("next_deadline")["next_deadline"] == "2026-12-02T11:03:00.000Z")
     }
 
     @Test func commandsToATerminatedDeviceAreAcceptedAndDoNothing() {
