@@ -114,6 +114,11 @@ import Testing
         #expect(s.requiredCapabilities.contains("flavor:flutter"))
     }
 
+    @Test func theGatewayCanOnlyRefuseTokensThatExist() {
+        let e = error("name: x\ndevices:\n  p: {platform: ios}\nsteps:\n  - gateway_reject: {device: p}\n")
+        #expect(e?.message == "device 'p' has no push token for the gateway to refuse")
+    }
+
     @Test func webDevicesCannotHavePush() {
         #expect(error("name: x\ndevices:\n  w: {platform: web, push: true}\nsteps: []\n")?.message.contains("no push") == true)
     }

@@ -23,7 +23,9 @@ public final class InProcessEnvironment: ScenarioEnvironment {
         let adapter = try InProcessAdapter.make(responder: server.server)
         let storage = StorageFolder.make()
         return ScenarioWorld(server: server.connection, adapter: adapter, pushTap: server,
-                             serverNextDeadline: { server.nextDeadline }, storageRoot: storage) {
+                             serverNextDeadline: { server.nextDeadline },
+                             rejectToken: server.pushGateway.map { gateway in { token, status in gateway.reject(token: token, status: status) } },
+                             storageRoot: storage) {
             adapter.close()
             server.shutdown()
             StorageFolder.remove(storage)

@@ -30,6 +30,8 @@ public enum StepAction: Sendable {
     case until(Expectation, withinMilliseconds: Int64)
     // Push routing
     case pushDelivery(devices: [String], policy: PushPolicy)
+    /// The push gateway refuses these devices' tokens with a provider status (410: uninstalled).
+    case gatewayReject(devices: [String], status: Int)
     // Expectations
     case expect(Expectation)
 }

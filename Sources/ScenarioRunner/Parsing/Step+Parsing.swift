@@ -38,7 +38,7 @@ extension Step {
     static let actions = deviceCommands + [
         "offline", "online", "install", "track",
         "create_rule", "update_rule", "delete_rule", "lift_all", "fault", "clear_faults", "push_token", "delete_push_token",
-        "after", "at", "until", "push_delivery",
+        "after", "at", "until", "push_delivery", "gateway_reject",
         "expect", "expect_server", "expect_pushes", "expect_ingest",
     ]
     static let noArgument: Set<String> = ["lift_all", "clear_faults"]
@@ -160,6 +160,16 @@ extension Step {
                 policy.delayMilliseconds = ms
             }
             kind = .pushDelivery(devices: try context.devices(try a.required("device", in: "`push_delivery`")), policy: policy)
+        case "gateway_reject":
+            let a = try arg()
+            try a.checkKeys(["device", "status"], what: "`gateway_reject`")
+            let devices = try context.devices(try a.required("device", in: "`gateway_reject`"))
+            for name in devices where context.scenario.devices.first(where: { $0.name == name })?.pushToken == nil {
+                throw a.error("device '\(name)' has no push token for the gateway to refuse")
+            }
+            let status = try a.child("status")?.int() ?? 410
+            guard (400...599).contains(status) else { throw a.error("`status` is a provider error status such as 410 or 400") }
+            kind = .gatewayReject(devices: devices, status: status)
         case "expect":
             kind = .expect(try Expectation.parseDevice(try arg(), context: context, extra: []))
         case "expect_server":

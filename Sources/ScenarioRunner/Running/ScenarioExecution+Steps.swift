@@ -84,6 +84,11 @@ extension ScenarioExecution {
                 let stop = try nextStop(limit: limit)
                 try moveClocks(to: stop)
             }
+        case .gatewayReject(let names, let status):
+            guard let reject = world.rejectToken else {
+                throw StepFailure("`gateway_reject` needs the in-process push gateway (not --server, not --direct-push)")
+            }
+            for name in names { if let token = devices[name]?.pushToken { reject(token, status) } }
         case .pushDelivery(let names, let policy):
             for name in names { policies[name] = policy }
         case .expect(let expectation):

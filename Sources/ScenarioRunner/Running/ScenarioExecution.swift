@@ -156,7 +156,8 @@ final class ScenarioExecution {
 extension StepAction {
     var deviceNames: [String] {
         switch self {
-        case .device(_, let d), .network(let d, _), .install(let d, _, _), .track(let d, _, _), .pushDelivery(let d, _): return d
+        case .device(_, let d), .network(let d, _), .install(let d, _, _), .track(let d, _, _), .pushDelivery(let d, _),
+             .gatewayReject(let d, _): return d
         case .until(let e, _), .expect(let e): return e.devices
         default: return []
         }

@@ -11,12 +11,17 @@ public struct ScenarioWorld {
     /// The server's next timer (a throttled push) when in process; nil: the runner assumes one
     /// 60 s after each push, as the contract's throttle does.
     public var serverNextDeadline: (() -> Instant?)?
+    /// Tells the push-gateway stand-in to refuse a token with a provider status (410: the app
+    /// is gone); nil when pushes do not go through an in-process gateway.
+    public var rejectToken: ((_ token: String, _ status: Int) -> Void)?
     /// A folder for the devices' storage; removed by `close`.
     public var storageRoot: String
     public var close: () -> Void
 
     public init(server: any ServerConnection, adapter: any AdapterConnection, pushTap: (any PushTap)? = nil,
-                serverNextDeadline: (() -> Instant?)? = nil, storageRoot: String, close: @escaping () -> Void) {
+                serverNextDeadline: (() -> Instant?)? = nil, rejectToken: ((String, Int) -> Void)? = nil,
+                storageRoot: String, close: @escaping () -> Void) {
+        self.rejectToken = rejectToken
         self.server = server
         self.adapter = adapter
         self.pushTap = pushTap

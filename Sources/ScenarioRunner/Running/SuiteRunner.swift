@@ -77,7 +77,12 @@ public struct SuiteRunner {
             do {
                 let world = try environment.makeWorld(for: scenario)
                 defer { world.close() }
-                outcome = ScenarioExecution(scenario: scenario, world: world, seed: options.seed, verbose: options.verbose).run()
+                if scenario.usesGatewayControls, world.rejectToken == nil {
+                    outcome = Self.broken(scenario, "")
+                    outcome.status = .skipped("needs the in-process push gateway (runs without --server and --direct-push)")
+                } else {
+                    outcome = ScenarioExecution(scenario: scenario, world: world, seed: options.seed, verbose: options.verbose).run()
+                }
             } catch {
                 outcome = Self.broken(scenario, "could not start the scenario's server and adapter: \(error)")
             }
