@@ -213,11 +213,14 @@ func curl(_ arguments: [String]) throws -> String {
         let id = try client.session.submit(HTTPRequest(method: "GET", target: "/hold/stop"))
         try client.send()
         #expect(responder.waitUntilHeld(1))
-        let stopped = Task { await server.stop() }
+        // Stop through Dispatch, not a Task: `client.run` blocks this thread, and on a loaded
+        // 2-core run every cooperative thread may be blocked, so a Task might never start.
+        let stopped = DispatchSemaphore(value: 0)
+        server.stop(graceful: true) { stopped.signal() }
         try client.run { client.session.receivedGoaway }
         responder.release("/hold/stop")
         try client.run { client.responses[id] != nil }
         #expect(client.responses[id]?.status == 200)
-        await stopped.value
+        #expect(stopped.wait(timeout: .now() + 10) == .success)
     }
 }
