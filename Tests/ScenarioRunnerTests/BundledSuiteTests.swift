@@ -26,8 +26,10 @@ import Testing
         #expect(result.failed == 0 && result.skipped == 0, "\(Self.report(result))")
     }
 
+    /// Pushes handed straight to devices here: this one is about scale, and 2,000 h2c
+    /// deliveries on a loaded CI machine add nothing the other scenarios do not pin.
     @Test func theThousandDeviceFleetPasses() throws {
-        let result = try Self.run { $0.tags.contains("slow") }
+        let result = try Self.run(filter: { $0.tags.contains("slow") }, viaGateway: false)
         #expect(result.outcomes.count >= 1)
         #expect(result.failed == 0 && result.skipped == 0, "\(Self.report(result))")
     }
