@@ -38,8 +38,6 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
         var origin: Origin
         var bytes: [UInt8]
         var isHead: Bool
-        /// Safe to send again when a connection dies before answering (not a POST).
-        var isIdempotent: Bool
         var completion: @Sendable (TransportResult) -> Void
         var retried = false
     }
@@ -85,8 +83,7 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
         }
         let pending = Pending(
             origin: Origin(host: target.host, port: target.port), bytes: Self.serialize(request, target),
-            isHead: request.method == "HEAD", isIdempotent: request.method != "POST" && request.method != "PATCH",
-            completion: completion)
+            isHead: request.method == "HEAD", completion: completion)
         incoming.withLock { $0.append(pending) }
     }
 
@@ -198,7 +195,7 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
             case .success(.wouldBlock):
                 return
             case .success(.endOfFile):
-                fail(connection, TransportError("the connection closed while sending"))
+                fail(connection, TransportError("the connection closed while sending"), retry: .none)
                 return
             case .failure(let error):
                 fail(connection, TransportError("\(error)"))
@@ -228,7 +225,7 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
         }
         let now = Self.monotonicMilliseconds()
         for connection in polled where !connection.inFlight.isEmpty && connection.deadline <= now {
-            fail(connection, TransportError("no answer within \(options.requestTimeoutSeconds) s"), retry: false)
+            fail(connection, TransportError("no answer within \(options.requestTimeoutSeconds) s"), retry: .none)
         }
     }
 
@@ -257,12 +254,12 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
             case .needMore:
                 return
             case .invalid(let reason):
-                fail(connection, TransportError(reason), retry: false)
+                fail(connection, TransportError(reason), retry: .none)
                 return
             case .complete(let response, let keepAlive):
                 complete(connection, response, keepAlive: keepAlive)
                 if !keepAlive {
-                    fail(connection, TransportError("the server closed the connection"))
+                    fail(connection, TransportError("the server closed the connection"), retry: .all)
                     return
                 }
             }
@@ -277,9 +274,20 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
         pending.completion(.success(response))
     }
 
-    /// Closes the connection. Its unanswered requests go again once on a fresh connection when
-    /// that is safe (idempotent, nothing of their answer arrived); the rest fail.
-    private func fail(_ connection: Connection, _ error: TransportError, retry: Bool = true) {
+    /// How much of a dead connection's pipeline goes again on a fresh one.
+    enum Retry {
+        /// Nothing: the server stalled or answered garbage.
+        case none
+        /// The requests behind the first unanswered one: an HTTP/1.1 server handles a pipeline
+        /// in order, so when it drops the first (the `reset` fault) it never read the rest. The
+        /// first one fails: the SDK must see that fault, as its device would.
+        case behindFirst
+        /// All of them: the server answered `Connection: close` and read none of them.
+        case all
+    }
+
+    /// Closes the connection and fails or re-queues (once) its unanswered requests.
+    private func fail(_ connection: Connection, _ error: TransportError, retry: Retry = .behindFirst) {
         Posix.close(connection.fd)
         connections[connection.origin]?.removeAll { $0 === connection }
         let unanswered = connection.inFlight
@@ -289,8 +297,13 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
         connection.reader.reset()
         var again: [Pending] = []
         for (i, var pending) in unanswered.enumerated() {
-            let sawAnswer = i == 0 && partial
-            if retry && pending.isIdempotent && !pending.retried && !sawAnswer {
+            let resend: Bool
+            switch retry {
+            case .none: resend = false
+            case .behindFirst: resend = i > 0
+            case .all: resend = !(i == 0 && partial)
+            }
+            if resend && !pending.retried {
                 pending.retried = true
                 again.append(pending)
             } else {

@@ -145,4 +145,42 @@ import Glibc
         ingest = world.admin.call("GET", "/admin/projects/demo/ingest").json["ingest"]
         #expect(ingest?["analytics"] == 5)
     }
+
+    @Test func faultsReachOnlyTheCheckTheyHitAndWrongTypesKeepTheSavedParts() throws {
+        let world = try World()
+        _ = world.admin.call("POST", "/admin/projects/demo/rules", ["type": "required_update", "below": "2.4.0"])
+        world.create("phone")
+        world.send("launch", "phone")
+        world.advance(to: 10)
+        #expect(world.admin.call("POST", "/admin/projects/demo/faults", ["kind": "reset", "count": 1]).status < 300)
+        world.send("refresh", "phone")
+        var state = world.state("phone")
+        #expect(state["last_success"] == world.at(0), "the reset check failed")
+        #expect(state["checks"] == 2)
+        world.send("refresh", "phone")
+        #expect(world.state("phone")["last_success"] == world.at(10))
+        #expect(world.admin.call("POST", "/admin/projects/demo/faults", ["kind": "wrong_types", "count": 1]).status < 300)
+        world.advance(to: 20)
+        world.send("refresh", "phone")
+        state = world.state("phone")
+        #expect(state["screen"] == "required_update")
+        #expect(state["etag"] == .null)
+        world.send("refresh", "phone")
+        #expect(world.state("phone")["etag"] != .null)
+    }
+
+    @Test func fiftyDevicesPollingTogetherShareAFewPipelinedConnections() throws {
+        let world = try World()
+        _ = world.admin.call("POST", "/admin/projects/demo/rules", [
+            "type": "maintenance", "starts_at": world.at(7200), "ends_at": world.at(9000),
+        ])  // a change: answers live 60 s
+        for n in 0..<50 { world.create("d\(n)", offset: Double(n % 3)) }
+        for n in 0..<50 { world.send("launch", "d\(n)") }
+        world.advance(to: 600)
+        var total = 0
+        for n in 0..<50 { total += world.state("d\(n)")["checks"]?.intValue ?? 0 }
+        #expect(total == 50 * 11)
+        let journal = world.admin.call("GET", "/admin/requests?project=demo&limit=1000").json["requests"]?.arrayValue ?? []
+        #expect(journal.count >= 500)
+    }
 }
