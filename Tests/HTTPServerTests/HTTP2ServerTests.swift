@@ -20,6 +20,9 @@ final class H2TestResponder: Responder, @unchecked Sendable {
         case "/big":
             let body = Array(String(repeating: #"{"rule":"r1","below":"2.4.0"},"#, count: 200).utf8)
             reply(.response(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: body)))
+        case "/huge":
+            reply(.response(HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"],
+                                         body: H2TestResponder.hugeBody)))
         case "/reset":
             reply(.close)
         default:
@@ -33,6 +36,15 @@ final class H2TestResponder: Responder, @unchecked Sendable {
             }
         }
     }
+
+    /// 1.5 MiB with a byte pattern that shows any misplaced frame: beyond every initial window.
+    static let hugeBody: [UInt8] = {
+        var bytes = [UInt8](repeating: 0, count: 3 << 19)
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            for i in 0..<buffer.count { buffer[i] = UInt8(truncatingIfNeeded: i % 251) }
+        }
+        return bytes
+    }()
 
     /// Waits (10 s at most, a failure guard) until `count` requests are held.
     func waitUntilHeld(_ count: Int) -> Bool {
@@ -175,6 +187,16 @@ func curl(_ arguments: [String]) throws -> String {
             #expect(client.responses[id]?.status == 200)
             #expect(client.responses[id]?.body == body, "stream \(id)")
         }
+        await server.stop()
+    }
+
+    @Test func responsesLargerThanEveryFlowControlWindowArriveWhole() async throws {
+        let client = try H2SocketClient(port: port)
+        let big = try client.session.submit(HTTPRequest(method: "GET", target: "/huge"))
+        let small = try client.session.submit(HTTPRequest(method: "GET", target: "/hello"))
+        try client.run { client.responses.count == 2 }
+        #expect(client.responses[big]?.body == H2TestResponder.hugeBody)
+        #expect(client.responses[small]?.status == 200)
         await server.stop()
     }
 
