@@ -47,8 +47,12 @@ public final class RemoteEnvironment: ScenarioEnvironment {
 
 /// Device storage lives in a temporary folder per run, removed afterwards.
 enum StorageFolder {
+    /// Under /dev/shm when the machine has it (memory, not disk: a 1,000-device fleet writes
+    /// thousands of small files), else the temporary directory.
     static func make() -> String {
-        let base = FileManager.default.temporaryDirectory.path + "/lerix-scenarios-\(ProcessInfo.processInfo.processIdentifier)-\(counter.next())"
+        let fm = FileManager.default
+        let root = fm.isWritableFile(atPath: "/dev/shm") ? "/dev/shm" : fm.temporaryDirectory.path
+        let base = root + "/lerix-scenarios-\(ProcessInfo.processInfo.processIdentifier)-\(counter.next())"
         try? FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         return base
     }
