@@ -63,9 +63,9 @@ def fanout(server, gateway, n, known, advance):
             gateway_done = time.monotonic() - start
             break
         time.sleep(0.005)
-    # Results reach the record in batches (at most ~100 ms apart): give the last one that long
+    # Results reach the record in batches (at most ~200 ms apart): give the last one that long
     # before the first (expensive: it lists every token's result) look at the record.
-    time.sleep(0.15)
+    time.sleep(0.25)
     record = None
     done = None
     while time.monotonic() - start < 180:

@@ -57,7 +57,8 @@ final class GatewayClient: @unchecked Sendable {
     /// Takes a push's tokens; those beyond the backlog bound fail at once, with the reason.
     func enqueue(pushID: Int, destination: String, tokens: [String], completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
         queue.async { [self] in
-            let job = PushJob(pushID: pushID, destination: destination, tokenCount: tokens.count, completion: completion)
+            let job = PushJob(pushID: pushID, destination: destination, tokenCount: tokens.count,
+                              maxBatch: configuration.resultBatchSize, completion: completion)
             let room = stopped ? 0 : max(0, configuration.maxOutstandingTokens - work.count)
             var ids: [Int] = []
             ids.reserveCapacity(min(room, tokens.count))
@@ -109,7 +110,7 @@ final class GatewayClient: @unchecked Sendable {
                     connectTimeoutNanoseconds: UInt64(configuration.connectTimeoutMilliseconds) * 1_000_000,
                     requestTimeoutNanoseconds: UInt64(configuration.requestTimeoutMilliseconds) * 1_000_000,
                     readBuffer: readBuffer
-                ) { [unowned self] event in handle(event, on: id) }
+                ) { [weak self] event in self?.handle(event, on: id) }
                 connections[id] = connection
                 connection.start()
             case .send(let requestID, let connectionID):

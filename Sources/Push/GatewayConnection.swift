@@ -48,7 +48,8 @@ final class GatewayConnection: @unchecked Sendable {
     private var writeSource: DispatchSourceWrite?
     private var writeResumed = false
     private var timer: DispatchSourceTimer?
-    private var liveSources = 0
+    /// Closes the descriptor once every Dispatch source on it has been cancelled.
+    private var closer: DescriptorCloser?
     private var output: [UInt8] = []
     private var outputOffset = 0
     private var streams: [Int32: Int] = [:]
@@ -91,6 +92,8 @@ final class GatewayConnection: @unchecked Sendable {
             return
         }
         fd = opened.fd
+        let closer = DescriptorCloser(fd: opened.fd)
+        self.closer = closer
         connectDeadline = DispatchTime.now().uptimeNanoseconds &+ connectTimeoutNanoseconds
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [weak self] in self?.timerFired() }
@@ -98,9 +101,9 @@ final class GatewayConnection: @unchecked Sendable {
         timer.resume()
         let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
         write.setEventHandler { [weak self] in self?.writable() }
-        write.setCancelHandler { [weak self] in self?.sourceCancelled() }
+        closer.sources += 1
+        write.setCancelHandler { closer.sourceCancelled() }
         writeSource = write
-        liveSources += 1
         writeResumed = true
         write.resume()
         armTimer()
@@ -167,9 +170,11 @@ final class GatewayConnection: @unchecked Sendable {
         lastReadAt = DispatchTime.now().uptimeNanoseconds
         let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         read.setEventHandler { [weak self] in self?.readable() }
-        read.setCancelHandler { [weak self] in self?.sourceCancelled() }
+        if let closer {
+            closer.sources += 1
+            read.setCancelHandler { closer.sourceCancelled() }
+        }
         readSource = read
-        liveSources += 1
         read.resume()
         flush()
         armTimer()
@@ -329,18 +334,22 @@ final class GatewayConnection: @unchecked Sendable {
         readSource?.cancel()
         writeSource = nil
         readSource = nil
-        if liveSources == 0 && fd >= 0 {
-            Posix.close(fd)
-            fd = -1
-        }
+        closer?.released()
+        closer = nil
+        fd = -1
     }
 
-    private func sourceCancelled() {
-        liveSources -= 1
-        if liveSources == 0 && fd >= 0 {
-            Posix.close(fd)
-            fd = -1
+    /// A connection dropped without `close` (its client went away) still releases its
+    /// sources and descriptor.
+    deinit {
+        guard phase != .closed else { return }
+        timer?.cancel()
+        if let writeSource {
+            if !writeResumed { writeSource.resume() }
+            writeSource.cancel()
         }
+        readSource?.cancel()
+        if let closer { queue.async { closer.released() } }
     }
 
     static func describe(_ error: any Error) -> String {
@@ -380,5 +389,34 @@ struct SettingsWatch {
             needed = 9 + (Int(header[0]) << 16 | Int(header[1]) << 8 | Int(header[2]))
         }
         seen += bytes.count
+    }
+}
+
+/// Owns a socket descriptor shared by Dispatch sources: it is closed only after the last
+/// source's cancel handler ran (closing earlier could hand the number to a new socket while a
+/// source still watches it). Touched on the owning queue only.
+final class DescriptorCloser: @unchecked Sendable {
+    let fd: Int32
+    var sources = 0
+    private var ownerReleased = false
+    private var closed = false
+
+    init(fd: Int32) { self.fd = fd }
+
+    func sourceCancelled() {
+        sources -= 1
+        closeIfDone()
+    }
+
+    /// The connection let go of the descriptor (after cancelling its sources).
+    func released() {
+        ownerReleased = true
+        closeIfDone()
+    }
+
+    private func closeIfDone() {
+        guard ownerReleased, sources == 0, !closed else { return }
+        closed = true
+        Posix.close(fd)
     }
 }

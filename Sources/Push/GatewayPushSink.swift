@@ -36,7 +36,7 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
         /// Results reported to MockServer per batch, and the longest a result waits for one.
         /// Large, because MockServer applies each batch to the whole push record.
         public var resultBatchSize: Int = 16_384
-        public var resultFlushMilliseconds: Int = 100
+        public var resultFlushMilliseconds: Int = 200
 
         public init(apnsGateway: GatewayURL? = nil, fcmGateway: GatewayURL? = nil) {
             self.apnsGateway = apnsGateway
@@ -128,6 +128,8 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
         apns?.shutdown()
         fcm?.shutdown()
     }
+
+    deinit { shutdown() }
 
     /// Counters per provider (blocks briefly on the clients' queues; not for hot paths).
     public func statistics(_ provider: PushProvider) -> ProviderStatistics? {

@@ -11,10 +11,15 @@ final class PushJob: @unchecked Sendable {
     let destination: String
     let completion: @Sendable ([TokenDelivery]) -> Void
     private(set) var remaining: Int
+    /// An eighth of the push (at least 1024, at most the configured batch): a large fan-out
+    /// reports in about eight batches however fast it goes.
+    let batchSize: Int
     private var buffer: [TokenDelivery] = []
     private var flushScheduled = false
 
-    init(pushID: Int, destination: String, tokenCount: Int, completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
+    init(pushID: Int, destination: String, tokenCount: Int, maxBatch: Int,
+         completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
+        self.batchSize = min(max(1, maxBatch), max(1024, tokenCount / 8))
         self.pushID = pushID
         self.destination = destination
         self.remaining = tokenCount
@@ -24,7 +29,7 @@ final class PushJob: @unchecked Sendable {
     func record(_ token: String, _ outcome: TokenOutcome, client: GatewayClient) {
         remaining -= 1
         buffer.append(TokenDelivery(token: token, result: outcome.deliveryResult))
-        if buffer.count >= client.configuration.resultBatchSize || remaining == 0 {
+        if buffer.count >= batchSize || remaining == 0 {
             flush(on: client.resultsQueue)
         } else if !flushScheduled {
             flushScheduled = true
