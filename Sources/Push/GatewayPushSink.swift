@@ -17,7 +17,7 @@ import Sockets
 /// ```swift
 /// let sink = try GatewayPushSink(configuration: .init(apnsGateway: "http://127.0.0.1:9443",
 ///                                                     fcmGateway: "http://127.0.0.1:9443"))
-/// let server = MockServer(options: MockServerOptions(pushSink: sink))
+/// let app = try MockServer(options: MockServerOptions(pushSink: sink))
 /// ```
 public final class GatewayPushSink: PushSink, @unchecked Sendable {
     /// Where the gateways are and how hard to try. Every field has a default.
