@@ -55,7 +55,7 @@ public final class PushGateway: Responder, Sendable {
     /// - Parameters:
     ///   - scheduler: the time deliveries are stamped with, and the clock delayed answers wait on.
     ///   - maxRecordedDeliveries: how many of the latest deliveries `GET /deliveries` keeps.
-    public init(scheduler: any Scheduler, maxRecordedDeliveries: Int = 1_000_000) {
+    public init(scheduler: any Scheduler, maxRecordedDeliveries: Int = 200_000) {
         self.scheduler = scheduler
         self.state = Mutex(State(log: DeliveryLog(capacity: maxRecordedDeliveries)))
     }

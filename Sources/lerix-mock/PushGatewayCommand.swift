@@ -19,7 +19,7 @@ enum PushGatewayCommand: CLICommand {
         options:
           --host HOST              address to listen on (default 127.0.0.1)
           --port N                 port (default 8081; 0 picks a free port)
-          --max-recorded N         deliveries kept for GET /deliveries (default 1000000; the oldest go first)
+          --max-recorded N         deliveries kept for GET /deliveries (default 200000; the oldest go first)
           --quiet                  no per-request log lines
         """
 
@@ -38,7 +38,7 @@ enum PushGatewayCommand: CLICommand {
                 throw ArgumentParser.Failure(description: "--port needs a number from 0 to 65535, not '\(portText)'")
             }
             port = p
-            let maxText = parsed.value("--max-recorded") ?? "1000000"
+            let maxText = parsed.value("--max-recorded") ?? "200000"
             guard let m = Int(maxText), m >= 1 else {
                 throw ArgumentParser.Failure(description: "--max-recorded needs a whole number of at least 1, not '\(maxText)'")
             }

@@ -217,6 +217,25 @@ import Testing
         }
     }
 
+    @Test func aGatewayDyingMidFanOutIsRetriedAndRecordedWithoutHanging() throws {
+        let harness = try Harness()
+        harness.gateway.setDelay(milliseconds: 10_000)
+        let sink = try harness.sink()
+        defer { sink.shutdown() }
+        let targets = (0..<20).map { PushTarget(token: Self.hexToken($0), platform: .ios) }
+        let collector = Collector(expected: targets.count)
+        sink.deliver(push(targets), completion: collector.completion)
+        for _ in 0..<5000 where harness.gateway.maxInFlight < 20 { usleep(1000) }
+        #expect(harness.gateway.maxInFlight == 20)
+        harness.stop()
+        let results = try #require(collector.wait())
+        for (_, result) in results {
+            guard case .failed(let reason) = result else { Issue.record("\(result)"); continue }
+            #expect(reason.contains("gave up after 3 attempts"), "\(reason)")
+        }
+        #expect((sink.statistics(.apns)?.retries ?? 0) >= 20)
+    }
+
     @Test func tokensBeyondTheBacklogBoundFailAtOnce() throws {
         let harness = try Harness()
         defer { harness.stop() }
