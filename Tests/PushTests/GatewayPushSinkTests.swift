@@ -99,10 +99,11 @@ import Testing
     }
 
     @Test func aGatewayThatIsDownIsRecordedAsFailedWithTheReason() throws {
-        // A port nothing listens on: start a server, note its port, stop it.
-        let gone = try Harness()
-        let url = gone.url
-        gone.stop()
+        // A port bound but never listened on: connects are refused, and no other process can
+        // take the port while the test runs.
+        let closed = try #require(BoundPort())
+        defer { closed.close() }
+        let url = GatewayURL(host: "127.0.0.1", port: closed.port)
         var configuration = GatewayPushSink.Configuration(apnsGateway: url, fcmGateway: nil)
         configuration.retry = RetryPolicy(maxAttempts: 2, initialBackoffMilliseconds: 5)
         let sink = try GatewayPushSink(configuration: configuration)
@@ -151,7 +152,7 @@ import Testing
         sink.deliver(push([PushTarget(token: Self.hexToken(1), platform: .ios)]), completion: collector.completion)
         // The retry waits on the (manual) retry clock for exactly Retry-After.
         let due = retryClock.now.adding(seconds: 7)
-        for _ in 0..<3000 where retryClock.nextDeadline == nil { usleep(1000) }
+        for _ in 0..<20_000 where retryClock.nextDeadline == nil { usleep(1000) }
         #expect(retryClock.nextDeadline == due)
         #expect(harness.gateway.deliveredCount == 0)
         retryClock.advance(to: due)
@@ -225,7 +226,7 @@ import Testing
         let targets = (0..<20).map { PushTarget(token: Self.hexToken($0), platform: .ios) }
         let collector = Collector(expected: targets.count)
         sink.deliver(push(targets), completion: collector.completion)
-        for _ in 0..<5000 where harness.gateway.maxInFlight < 20 { usleep(1000) }
+        for _ in 0..<20_000 where harness.gateway.maxInFlight < 20 { usleep(1000) }
         #expect(harness.gateway.maxInFlight == 20)
         harness.stop()
         let results = try #require(collector.wait())
@@ -274,4 +275,30 @@ import Testing
             _ = try GatewayPushSink.Configuration(apnsGateway: "https://api.push.apple.com", fcmGateway: nil)
         }
     }
+}
+
+/// A loopback TCP socket bound to a free port and never listened on.
+struct BoundPort {
+    let fd: Int32
+    let port: Int
+
+    init?() {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else { Glibc.close(fd); return nil }
+        self.fd = fd
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() { Glibc.close(fd) }
 }

@@ -62,7 +62,7 @@ import TestSupport
         let rule = #"{"type":"required_update","platforms":["ios","android"],"below":"2.0.0","store_url":"https://example.com","message":"update"}"#
         #expect(try post(client, "/admin/projects/demo/rules", rule).status == 201)
         var push: JSON = .null
-        for _ in 0..<500 {
+        for _ in 0..<3000 {
             push = json(try client.send(HTTPRequest(method: "GET", target: "/admin/projects/demo/pushes")))["pushes"]?
                 .arrayValue?.last ?? .null
             if push["pending"]?.intValue == 0 { break }
