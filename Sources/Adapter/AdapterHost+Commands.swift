@@ -151,7 +151,10 @@ extension AdapterHost {
         while let (instant, due) = timeline.popEarliest(notAfter: target) {
             timeMoved(to: instant)
             drainPushes()
-            for entry in due { entry.work() }
+            for (n, entry) in due.enumerated() {
+                entry.work()
+                if n % 16 == 15 { network.startSending() }
+            }
             network.runUntilIdle()
             drainPushes()
         }

@@ -9,6 +9,14 @@ public protocol AdapterNetwork: Transport, AnyObject {
     /// Returns once every request sent so far, and every request their completions sent, has
     /// completed. Completions may run on the calling thread inside this call.
     func runUntilIdle()
+
+    /// Starts writing what was sent so far without waiting for answers, so the server works
+    /// while the host is still firing timers. Optional: the default does nothing.
+    func startSending()
+}
+
+extension AdapterNetwork {
+    public func startSending() {}
 }
 
 /// Any ``Transport`` as an ``AdapterNetwork``: counts requests in flight and waits on a

@@ -87,6 +87,18 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
         incoming.withLock { $0.append(pending) }
     }
 
+    public func startSending() {
+        let arrived = incoming.withLock { list -> [Pending] in
+            let taken = list
+            list.removeAll()
+            return taken
+        }
+        guard !arrived.isEmpty else { return }
+        if !connections.values.contains(where: { $0.contains { !$0.inFlight.isEmpty } }) { dropClosedIdleConnections() }
+        for pending in arrived { waiting[pending.origin, default: []].append(pending) }
+        assignWaiting()
+    }
+
     public func runUntilIdle() {
         var checkedIdle = false
         while true {

@@ -26,6 +26,8 @@ public final class VirtualTimeline: Sendable {
     private struct State {
         var now: Instant
         var heap: [Entry] = []
+        /// Cancelled entries still in the heap; past half of it, the heap is rebuilt without them.
+        var cancelledCount = 0
         var nextSequence: UInt64 = 0
     }
 
@@ -46,6 +48,9 @@ public final class VirtualTimeline: Sendable {
         }
     }
 
+    /// Entries in the heap, cancelled ones included (for tests of the compaction).
+    var heapCount: Int { state.withLock { $0.heap.count } }
+
     /// Runs `work` when true time reaches `deadline`.
     func schedule(at deadline: Instant, _ work: @escaping @Sendable () -> Void) -> TimerToken {
         let token = TimerToken()
@@ -58,7 +63,19 @@ public final class VirtualTimeline: Sendable {
     }
 
     func cancel(_ token: TimerToken) {
-        state.withLock { _ in token.cancelled = true }
+        state.withLock { s in
+            guard !token.cancelled else { return }
+            token.cancelled = true
+            s.cancelledCount += 1
+            if s.cancelledCount > 64 && s.cancelledCount * 2 > s.heap.count {
+                // Far-future timers cancelled early would otherwise sit in the heap until their time.
+                let live = s.heap.filter { !$0.token.cancelled }
+                s.heap = []
+                s.heap.reserveCapacity(live.count)
+                for entry in live { Self.push(entry, into: &s.heap) }
+                s.cancelledCount = 0
+            }
+        }
     }
 
     /// Sets true time without firing anything (the caller fires what is due first).
@@ -76,7 +93,12 @@ public final class VirtualTimeline: Sendable {
             var due: [Entry] = []
             while let top = s.heap.first, top.deadline == deadline {
                 let entry = Self.pop(&s.heap)
-                if !entry.token.cancelled { due.append(entry) }
+                if entry.token.cancelled {
+                    s.cancelledCount -= 1
+                } else {
+                    entry.token.cancelled = true  // fired: a late cancel is a no-op
+                    due.append(entry)
+                }
             }
             if deadline > s.now { s.now = deadline }
             return (deadline, due)
@@ -86,6 +108,7 @@ public final class VirtualTimeline: Sendable {
     private static func dropCancelled(_ s: inout State) {
         while let top = s.heap.first, top.token.cancelled {
             _ = pop(&s.heap)
+            s.cancelledCount -= 1
         }
     }
 

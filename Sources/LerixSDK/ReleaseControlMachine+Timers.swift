@@ -20,13 +20,16 @@ extension ReleaseControlMachine {
     /// Sets the one timer to the earliest moment something changes: the next poll, a window's
     /// start or end, a switch's end, a deadline, the optional update's expiry.
     mutating func scheduleWakeUp(now: Instant, into actions: inout [Action]) {
+        // A check in flight reschedules when it completes; doing it now too would only churn
+        // the timer (set to a far boundary, then cancelled a moment later).
+        if checkInFlight && isRunning { return }
         var next: Instant?
         func consider(_ instant: Instant) {
             guard instant > now else { return }
             if next.map({ instant < $0 }) ?? true { next = instant }
         }
         if isRunning {
-            if isPolling && isOnline && !checkInFlight { consider(nextPoll(now: now)) }
+            if isPolling && isOnline { consider(nextPoll(now: now)) }
             for window in saved.maintenance where configuration.enabled {
                 consider(saved.deviceTime(atServerTime: window.startsAt))
                 consider(saved.deviceTime(atServerTime: window.effectiveEnd))
