@@ -3,12 +3,15 @@
 # one push through `--apns-gateway/--fcm-gateway` to a `lerix-mock push-gateway`, over h2c.
 #
 # Reports tokens/s from the blocking change until GET /admin/projects/demo/pushes shows
-# pending 0, against a baseline measured in the same run: h2load's raw request rate for the
-# same APNs request against the same gateway (4 connections x 100 streams). The ratio says how
-# close the sink gets to what the gateway itself can take. Then a second fan-out runs while wrk
-# loads the check endpoint: its p99 then, next to its p99 with no fan-out.
+# pending 0 (median of BENCH_ROUNDS fan-outs, reset to the seed between them), against a
+# baseline measured in the same run: h2load's raw request rate for the same APNs request against
+# the same gateway (4 connections x 100 streams). The ratio says how close the sink gets to what
+# the gateway itself can take. Then one more fan-out runs while wrk loads the check endpoint: its
+# p99 then, next to its p99 with no fan-out. CPU seconds per fan-out and the load average are
+# printed too: wall-clock rates on a shared machine move with the load.
 # Goal: >= 100k tokens/s; must: >= 50k tokens/s.
-# Env: BENCH_TOKENS (100000), BENCH_SECONDS (wrk window, 4), LERIX_BIN (.build/release/lerix-mock).
+# Env: BENCH_TOKENS (100000), BENCH_ROUNDS (fan-outs alone, 3), BENCH_SECONDS (wrk window, 4),
+# LERIX_BIN (.build/release/lerix-mock).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -64,7 +67,7 @@ BASE_OK=$(awk '/^status codes:/ { print $3 }' <<<"$H2LOAD")
 [ "${BASE_OK:-0}" = "$N" ] || { echo "h2load: not every request was accepted:"; echo "$H2LOAD"; exit 1; }
 curl -sf -X DELETE "$GATEWAY/deliveries" >/dev/null
 
-# --- the server: manual clock, so a second push within 60 s is sent by advancing the clock
+# --- the server: manual clock, so each round can step past the 60 s push throttle
 "$BIN" serve --quiet --port 0 --clock manual --config "$WORK/config.json" \
     --apns-gateway "$GATEWAY" --fcm-gateway "$GATEWAY" >"$WORK/server.out" 2>"$WORK/server.err" &
 SERVER_PID=$!
@@ -80,38 +83,46 @@ p99_ms() { awk '$1 == "99%" { v = $2; if (v ~ /us$/) { sub(/us$/, "", v); v /= 1
 
 echo "$N tokens; gateway :$GATEWAY_PORT (pid $GATEWAY_PID), server :$SERVER_PORT (pid $SERVER_PID); server RSS $(rss_kb $SERVER_PID) kB"
 
-# --- fan-out 1: alone
+# --- fan-outs alone: BENCH_ROUNDS of them (the first at once, later ones by moving the manual
+# clock past the throttle window); the median is the headline, wall-clock rates being noisy.
+ROUNDS=${BENCH_ROUNDS:-3}
 S0=$(cpu_s $SERVER_PID); G0=$(cpu_s $GATEWAY_PID)
-RUN1=$(python3 "$HELPER" fanout "$SERVER" "$GATEWAY" "$N" 0 now) || { echo "fan-out failed: $RUN1"; diagnose; exit 1; }
+RATES=()
+for round in $(seq "$ROUNDS"); do
+    mode=advance; [ "$round" = 1 ] && mode=now
+    RUN=$(python3 "$HELPER" fanout "$SERVER" "$GATEWAY" "$N" $((round - 1)) $mode) || { echo "fan-out failed: $RUN"; diagnose; exit 1; }
+    echo "fan-out alone, round $round: $RUN"
+    [ "$(field delivered <<<"$RUN")" = "$N" ] || { echo "not every token was delivered"; exit 1; }
+    RATES+=("$(awk -v n="$N" -v t="$(field done_s <<<"$RUN")" 'BEGIN { printf "%.0f", n / t }')")
+done
 S1=$(cpu_s $SERVER_PID); G1=$(cpu_s $GATEWAY_PID)
-echo "fan-out alone: $RUN1"
-[ "$(field delivered <<<"$RUN1")" = "$N" ] || { echo "not every token was delivered"; exit 1; }
+RATE1=$(printf '%s\n' "${RATES[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+BEST1=$(printf '%s\n' "${RATES[@]}" | sort -n | tail -1)
 
 # --- check endpoint p99: idle, then during fan-out 2
 IDLE_P99=$(wrk -t1 -c10 -d"${SECS}s" --latency "$SERVER$CHECK" | p99_ms)
 wrk -t1 -c10 -d"${SECS}s" --latency "$SERVER$CHECK" >"$WORK/wrk.out" &
 WRK_PID=$!
 sleep 0.3
-RUN2=$(python3 "$HELPER" fanout "$SERVER" "$GATEWAY" "$N" 1 advance) || { echo "fan-out failed: $RUN2"; diagnose; exit 1; }
+RUN2=$(python3 "$HELPER" fanout "$SERVER" "$GATEWAY" "$N" "$ROUNDS" advance) || { echo "fan-out failed: $RUN2"; diagnose; exit 1; }
 wait $WRK_PID
 LOAD_P99=$(p99_ms <"$WORK/wrk.out")
 LOAD_RPS=$(awk '/^Requests\/sec:/ { print $2 }' "$WORK/wrk.out")
 echo "fan-out under check load: $RUN2"
 [ "$(field delivered <<<"$RUN2")" = "$N" ] || { echo "not every token was delivered under load"; exit 1; }
 
-DONE1=$(field done_s <<<"$RUN1"); DONE2=$(field done_s <<<"$RUN2")
-RATE1=$(awk -v n="$N" -v t="$DONE1" 'BEGIN { printf "%.0f", n / t }')
+DONE2=$(field done_s <<<"$RUN2")
 RATE2=$(awk -v n="$N" -v t="$DONE2" 'BEGIN { printf "%.0f", n / t }')
 RATIO=$(awk -v a="$RATE1" -v b="$BASE_RPS" 'BEGIN { printf "%.2f", a / b }')
 echo
 printf '%-44s %12s\n' "baseline: h2load raw APNs requests/s" "$(printf '%.0f' "$BASE_RPS")"
-printf '%-44s %12s  (%sx baseline; goal 100000, must 50000)\n' "fan-out tokens/s (change -> pending 0)" "$RATE1" "$RATIO"
+printf '%-44s %12s  (%sx baseline; best of %s: %s; goal 100000, must 50000)\n' "fan-out tokens/s (change -> pending 0), median" "$RATE1" "$RATIO" "$ROUNDS" "$BEST1"
 printf '%-44s %12s  (wrk %s req/s on the check meanwhile)\n' "fan-out tokens/s under check load" "$RATE2" "$LOAD_RPS"
 printf '%-44s %9s ms\n' "check p99, no fan-out (wrk -c10, ${SECS}s)" "$IDLE_P99"
 printf '%-44s %9s ms  (fan-out took %.2fs of the %ss window)\n' "check p99 during fan-out" "$LOAD_P99" "$DONE2" "$SECS"
 SCPU=$(awk -v a="$S0" -v b="$S1" 'BEGIN { printf "%.2f", b - a }')
 GCPU=$(awk -v a="$G0" -v b="$G1" 'BEGIN { printf "%.2f", b - a }')
-printf '%-44s %9s s server (the sink, the push record, the listings), %s s gateway\n' "CPU for fan-out 1" "$SCPU" "$GCPU"
+printf '%-44s %9s s server (the sink, the push record, the listings), %s s gateway\n' "CPU per fan-out alone" "$(awk -v c="$SCPU" -v r="$ROUNDS" 'BEGIN { printf "%.2f", c / r }')" "$(awk -v c="$GCPU" -v r="$ROUNDS" 'BEGIN { printf "%.2f", c / r }')"
 echo "(load average now: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores; the rates above are wall-clock and move with it)"
 echo "server RSS after: $(rss_kb $SERVER_PID) kB; gateway RSS: $(rss_kb $GATEWAY_PID) kB"
 # The verdict is printed, not the exit status: wall-clock rates move with the machine's load,

@@ -4,9 +4,9 @@ the fan-out until the push record shows no pending token.
 
   push-fanout.py config FILE N            write a --config with N tokens (60% ios/macos, 40% android)
   push-fanout.py fanout SERVER GATEWAY N KNOWN now|advance
-                                          one blocking change (`advance`: then move the manual clock
-                                          past the throttle window), then poll until the newest of
-                                          KNOWN+1 pushes has no pending token; prints the timings
+                                          one blocking change (`advance`: first reset to the seed and
+                                          move the manual clock past the throttle window), then poll
+                                          until the newest push has no pending token; prints timings
 """
 import json, re, sys, time, urllib.request
 
@@ -32,27 +32,33 @@ SUMMARY = re.compile(rb'"id":\s*(\d+),\s*"sent_at":\s*"[^"]*",\s*"changes":\s*\[
                      rb'\s*"delivered":\s*(\d+),\s*"failed":\s*(\d+),\s*"pending":\s*(\d+)')
 
 def summary(server, push_id):
-    """The counts of one push, read from the listing without parsing every token's result."""
+    """The counts of one push, read from the listing without parsing every token's result, and
+    when the answer's head arrived (the server had read its state before it started writing)."""
     with urllib.request.urlopen(server + "/admin/projects/demo/pushes", timeout=60) as r:
+        answered = time.monotonic()
         raw = r.read()
     for m in SUMMARY.finditer(raw):
         if int(m.group(1)) == push_id:
             tokens = sum(int(v.split(b":")[1]) for v in m.group(2).split(b",") if v.strip())
             return {"tokens": tokens, "delivered": int(m.group(3)), "failed": int(m.group(4)),
-                    "pending": int(m.group(5))}
-    return None
+                    "pending": int(m.group(5))}, answered
+    return None, answered
 
 def fanout(server, gateway, n, known, advance):
-    """`known` pushes exist already; `advance` when this change falls in the throttle window."""
+    """`known` pushes exist already; `advance` resets first (then none do)."""
+    if advance:
+        # Back to the seed (one push listed at a time, every token registered again), and past
+        # any throttle window, so this change's push goes at once like the first one.
+        call("POST", server + "/admin/reset", {})
+        call("POST", server + "/admin/clock", {"advance_seconds": 61})
+        known = 0
     _, before = call("GET", gateway + "/stats")
     start = time.monotonic()
-    # A required update is a blocking change. The first push goes at once; a later one within
-    # 60 s is combined and sent when the (manual) clock reaches the end of the throttle window.
+    # A required update is a blocking change: its push is recorded and handed to the sink
+    # before the answer.
     call("POST", server + "/admin/projects/demo/rules",
          {"type": "required_update", "platforms": ["ios", "android", "macos"], "below": "9.%d.0" % known,
           "store_url": "https://example.com/app", "message": "please update"})
-    if advance:
-        call("POST", server + "/admin/clock", {"advance_seconds": 61})
     triggered = time.monotonic() - start
     # Cheap progress first (the gateway's counters); the push record, whose listing carries
     # every token's result, is polled only once the gateway has seen every token.
@@ -63,15 +69,15 @@ def fanout(server, gateway, n, known, advance):
             gateway_done = time.monotonic() - start
             break
         time.sleep(0.005)
-    # Results reach the record in batches (at most ~200 ms apart): give the last one that long
-    # before the first (expensive: it lists every token's result) look at the record.
-    time.sleep(0.25)
+    # The last batch of results is reported as soon as the last answer is in; give it a moment
+    # to be applied before the first (expensive: it lists every token's result) look.
+    time.sleep(0.03)
     record = None
     done = None
     while time.monotonic() - start < 180:
-        record = summary(server, known + 1)
+        record, answered = summary(server, known + 1)
         if record is not None and record["pending"] == 0:
-            done = time.monotonic() - start   # when the answer arrived: an upper bound
+            done = answered - start   # an upper bound: the server read the record before this
             break
         time.sleep(0.05)
     if done is None:
