@@ -104,6 +104,10 @@ final class GatewayClient: @unchecked Sendable {
         for action in actions {
             switch action {
             case .open(let id):
+                if stopped {
+                    perform(pool.connectionLost(id, reason: "the push sink was shut down"))
+                    continue
+                }
                 stats.connectionsOpened += 1
                 let connection = GatewayConnection(
                     id: id, queue: queue, address: address, authority: url.authority, label: label,

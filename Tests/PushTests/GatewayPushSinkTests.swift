@@ -237,6 +237,22 @@ import Testing
         #expect((sink.statistics(.apns)?.retries ?? 0) >= 20)
     }
 
+    @Test func shuttingDownFailsWhatIsLeftAndClosesEveryConnection() throws {
+        let harness = try Harness()
+        defer { harness.stop() }
+        harness.gateway.setDelay(milliseconds: 10_000)
+        let sink = try harness.sink { c in c.maxStreamsPerConnection = 4; c.maxConnections = 1 }
+        let targets = (0..<10).map { PushTarget(token: "fcm-\($0)", platform: .android) }
+        let collector = Collector(expected: targets.count)
+        sink.deliver(push(targets), completion: collector.completion)
+        for _ in 0..<20_000 where harness.gateway.maxInFlight < 4 { usleep(1000) }
+        sink.shutdown()
+        let results = try #require(collector.wait())
+        #expect(results.values.allSatisfy { $0 == .failed(reason: "the push sink was shut down") })
+        #expect(sink.statistics(.fcm)?.openConnections == 0)
+        #expect(sink.statistics(.fcm)?.connectionsOpened == 1)
+    }
+
     @Test func tokensBeyondTheBacklogBoundFailAtOnce() throws {
         let harness = try Harness()
         defer { harness.stop() }
