@@ -98,7 +98,7 @@ enum ServeCommand: CLICommand {
         do {
             let running = try start(settings)
             // Signals first: a supervisor may send SIGTERM as soon as it reads the listening line.
-            stopOnSignals(running.server, then: running.closeStore)
+            stopOnSignals(running.server, then: running.cleanUp)
             CLI.printOut("listening on http://\(display(host: settings.host)):\(running.port)")
             dispatchMain()
         } catch {
@@ -110,7 +110,8 @@ enum ServeCommand: CLICommand {
     struct Running {
         let server: HTTPServer
         let port: Int
-        let closeStore: @Sendable () -> Void
+        /// After the graceful stop: fold the state file's log in, write the last log lines.
+        let cleanUp: @Sendable () -> Void
     }
 
     static func start(_ settings: Settings) throws -> Running {
@@ -123,20 +124,22 @@ enum ServeCommand: CLICommand {
             ? .manual(ManualScheduler(now: settings.startTime ?? system.now))
             : .system(system)
         options.adminToken = settings.adminToken
-        options.log = { line in CLI.printError(line) }
+        // Log lines leave through one background writer: a stderr nobody drains must not stall the event loops.
+        let logWriter = RequestLogWriter()
+        options.log = { line in logWriter.write(line) }
         let store = try ServeWiring.store(statePath: settings.statePath, seed: options.seed)
         options.store = store.store
         options.seed = store.seed
         options.pushSink = try ServeWiring.pushSink(apns: settings.apnsGateway, fcm: settings.fcmGateway,
                                                     log: options.log)
         let app = try MockServer(options: options)
-        var log: (@Sendable (RequestLogEntry) -> Void)? = nil
-        if !settings.quiet {
-            log = { entry in CLI.printError(entry.line) }
-        }
+        let log: (@Sendable (RequestLogEntry) -> Void)? = settings.quiet ? nil : logWriter.sink
         let server = HTTPServer(configuration: .init(host: settings.host, port: settings.port), responder: app, log: log)
         let port = try server.start()
-        return Running(server: server, port: port, closeStore: store.close)
+        return Running(server: server, port: port, cleanUp: {
+            store.close()
+            logWriter.flush()
+        })
     }
 
     /// IPv6 literals need brackets in a URL.
