@@ -153,7 +153,7 @@ extension AdapterHost {
             drainPushes()
             for (n, entry) in due.enumerated() {
                 entry.work()
-                if n % 16 == 15 { network.startSending() }
+                if n % 48 == 47 { network.startSending() }
             }
             network.runUntilIdle()
             drainPushes()
