@@ -1,6 +1,7 @@
 import Adapter
 import Clock
 import JSON
+import LerixSDK
 import TestSupport
 import Testing
 #if canImport(Glibc)
@@ -182,5 +183,28 @@ import Glibc
         #expect(total == 50 * 11)
         let journal = world.admin.call("GET", "/admin/requests?project=demo&limit=1000").json["requests"]?.arrayValue ?? []
         #expect(journal.count >= 500)
+    }
+
+    @Test func theSDKsDefaultURLSessionTransportWorksAgainstTheRealServerInProcess() throws {
+        let server = try ServerProcess.start(["serve", "--port", "0", "--clock", "manual", "--start-time", Self.start, "--quiet"])
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(server.port)"
+        let admin = AdminClient(baseURL: base)
+        _ = admin.call("POST", "/admin/projects/demo/rules", ["type": "required_update", "below": "2.4.0"])
+        var options = AdapterHost.Options()
+        options.serverClockURL = base
+        let host = AdapterHost(network: TransportNetwork(URLSessionTransport(timeoutSeconds: 10)), options: options)
+        let driver = Driver(host)
+        driver.send("create", [("device", "a"), ("now", .string(Self.start)), ("config", [
+            "base_url": .string(base), "project": "demo", "platform": "macos", "app_version": "2.3.0", "build": "7",
+        ])])
+        driver.send("launch", [("device", "a")])
+        driver.advance(seconds: 120)
+        let state = driver.state("a")
+        #expect(state["screen"] == "required_update")
+        #expect(state["checks"] == 3)
+        #expect(state["not_modified"] == 2, "URLSession hands the 304 through")
+        driver.send("track", [("device", "a"), ("module", "surveys"), ("count", 2)])
+        #expect(admin.call("GET", "/admin/projects/demo/ingest").json["ingest"]?["surveys"] == 2)
     }
 }
