@@ -52,6 +52,34 @@ import Testing
         #expect(world.checkRequests.count == 2)
     }
 
+    @Test func onTheWebBackOnlineFetchesIfTheAnswerIsOlderThanItsLifetime() {
+        let world = World()
+        let web = world.sdk(world.config(platform: .web))
+        web.start()
+        world.setOnline(false, web)
+        world.advance(seconds: 100)
+        world.setOnline(true, web)
+        #expect(world.checkRequests.count == 1, "still fresh")
+        world.setOnline(false, web)
+        world.advance(seconds: 200)
+        world.setOnline(true, web)
+        #expect(world.checkRequests.count == 2)
+    }
+
+    @Test func onMobileBackOnlineFetchesOnlyWhenACheckWasMissed() {
+        let world = World()
+        let phone = world.sdk()
+        phone.start()
+        world.setOnline(false, phone)
+        world.advance(seconds: 400)
+        world.setOnline(true, phone)
+        #expect(world.checkRequests.count == 1, "nothing was due: the next foreground checks")
+        world.setOnline(false, phone)
+        phone.didReceiveSilentPush()
+        world.setOnline(true, phone)
+        #expect(world.checkRequests.count == 2, "the push that arrived offline is checked now")
+    }
+
     @Test func inForegroundPollsEvery60SecondsWhileLifetimeIs60() {
         let world = World()
         world.server.update { $0.lifetime = 60 }
