@@ -138,4 +138,9 @@ echo "(errors: lerix/nginx non-2xx/3xx or unexpected status, plus socket errors,
 echo
 echo "== $IDLE idle keep-alive connections to lerix-mock"
 python3 "$ROOT/Benchmarks/idle-connections.py" "$LERIX_PORT" "$LERIX_PID" "$IDLE" "$CHECK" || status=1
+if ! kill -0 "$LERIX_PID" 2>/dev/null; then
+    echo "lerix-mock is gone; its stderr ends with:"
+    tail -n 30 "$WORK/lerix.err"
+    status=1
+fi
 exit $status
