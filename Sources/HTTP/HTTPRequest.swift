@@ -69,15 +69,26 @@ public enum HTTPVersion: Sendable, Equatable {
     }
 }
 
-enum PercentDecoding {
+/// Percent-decoding (RFC 3986 §2.1) shared by every reader of request targets.
+public enum PercentDecoding {
     /// nil when an escape is malformed or the result is not UTF-8.
-    static func decode(_ s: String, plusIsSpace: Bool) -> String? {
+    public static func decode(_ s: String, plusIsSpace: Bool) -> String? {
+        decode(s.utf8, plusIsSpace: plusIsSpace)
+    }
+
+    /// Byte-level form, for hot paths that slice targets without making Strings first.
+    public static func decode<Bytes: Collection<UInt8>>(_ bytes: Bytes, plusIsSpace: Bool) -> String? {
         var out: [UInt8] = []
-        out.reserveCapacity(s.utf8.count)
-        var it = Array(s.utf8)[...]
-        while let b = it.popFirst() {
+        out.reserveCapacity(bytes.count)
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            let b = bytes[i]
+            i = bytes.index(after: i)
             if b == UInt8(ascii: "%") {
-                guard let h = it.popFirst(), let l = it.popFirst(), let hv = hex(h), let lv = hex(l) else { return nil }
+                guard i < bytes.endIndex, let hv = hex(bytes[i]) else { return nil }
+                i = bytes.index(after: i)
+                guard i < bytes.endIndex, let lv = hex(bytes[i]) else { return nil }
+                i = bytes.index(after: i)
                 out.append(hv << 4 | lv)
             } else if b == UInt8(ascii: "+") && plusIsSpace {
                 out.append(0x20)

@@ -227,22 +227,9 @@ public final class HTTP2ServerSession {
     }
 
     private static func makeSession() throws -> OpaquePointer {
-        var callbacks: OpaquePointer?
-        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
-            throw HTTP2Error("out of memory creating nghttp2 callbacks")
+        try NGHTTP2Session.make(role: "server", installCallbacks: installServerCallbacks) { session, callbacks, option in
+            nghttp2_session_server_new2(session, callbacks, nil, option)
         }
-        defer { nghttp2_session_callbacks_del(callbacks) }
-        installServerCallbacks(callbacks)
-        var option: OpaquePointer?
-        guard nghttp2_option_new(&option) == 0, let option else {
-            throw HTTP2Error("out of memory creating nghttp2 options")
-        }
-        defer { nghttp2_option_del(option) }
-        nghttp2_option_set_no_closed_streams(option, 1)
-        var session: OpaquePointer?
-        let rv = nghttp2_session_server_new2(&session, callbacks, nil, option)
-        guard rv == 0, let session else { throw HTTP2Error.library(Int(rv), "creating the HTTP/2 server session") }
-        return session
     }
 }
 

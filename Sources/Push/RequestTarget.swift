@@ -1,3 +1,5 @@
+import HTTP
+
 /// Byte-level reading of a request target for the gateway's hot path: the path's segments
 /// without the query, percent-decoded only when a segment holds an escape.
 enum RequestTarget {
@@ -9,7 +11,7 @@ enum RequestTarget {
         if let q = utf8.firstIndex(of: UInt8(ascii: "?")) { utf8 = utf8[..<q] }
         for part in utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
             if part.contains(UInt8(ascii: "%")) {
-                guard let decoded = decode(part) else { return nil }
+                guard let decoded = PercentDecoding.decode(part, plusIsSpace: false) else { return nil }
                 result.append(decoded)
             } else {
                 result.append(String(decoding: part, as: UTF8.self))
@@ -26,35 +28,5 @@ enum RequestTarget {
             guard let t = it.next(), t == b else { return false }
         }
         return true
-    }
-
-    static func decode(_ bytes: Substring.UTF8View.SubSequence) -> String? {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = bytes.startIndex
-        while i < bytes.endIndex {
-            let b = bytes[i]
-            if b == UInt8(ascii: "%") {
-                let h = bytes.index(after: i)
-                guard h < bytes.endIndex else { return nil }
-                let l = bytes.index(after: h)
-                guard l < bytes.endIndex, let hv = hex(bytes[h]), let lv = hex(bytes[l]) else { return nil }
-                out.append(hv << 4 | lv)
-                i = bytes.index(after: l)
-            } else {
-                out.append(b)
-                i = bytes.index(after: i)
-            }
-        }
-        return String(validating: out, as: UTF8.self)
-    }
-
-    static func hex(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 48...57: return c - 48
-        case 65...70: return c - 55
-        case 97...102: return c - 87
-        default: return nil
-        }
     }
 }
