@@ -57,10 +57,10 @@ let package = Package(
 
         .testTarget(name: "ClockTests", dependencies: ["Clock"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
+        .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer", "HTTP2", "HTTP", "Sockets", "Clock"]),
         .testTarget(name: "YAMLTests", dependencies: ["YAML", "JSON"]),
-        .testTarget(name: "ReleaseControlTests", dependencies: ["ReleaseControl", "Clock", "JSON"]),
+        .testTarget(name: "ReleaseControlTests", dependencies: ["TestSupport", "ReleaseControl", "Clock", "JSON"]),
         .testTarget(name: "PersistenceTests", dependencies: ["TestSupport", "Persistence", "MockServer", "ReleaseControl", "Clock", "JSON"]),
         .testTarget(name: "MockServerTests", dependencies: ["TestSupport", "MockServer", "ReleaseControl", "HTTP", "JSON", "Clock"]),
         .testTarget(name: "PushTests", dependencies: ["TestSupport", "Push", "MockServer", "HTTPServer", "HTTP2", "HTTP", "JSON", "Clock"]),

@@ -3,6 +3,7 @@ import Dispatch
 import HTTP
 @testable import HTTPServer
 import Synchronization
+import TestSupport
 import Testing
 
 /// Starts a server on an ephemeral port for one test and stops it afterwards.
@@ -273,7 +274,7 @@ func withServer(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in }
 
     @Test func survivesAThousandConnectionsOfRandomBytes() throws {
         try withServer { port, _, _ in
-            var generator = SplitMix(seed: 7)
+            var generator = SeededRandom(seed: 7)
             for i in 0 ..< 1000 {
                 let client = try TestClient(port: port)
                 let length = 1 + Int(generator.next() % 512)
@@ -379,15 +380,3 @@ func connectedClient(port: Int, attempts: Int = 5) throws -> TestClient {
     throw lastError ?? TestClient.Failure(description: "no answer to /hello")
 }
 
-/// A tiny deterministic generator for fuzz-style tests.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,4 +1,5 @@
 import HTTP
+import TestSupport
 import Testing
 
 /// A comparable summary of parser events.
@@ -243,7 +244,7 @@ func status(_ text: String, limits: HTTPLimits = HTTPLimits()) -> Int? {
     }
 
     @Test func neverCrashesOnRandomBytes() {
-        var generator = SplitMix(seed: 42)
+        var generator = SeededRandom(seed: 42)
         for _ in 0 ..< 2000 {
             var parser = HTTPRequestParser()
             let length = Int(generator.next() % 300)
@@ -254,15 +255,3 @@ func status(_ text: String, limits: HTTPLimits = HTTPLimits()) -> Int? {
     }
 }
 
-/// A tiny deterministic generator for fuzz-style tests.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -79,7 +79,7 @@ import Testing
         let port = server.port
         DispatchQueue.concurrentPerform(iterations: 1000) { i in
             guard let client = try? TestHTTPClient(port: port, timeoutSeconds: 2) else { return }
-            var generator = SplitMix(seed: UInt64(i))
+            var generator = SeededRandom(seed: UInt64(i))
             let length = Int(generator.next() % 4096) + 1
             let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
             try? client.write(bytes)
@@ -105,15 +105,3 @@ final class Counter: @unchecked Sendable {
     var value: Int { lock.lock(); defer { lock.unlock() }; return count }
 }
 
-/// Deterministic random bytes so a failure can be replayed.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,5 +1,6 @@
 import Clock
 import JSON
+import TestSupport
 import Testing
 @testable import ReleaseControl
 
