@@ -137,16 +137,9 @@ public final class HTTP2ServerSession {
     /// Appends every frame nghttp2 has ready to `buffer`, ready for one write.
     public func drainOutput(into buffer: inout [UInt8]) {
         guard !failed || nghttp2_session_want_write(session) != 0 else { return }
-        while true {
-            var chunk: UnsafePointer<UInt8>?
-            let n = nghttp2_session_mem_send(session, &chunk)
-            if n < 0 {
-                failed = true
-                events.append(.connectionError(HTTP2Error.library(n, "writing HTTP/2 output").message))
-                return
-            }
-            guard n > 0, let chunk else { return }
-            buffer.append(contentsOf: UnsafeBufferPointer(start: chunk, count: n))
+        if let code = NGHTTP2Session.drainOutput(of: session, into: &buffer) {
+            failed = true
+            events.append(.connectionError(HTTP2Error.library(code, "writing HTTP/2 output").message))
         }
     }
 

@@ -25,4 +25,16 @@ enum NGHTTP2Session {
         guard rv == 0, let session else { throw HTTP2Error.library(Int(rv), "creating the HTTP/2 \(role) session") }
         return session
     }
+
+    /// Appends every frame nghttp2 has ready to `buffer`. Returns nghttp2's error code when
+    /// producing output failed (the session is then unusable), nil otherwise.
+    static func drainOutput(of session: OpaquePointer, into buffer: inout [UInt8]) -> Int? {
+        while true {
+            var chunk: UnsafePointer<UInt8>?
+            let n = nghttp2_session_mem_send(session, &chunk)
+            if n < 0 { return n }
+            guard n > 0, let chunk else { return nil }
+            buffer.append(contentsOf: UnsafeBufferPointer(start: chunk, count: n))
+        }
+    }
 }
