@@ -105,11 +105,10 @@ public final class HTTP2ClientSession {
 
     /// Hands received bytes to nghttp2 and returns what they completed.
     public func feed(_ bytes: UnsafeRawBufferPointer) -> [Event] {
-        guard !failed, let base = bytes.baseAddress, !bytes.isEmpty else { return takeEvents() }
-        let rv = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
-        if rv < 0 {
+        guard !failed else { return takeEvents() }
+        if let code = NGHTTP2Session.receive(bytes, into: session) {
             failed = true
-            events.append(.connectionError(HTTP2Error.library(rv, "reading HTTP/2 input").message))
+            events.append(.connectionError(HTTP2Error.library(code, "reading HTTP/2 input").message))
         }
         return takeEvents()
     }

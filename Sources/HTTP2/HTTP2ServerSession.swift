@@ -116,9 +116,10 @@ public final class HTTP2ServerSession {
 
     /// Hands received bytes to nghttp2 and returns the requests they completed.
     public func feed(_ bytes: UnsafeRawBufferPointer) -> [Event] {
-        guard !failed, let base = bytes.baseAddress, !bytes.isEmpty else { return takeEvents() }
-        let rv = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
-        if rv < 0 { fail(HTTP2Error.library(rv, "reading HTTP/2 input")) }
+        guard !failed else { return takeEvents() }
+        if let code = NGHTTP2Session.receive(bytes, into: session) {
+            fail(HTTP2Error.library(code, "reading HTTP/2 input"))
+        }
         return takeEvents()
     }
 

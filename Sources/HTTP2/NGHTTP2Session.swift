@@ -37,4 +37,12 @@ enum NGHTTP2Session {
             buffer.append(contentsOf: UnsafeBufferPointer(start: chunk, count: n))
         }
     }
+
+    /// Hands received bytes to nghttp2, which runs the role's callbacks. Returns nghttp2's
+    /// error code when the input broke the connection, nil otherwise.
+    static func receive(_ bytes: UnsafeRawBufferPointer, into session: OpaquePointer) -> Int? {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return nil }
+        let rv = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        return rv < 0 ? rv : nil
+    }
 }
