@@ -1,3 +1,5 @@
+import JSON
+
 /// Parses `--name value`, `--name=value`, boolean `--flag`s and positional arguments
 /// against a declared set of options, so every subcommand reports mistakes the same way.
 ///
@@ -69,34 +71,12 @@ struct ArgumentParser {
                 parsed.values[name, default: []].append(value)
             } else {
                 var message = "unknown option \(name)"
-                if let suggestion = Self.closest(to: name, in: valued.union(flags)) {
+                if let suggestion = KeySuggestion.nearest(to: name, in: valued.union(flags)) {
                     message += " (did you mean \(suggestion)?)"
                 }
                 throw Failure(description: message)
             }
         }
         return parsed
-    }
-
-    /// The known name nearest to `name` by edit distance, when it is near enough to be a typo.
-    static func closest(to name: String, in candidates: Set<String>) -> String? {
-        let scored = candidates.map { ($0, editDistance(Array(name), Array($0))) }
-        guard let best = scored.min(by: { ($0.1, $0.0) < ($1.1, $1.0) }), best.1 <= max(2, name.count / 3) else {
-            return nil
-        }
-        return best.0
-    }
-
-    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
-        if a.isEmpty { return b.count }
-        var previous = Array(0...b.count)
-        for (i, ca) in a.enumerated() {
-            var current = [i + 1] + Array(repeating: 0, count: b.count)
-            for (j, cb) in b.enumerated() {
-                current[j + 1] = Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (ca == cb ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 }
