@@ -1,11 +1,6 @@
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
-/// Real time: `CLOCK_REALTIME` for now, Dispatch timers for scheduled work.
+/// Real time: ``SystemClock`` for now, Dispatch timers for scheduled work.
 ///
 /// ```swift
 /// let clock = SystemScheduler()
@@ -19,11 +14,7 @@ public final class SystemScheduler: Scheduler, @unchecked Sendable {
         self.queue = queue
     }
 
-    public var now: Instant {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Instant(millisecondsSinceEpoch: Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000)
-    }
+    public var now: Instant { SystemClock().now }
 
     @discardableResult
     public func schedule(at deadline: Instant, _ work: @escaping @Sendable () -> Void) -> Cancellable {

@@ -288,7 +288,8 @@ final class Connection: @unchecked Sendable {
     /// §15.5.9), then the connection closes.
     func timedOut() {
         if !lingering, !hasPendingOutput, fresh || handler?.activity == .readingHead {
-            let response = ProblemResponse.make(status: 408, detail: "the request head did not arrive in time")
+            var response = ProblemResponse.make(status: 408, detail: "the request head did not arrive in time")
+            context.finalize(&response, for: HTTPRequest(method: "-", target: "-"), date: loop.date.current())
             let bytes = HTTPResponseSerializer.bytes(response, keepAlive: false)
             _ = try? bytes.withUnsafeBytes { try Posix.write(fd, $0) }
         }

@@ -27,6 +27,8 @@ final class EventLoop: @unchecked Sendable {
     private(set) var shuttingDown = false
     /// Called (on this queue) each time a connection ends; the server counts them.
     let connectionEnded: @Sendable () -> Void
+    /// The `Date` of answers leaving this loop, formatted once a second.
+    let date: DateField
 
     private static let key = DispatchSpecificKey<Int>()
     private static let nextID = Atomic<Int>(1)
@@ -36,6 +38,7 @@ final class EventLoop: @unchecked Sendable {
         self.queue = DispatchQueue(label: "lerix.http.loop.\(index)")
         self.context = context
         self.connectionEnded = connectionEnded
+        self.date = DateField(clock: context.configuration.clock)
         self.epoll = try Epoll()
         self.readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
         queue.setSpecific(key: Self.key, value: id)

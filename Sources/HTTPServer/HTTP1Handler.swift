@@ -187,7 +187,7 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
                 connection.close()
                 return
             case .response(var response):
-                connection.context.finalize(&response, for: slot.request)
+                connection.context.finalize(&response, for: slot.request, date: connection.loop.date.current())
                 let headOnly = slot.request.method == "HEAD"
                 HTTPResponseSerializer.write(response, to: &connection.output, keepAlive: slot.keepAlive,
                                              requestVersion: slot.request.version, headOnly: headOnly)

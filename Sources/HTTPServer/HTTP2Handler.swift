@@ -99,7 +99,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
             session.reset(stream)
             log(entry, status: nil, bytes: 0)
         case .response(var response):
-            connection.context.finalize(&response, for: entry.request)
+            connection.context.finalize(&response, for: entry.request, date: connection.loop.date.current())
             session.respond(response, to: stream)
             log(entry, status: response.status, bytes: entry.request.method == "HEAD" ? 0 : response.body.count)
         }

@@ -1,3 +1,4 @@
+import Clock
 import HTTP
 import Sockets
 
@@ -29,11 +30,15 @@ extension HTTPServer {
         public var maxPipelinedRequests: Int
         /// How long a graceful stop waits for in-flight requests before closing anyway.
         public var shutdownGracePeriod: Duration
+        /// What every response's `Date` reads: the application's clock, so that `Date` and the
+        /// times in the answers agree (a manual clock moves both). Timeouts never read it.
+        public var clock: any Clock
 
         public init(host: String = "127.0.0.1", port: Int = 8080, limits: HTTPLimits = HTTPLimits(),
                     headerReadTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(75),
                     maxConnections: Int = 16_384, eventLoopCount: Int = Posix.processorCount,
-                    maxPipelinedRequests: Int = 64, shutdownGracePeriod: Duration = .seconds(30)) {
+                    maxPipelinedRequests: Int = 64, shutdownGracePeriod: Duration = .seconds(30),
+                    clock: any Clock = SystemClock()) {
             self.host = host
             self.port = port
             self.limits = limits
@@ -43,6 +48,7 @@ extension HTTPServer {
             self.eventLoopCount = eventLoopCount
             self.maxPipelinedRequests = maxPipelinedRequests
             self.shutdownGracePeriod = shutdownGracePeriod
+            self.clock = clock
         }
     }
 }

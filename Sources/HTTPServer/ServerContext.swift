@@ -12,6 +12,7 @@ final class ServerContext: Sendable {
     let headerReadTimeout: UInt64
     let idleTimeout: UInt64
     let compression = ResponseCompression()
+    let caching = ResponseCaching()
 
     init(configuration: HTTPServer.Configuration, responder: any Responder,
          log: (@Sendable (RequestLogEntry) -> Void)?, http2: (any HTTP2ConnectionFactory)?) {
@@ -24,10 +25,21 @@ final class ServerContext: Sendable {
     }
 
     /// Every response passes through here before it is serialized, whichever protocol
-    /// carries it: the one place for content coding (gzip) and other last touches.
-    func finalize(_ response: inout HTTPResponse, for request: HTTPRequest) {
-        // Small bodies (the hot path) skip the Accept-Encoding lookup entirely.
-        if response.body.count >= compression.minimumBytes {
+    /// carries it: the one place for `Date`, cache directives and validators
+    /// (``ResponseCaching``), content coding (gzip) and other last touches.
+    /// - Parameter date: the loop's ``DateField`` value for now.
+    func finalize(_ response: inout HTTPResponse, for request: HTTPRequest, date: String) {
+        // The server owns Date, like framing: one clock for every answer.
+        if response.headers.contains("Date") { response.headers.remove("Date") }
+        response.headers.add("Date", date)
+        // Small bodies (the hot path) skip the compressibility checks entirely.
+        let large = response.body.count >= compression.minimumBytes
+        let varies = large && compression.isCompressible(response)
+        caching.apply(to: &response, for: request)
+        if response.status == 304 {
+            // A 304 carries the Vary its 200 would have (RFC 9110 §15.4.5).
+            if varies { ResponseCompression.addVary(to: &response.headers) }
+        } else if large {
             compression.apply(to: &response, acceptEncoding: request.headers["Accept-Encoding"])
         }
     }

@@ -17,6 +17,14 @@ extension MockServer {
 
     func noContent() -> HTTPResponse { HTTPResponse(status: 204) }
 
+    /// A response that changes only with the binary or its flags: reusable for a while (the
+    /// server adds the validator and answers `If-None-Match`). Everything else is live state.
+    func document(_ response: HTTPResponse) -> HTTPResponse {
+        var response = response
+        response.headers.set("Cache-Control", CacheDirective.document)
+        return response
+    }
+
     /// The body as JSON, or a 400 problem saying where it stops being JSON.
     func parseBody(_ call: Call) throws(Problem) -> JSON {
         do {

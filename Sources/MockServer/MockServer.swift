@@ -96,11 +96,11 @@ public final class MockServer: Responder {
     func syncHandle(_ endpoint: Endpoint, _ call: Call) throws(Problem) -> HTTPResponse {
         switch endpoint {
         case .check: return Problem(status: 500, detail: "the check is answered asynchronously").response
-        case .index: return indexResponse()
+        case .index: return document(indexResponse())
         case .health: return text(200, "ok\n")
         case .openAPI:
             let host = call.request.headers["Host"].flatMap { Self.isPlainHost($0) ? $0 : nil } ?? "127.0.0.1:8080"
-            return jsonResponse(200, OpenAPI.document(router: router, server: "http://" + host))
+            return document(jsonResponse(200, OpenAPI.document(router: router, server: "http://" + host)))
         case .ingest: return try ingest(call)
         case .registerToken: return try registerToken(call)
         case .unregisterToken: return try unregisterToken(call)

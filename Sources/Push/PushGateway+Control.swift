@@ -27,6 +27,7 @@ extension PushGateway {
         case ("GET", "/"), ("HEAD", "/"):
             var response = HTTPResponse(status: 200, body: Array(Self.index.utf8))
             response.headers.add("content-type", "text/plain; charset=utf-8")
+            response.headers.add("cache-control", CacheDirective.document)
             return response
         case ("GET", "/healthz"):
             return Self.json(200, .object([("status", "ok")]))

@@ -10,7 +10,7 @@ import JSON
 ///
 /// ```swift
 /// let answer = project.evaluate(device, now: clock.now)
-/// if EntityTag.matches(ifNoneMatch: header, etag: answer.etag) { /* 304 */ }
+/// if EntityTag.matches(ifNoneMatch: header, etag: answer.etag) { /* 304 */ }   // HTTP's EntityTag
 /// let body = answer.body(project: project.key, serverTime: clock.now)
 /// ```
 public struct EvaluatedAnswer: Sendable {
@@ -48,7 +48,7 @@ public struct EvaluatedAnswer: Sendable {
         canonical.append(contentsOf: projectBytes)
         canonical.append(UInt8(ascii: ","))
         canonical.append(contentsOf: stateTail)
-        self.etag = EntityTag.weak(FNV1a64.hex(canonical))
+        self.etag = "W/\"" + FNV1a64.hex(canonical) + "\""
         self.headBytes = Self.head(projectBytes: projectBytes)
         var tail: [UInt8] = Array(#"","lifetime":"#.utf8)
         tail.append(contentsOf: String(lifetime).utf8)

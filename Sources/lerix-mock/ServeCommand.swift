@@ -134,7 +134,9 @@ enum ServeCommand: CLICommand {
                                                     log: options.log)
         let app = try MockServer(options: options)
         let log: (@Sendable (RequestLogEntry) -> Void)? = settings.quiet ? nil : logWriter.sink
-        let server = HTTPServer(configuration: .init(host: settings.host, port: settings.port), responder: app, log: log)
+        // Date reads the app's clock: under --clock manual it agrees with Lerix-Server-Time.
+        let server = HTTPServer(configuration: .init(host: settings.host, port: settings.port, clock: options.clock.scheduler),
+                                responder: app, log: log)
         let port = try server.start()
         return Running(server: server, port: port, cleanUp: {
             store.close()

@@ -155,6 +155,8 @@ func withServer(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in }
                 #expect(response.header("Content-Type") == "application/problem+json")
                 #expect(response.text.contains("\"status\":\(status)"))
                 #expect(response.header("Connection") == "close")
+                #expect(response.header("Date") != nil)
+                #expect(response.header("Cache-Control") == "no-store")
                 #expect(try client.readsEndOfStream())
             }
         }
@@ -245,7 +247,10 @@ func withServer(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in }
     @Test func answersASilentNewConnectionWith408AfterTheHeaderTimeout() throws {
         try withServer({ $0.headerReadTimeout = .milliseconds(200) }) { port, _, _ in
             let silent = try TestClient(port: port)
-            #expect(try silent.readResponse().status == 408)
+            let response = try silent.readResponse()
+            #expect(response.status == 408)
+            #expect(response.header("Date") != nil)
+            #expect(response.header("Cache-Control") == "no-store")
             #expect(try silent.readsEndOfStream())
         }
     }

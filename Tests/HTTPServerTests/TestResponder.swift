@@ -4,7 +4,7 @@ import Synchronization
 
 /// Routes for server tests:
 /// `/hello` → "hello"; `/echo` → the body; `/delay/<ms>` → "delayed <ms>" after ms
-/// (from another queue); `/close` → drop the connection; anything else → "<METHOD> <target>".
+/// (from another queue); `/doc` → a reusable document; `/close` → drop the connection; anything else → "<METHOD> <target>".
 final class TestResponder: Responder {
     let received = Mutex<[String]>([])
     /// Signalled each time a request arrives (tests wait on it instead of sleeping).
@@ -30,6 +30,9 @@ final class TestResponder: Responder {
         case "bytes":
             let count = segments.count > 1 ? Int(segments[1]) ?? 0 : 0
             reply(.response(HTTPResponse(status: 200, body: (0 ..< count).map { UInt8(truncatingIfNeeded: $0 % 251) })))
+        case "doc":
+            reply(.response(HTTPResponse(status: 200, headers: ["Content-Type": "text/plain", "Cache-Control": "max-age=60"],
+                                         body: Array(String(repeating: "a reusable document\n", count: 40).utf8))))
         case "close":
             reply(.close)
         default:

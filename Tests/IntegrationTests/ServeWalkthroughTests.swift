@@ -23,6 +23,8 @@ import Testing
         #expect(body["server_time"] == .string(Self.start))
         #expect(response.headers["Cache-Control"] == "private, max-age=300")
         #expect(response.headers["Lerix-Server-Time"] == Self.start)
+        // Date reads the same (manual) clock as Lerix-Server-Time.
+        #expect(response.headers["Date"] == "Wed, 02 Dec 2026 11:00:00 GMT")
 
         // Block iOS below 2.4.0.
         let rule = #"{"type": "required_update", "platforms": ["ios"], "below": "2.4.0", "store_url": "https://apps.apple.com/app/id1", "message": "Please update"}"#
@@ -63,6 +65,7 @@ import Testing
         #expect(response.status == 304)
         #expect(response.headers["Cache-Control"] == "private, max-age=300")
         #expect(response.headers["Lerix-Server-Time"] == "2026-12-02T11:30:00.000Z")
+        #expect(response.headers["Date"] == "Wed, 02 Dec 2026 11:30:00 GMT")
 
         // Lift all: one change that lifts the rule; the answer is empty again with a fresh 60 s lifetime.
         response = try client.send(HTTPRequest(method: "POST", target: "/admin/projects/demo/lift-all"))
@@ -104,5 +107,42 @@ import Testing
         #expect(String(decoding: index.body, as: UTF8.self).contains("/v1/projects/{project}/release-control"))
         let openapi = try JSON.parse(try client.send(HTTPRequest(method: "GET", target: "/openapi.json")).body)
         #expect(openapi["openapi"]?.stringValue?.hasPrefix("3.1") == true)
+    }
+
+    @Test func documentsRevalidateWithTheirETagWhileLiveStateAndErrorsAreNeverStored() throws {
+        let server = try ServerProcess.start(["serve", "--port", "0", "--quiet"])
+        defer { server.stop() }
+        let client = try TestHTTPClient(port: server.port)
+        for target in ["/", "/openapi.json"] {
+            let document = try client.send(HTTPRequest(method: "GET", target: target))
+            #expect(document.headers["Cache-Control"] == "max-age=60", "\(target)")
+            #expect(document.headers["Date"] != nil, "\(target)")
+            let etag = try #require(document.headers["ETag"], "\(target)")
+            let again = try client.send(HTTPRequest(method: "GET", target: target, headers: ["If-None-Match": etag]))
+            #expect(again.status == 304, "\(target)")
+            #expect(again.body.isEmpty, "\(target)")
+            #expect(again.headers["ETag"] == etag, "\(target)")
+        }
+        for target in ["/admin/projects", "/admin/projects/demo/rules", "/admin/state", "/admin/requests",
+                       "/admin/projects/demo/push-tokens", "/healthz", "/v1/projects/nope/release-control?platform=ios"] {
+            let live = try client.send(HTTPRequest(method: "GET", target: target))
+            #expect(live.headers["Cache-Control"] == "no-store", "\(target)")
+            #expect(live.headers["Date"] != nil, "\(target)")
+            #expect(live.headers["ETag"] == nil, "\(target)")
+        }
+    }
+
+    @Test func thePushGatewayDatesItsAnswersAndSaysHowToCacheThem() throws {
+        let gateway = try ServerProcess.start(["push-gateway", "--port", "0", "--quiet"])
+        defer { gateway.stop() }
+        let client = try TestHTTPClient(port: gateway.port)
+        let index = try client.send(HTTPRequest(method: "GET", target: "/"))
+        #expect(index.headers["Cache-Control"] == "max-age=60")
+        #expect(index.headers["ETag"] != nil)
+        for target in ["/deliveries", "/stats", "/control", "/healthz", "/nowhere"] {
+            let live = try client.send(HTTPRequest(method: "GET", target: target))
+            #expect(live.headers["Cache-Control"] == "no-store", "\(target)")
+            #expect(live.headers["Date"]?.hasSuffix(" GMT") == true, "\(target)")
+        }
     }
 }

@@ -36,7 +36,7 @@ public final class InProcessServer: PushTap, @unchecked Sendable {
         options.journalCapacity = 200_000
         if viaGateway {
             let gateway = PushGateway(scheduler: clock)
-            let listener = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), responder: gateway)
+            let listener = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, clock: clock), responder: gateway)
             let port = try listener.start()
             let url = "http://127.0.0.1:\(port)"
             let sink = try GatewayPushSink(configuration: try .init(apnsGateway: url, fcmGateway: url))

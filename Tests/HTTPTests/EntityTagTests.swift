@@ -1,5 +1,5 @@
 import Testing
-@testable import ReleaseControl
+@testable import HTTP
 
 @Suite struct EntityTagTests {
     let etag = #"W/"0123456789abcdef""#
