@@ -9,8 +9,12 @@ BUILD_DEPS   := libnghttp2-dev zlib1g-dev libsqlite3-dev libyaml-dev pkg-config
 TEST_DEPS    := curl nghttp2-client
 BENCH_DEPS   := wrk nghttp2-client nginx curl
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+PYTHON       ?= python3
+# Test tools from PyPI, pinned, in one venv under .build; it is rebuilt only when this list changes.
+TEST_VENV    := .build/test-venv
+PY_TEST_TOOLS := redbot==2.7.1 httplint==2026.10.4
 
-.PHONY: all deps test-deps bench-deps build release serve test bench fuzz clean
+.PHONY: all deps test-deps py-test-tools bench-deps build release serve test lint-http bench fuzz clean
 
 all: build
 
@@ -29,6 +33,19 @@ deps:
 test-deps: deps
 	$(call ensure_packages,$(TEST_DEPS))
 
+# Idempotent: a venv whose stamp lists exactly PY_TEST_TOOLS is used as it is (no network).
+py-test-tools:
+	@if [ "$$(cat $(TEST_VENV)/.tools 2>/dev/null)" != "$(PY_TEST_TOOLS)" ]; then \
+		echo "installing Python test tools into $(TEST_VENV): $(PY_TEST_TOOLS)"; \
+		rm -rf $(TEST_VENV); \
+		$(PYTHON) -m venv $(TEST_VENV) 2>/dev/null || { \
+			$(SUDO) apt-get -o DPkg::Lock::Timeout=600 update -qq && \
+			DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get -o DPkg::Lock::Timeout=600 install -y -qq python3-venv && \
+			rm -rf $(TEST_VENV) && /usr/bin/python3 -m venv $(TEST_VENV); } && \
+		$(TEST_VENV)/bin/pip install --quiet --disable-pip-version-check $(PY_TEST_TOOLS) && \
+		echo "$(PY_TEST_TOOLS)" > $(TEST_VENV)/.tools; \
+	fi
+
 bench-deps: deps
 	$(call ensure_packages,$(BENCH_DEPS))
 
@@ -41,9 +58,15 @@ release: deps
 serve: release
 	.build/release/lerix-mock serve --host $(HOST) --port $(PORT) $(SERVE_FLAGS)
 
-test: test-deps
+test: test-deps py-test-tools
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(LINT_HTTP)
+
+# REDbot over every GET endpoint of serve and push-gateway (Tests/HTTPLint/redbot_lint.py).
+LINT_HTTP = $(TEST_VENV)/bin/python Tests/HTTPLint/redbot_lint.py "$$($(SWIFT) build --show-bin-path)/lerix-mock"
+lint-http: build py-test-tools
+	$(LINT_HTTP)
 
 # Each Benchmarks/bench-*.sh prints its own ratios against a reference measured in the same run.
 bench: bench-deps release

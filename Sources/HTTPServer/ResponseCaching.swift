@@ -11,6 +11,8 @@ import HTTP
 ///   `no-store`) and carries no validator gets a weak `ETag` from its body, and an
 ///   `If-None-Match` naming that tag turns it into a `304` with the same metadata. Responders
 ///   that set their own validator (the release-control check) answer conditionals themselves.
+/// - A `304`, whoever made it, loses the representation metadata (`Content-Type`, …) it
+///   should not carry (RFC 9110 §15.4.5).
 ///
 /// ```swift
 /// var response = HTTPResponse(status: 200, headers: ["Cache-Control": "max-age=60"], body: doc)
@@ -24,6 +26,7 @@ public struct ResponseCaching: Sendable {
     public init() {}
 
     public func apply(to response: inout HTTPResponse, for request: HTTPRequest) {
+        if response.status == 304 { Self.removeRepresentationMetadata(&response.headers) }
         guard response.headers.contains("Cache-Control") else {
             response.headers.add("Cache-Control", Self.defaultDirective)
             return
@@ -50,8 +53,13 @@ public struct ResponseCaching: Sendable {
     static func makeNotModified(_ response: inout HTTPResponse) {
         response.status = 304
         response.body = []
-        response.headers.remove("Content-Type")
-        response.headers.remove("Content-Length")
-        response.headers.remove("Content-Encoding")
+        removeRepresentationMetadata(&response.headers)
+    }
+
+    /// A 304 describes no content of its own, whoever made it (the check makes its own).
+    static func removeRepresentationMetadata(_ headers: inout HTTPHeaders) {
+        for name in ["Content-Type", "Content-Length", "Content-Encoding"] where headers.contains(name) {
+            headers.remove(name)
+        }
     }
 }

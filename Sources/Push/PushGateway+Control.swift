@@ -60,10 +60,11 @@ extension PushGateway {
         case ("POST", "/control/delay"):
             return postDelay(request)
         default:
-            let known = ["/", "/healthz", "/deliveries", "/stats", "/control", "/control/reject",
-                         "/control/unavailable", "/control/delay"]
-            if known.contains(path) {
-                return Self.problem(405, "Method Not Allowed", "\(request.method) is not allowed on \(path); see GET /")
+            if let allowed = Self.allowedMethods[path] {
+                var response = Self.problem(405, "Method Not Allowed",
+                                            "\(request.method) is not allowed on \(path); allowed: \(allowed); see GET /")
+                response.headers.add("allow", allowed)   // RFC 9110 §15.5.6: a 405 says what is allowed
+                return response
             }
             return Self.problem(404, "Not Found", "no endpoint \(path); see GET / for the list")
         }
@@ -185,6 +186,13 @@ extension PushGateway {
         response.headers.add("content-type", "application/json")
         return response
     }
+
+    /// The methods each control path answers, for 405's `Allow`.
+    static let allowedMethods: [String: String] = [
+        "/": "GET, HEAD", "/healthz": "GET", "/deliveries": "GET, DELETE", "/stats": "GET",
+        "/control": "GET, DELETE", "/control/reject": "POST, DELETE", "/control/unavailable": "POST, DELETE",
+        "/control/delay": "POST",
+    ]
 
     static func problem(_ status: Int, _ title: String, _ detail: String) -> HTTPResponse {
         var response = HTTPResponse(status: status, body: JSON.object([

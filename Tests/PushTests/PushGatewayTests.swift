@@ -198,7 +198,9 @@ import Testing
         #expect(gateway.controls == GatewayControls())
         #expect(send(gateway, HTTPRequest(method: "POST", target: "/control/reject", body: Array("{".utf8))).status == 400)
         #expect(send(gateway, HTTPRequest(method: "POST", target: "/control/reject", body: Array(#"{"token":"x","status":200}"#.utf8))).status == 422)
-        #expect(send(gateway, HTTPRequest(method: "PUT", target: "/control/reject")).status == 405)
+        let wrongMethod = send(gateway, HTTPRequest(method: "PUT", target: "/control/reject"))
+        #expect(wrongMethod.status == 405)
+        #expect(wrongMethod.headers["Allow"] == "POST, DELETE")
         #expect(send(gateway, HTTPRequest(method: "GET", target: "/nowhere")).status == 404)
     }
 

@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""REDbot (the HTTP working group chair's HTTP linter) over every GET endpoint of
+`lerix-mock serve` and `lerix-mock push-gateway`, on loopback ports the kernel picks.
+
+Endpoints are discovered, not listed: the server's GET operations come from its own
+`/openapi.json`, the gateway's from the `GET` lines of its `/` index. So a new GET endpoint
+is linted without touching this file, unless its path has a parameter this file has no value
+for (the run then fails and says which) or it is a stream (skipped, printed).
+
+On top come the answers discovery cannot reach: errors (404, 405, 422) and conditional
+requests answered 304. REDbot also makes its own sub-requests (If-None-Match, gzip, Range)
+and lints those answers too.
+
+Any WARN or BAD note fails the run and is printed with REDbot's explanation, unless
+ACCEPTED below names that note on that endpoint with the reason it is deliberate.
+
+usage: redbot_lint.py PATH/TO/lerix-mock
+"""
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+import urllib.request
+from configparser import ConfigParser
+
+import thor
+from httplint.note import levels
+from redbot.resource import HttpResource
+
+# Deliberate exceptions, the one list: (note id, endpoint path or "*", why it is right).
+# The endpoint is the discovered pattern ("/admin/projects/{project}/rules") or an extra
+# case's label. Keep each reason one the lead would sign.
+ACCEPTED = [
+    ("STATUS_BAD_REQUEST", "gateway error: bad provider (400)",
+     "the request is wrong on purpose, to lint the headers of the gateway's 400 answer; REDbot "
+     "notes the 400 status itself, which is the right answer to provider=carrier-pigeon"),
+]
+
+# Values for path parameters of discovered endpoints ({rule} is filled in once created).
+PATH_VALUES = {
+    "project": "demo",
+    "token": "8f1e3c9b0a4d7e2f6c5b8a9d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b",
+}
+
+APNS_TOKEN = PATH_VALUES["token"]
+PER_URL_TIMEOUT = 30
+
+
+def start(binary, args):
+    process = subprocess.Popen([binary, *args, "--port", "0", "--quiet"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    line = process.stdout.readline().strip()
+    match = re.match(r"listening on (http://\S+)$", line)
+    if not match:
+        process.kill()
+        sys.exit(f"redbot-lint: `lerix-mock {' '.join(args)}` did not start: {line!r} {process.stderr.read()}")
+    return process, match.group(1)
+
+
+def call(method, url, body=None, headers=None):
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+def seed(serve, gateway):
+    """Enough state that every listing has something in it."""
+    call("PUT", f"{serve}/admin/projects/demo", {"apns_topic": "dev.lerix.demo", "fcm_project": "demo"})
+    status, _, body = call("POST", f"{serve}/admin/projects/demo/rules",
+                           {"type": "required_update", "platforms": ["ios"], "below": "2.4.0",
+                            "store_url": "https://apps.apple.com/app/id1", "message": "Please update"})
+    if status != 201:
+        sys.exit(f"redbot-lint: could not create a rule: {status} {body!r}")
+    PATH_VALUES["rule"] = json.loads(body)["id"]
+    call("PUT", f"{serve}/v1/projects/demo/push-tokens/{APNS_TOKEN}", {"platform": "ios"})
+    call("GET", f"{serve}/v1/projects/demo/release-control?platform=ios&version=2.3.0")
+    call("POST", f"{gateway}/3/device/{APNS_TOKEN}", {"aps": {"content-available": 1}},
+         {"apns-topic": "dev.lerix.demo", "apns-push-type": "background", "apns-priority": "5"})
+
+
+def fill(pattern):
+    def value(match):
+        name = match.group(1)
+        if name not in PATH_VALUES:
+            sys.exit(f"redbot-lint: no value for path parameter {{{name}}} in GET {pattern}: "
+                     f"add one to PATH_VALUES in {__file__}")
+        return PATH_VALUES[name]
+    return re.sub(r"\{([^}]+)\}", value, pattern)
+
+
+def required_query(operation, pattern):
+    pairs = []
+    for parameter in operation.get("parameters", []):
+        if parameter.get("in") != "query" or not parameter.get("required"):
+            continue
+        schema = parameter.get("schema", {})
+        example = parameter.get("example", schema.get("example", (schema.get("enum") or [None])[0]))
+        if example is None:
+            sys.exit(f"redbot-lint: required query parameter {parameter['name']} of GET {pattern} has no "
+                     f"enum or example in /openapi.json to lint with")
+        pairs.append(f"{parameter['name']}={example}")
+    return ("?" + "&".join(pairs)) if pairs else ""
+
+
+def is_stream(operation):
+    for response in operation.get("responses", {}).values():
+        if "text/event-stream" in response.get("content", {}):
+            return True
+    return False
+
+
+def serve_endpoints(serve):
+    _, _, body = call("GET", f"{serve}/openapi.json")
+    document = json.loads(body)
+    cases, skipped = [], []
+    for pattern, item in document["paths"].items():
+        operation = item.get("get")
+        if operation is None:
+            continue
+        if is_stream(operation):
+            skipped.append((pattern, "an event stream never ends, so REDbot cannot finish reading it"))
+            continue
+        cases.append((pattern, f"{serve}{fill(pattern)}{required_query(operation, pattern)}", {}))
+    return cases, skipped
+
+
+def gateway_endpoints(gateway):
+    _, _, body = call("GET", f"{gateway}/")
+    cases = []
+    for line in body.decode().splitlines():
+        match = re.match(r"\s+GET\s+(/\S*)", line)
+        if match:
+            path = re.sub(r"\[.*?\]", "", match.group(1))
+            cases.append((f"gateway {path}", f"{gateway}{fill(path)}", {}))
+    if not cases:
+        sys.exit("redbot-lint: the gateway's GET / lists no GET endpoints")
+    return cases
+
+
+def etag_of(url):
+    _, headers, _ = call("GET", url)
+    etag = {k.lower(): v for k, v in headers.items()}.get("etag")
+    if etag is None:
+        sys.exit(f"redbot-lint: {url} has no ETag to make a 304 with")
+    return etag
+
+
+def extra_cases(serve, gateway):
+    check = f"{serve}/v1/projects/demo/release-control?platform=ios&version=2.3.0"
+    return [
+        ("error: unknown project (404)", f"{serve}/v1/projects/nope/release-control?platform=ios", {}),
+        ("error: missing platform (422)", f"{serve}/v1/projects/demo/release-control", {}),
+        ("error: unknown path (404)", f"{serve}/no/such/endpoint", {}),
+        ("error: method not allowed (405)", f"{serve}/admin/reset", {}),
+        ("error: unknown rule (404)", f"{serve}/admin/projects/demo/rules/r999", {}),
+        ("304: the check", check, {"If-None-Match": etag_of(check)}),
+        ("304: the index", f"{serve}/", {"If-None-Match": etag_of(f"{serve}/")}),
+        ("304: openapi.json", f"{serve}/openapi.json", {"If-None-Match": etag_of(f"{serve}/openapi.json")}),
+        ("gateway error: unknown path (404)", f"{gateway}/no/such/endpoint", {}),
+        ("gateway error: bad provider (400)", f"{gateway}/deliveries?provider=carrier-pigeon", {}),
+        ("gateway error: method not allowed (405)", f"{gateway}/control/reject", {}),
+        ("gateway 304: the index", f"{gateway}/", {"If-None-Match": etag_of(f"{gateway}/")}),
+    ]
+
+
+def lint(cases):
+    """Runs REDbot on every case at once; returns {label: (resource, timed_out)}."""
+    config_parser = ConfigParser()
+    config_parser.read_dict({"redbot": {"enable_local_access": "True"}})
+    config = config_parser["redbot"]
+    resources = {}
+    pending = set()
+    for label, url, headers in cases:
+        resource = HttpResource(config)
+        resource.set_request(url, headers=list(headers.items()))
+        resources[label] = resource
+        pending.add(label)
+
+        def done(label=label):
+            pending.discard(label)
+            if not pending:
+                thor.stop()
+        resource.on("check_done", done)
+    for resource in resources.values():
+        resource.check()
+    thor.schedule(PER_URL_TIMEOUT + len(cases), thor.stop)
+    thor.run()
+    return resources, set(pending)
+
+
+def notes_of(resource):
+    """The resource's notes and its sub-requests' (their 304, gzip and Range answers), once each."""
+    seen, out = set(), []
+    responses = [("", resource.response)] + [(f" [{name} sub-request]", sub.response)
+                                            for name, sub in resource.subreqs.items()]
+    for where, response in responses:
+        for note in response.notes:
+            for item in [note, *note.subnotes]:
+                key = (type(item).__name__, item.summary)
+                if key not in seen:
+                    seen.add(key)
+                    out.append((where, item))
+    return out
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    binary = sys.argv[1]
+    serve_process, serve = start(binary, ["serve"])
+    guarded_process, guarded = start(binary, ["serve", "--admin-token", "lint-token"])
+    gateway_process, gateway = start(binary, ["push-gateway"])
+    try:
+        seed(serve, gateway)
+        discovered, skipped = serve_endpoints(serve)
+        cases = discovered + gateway_endpoints(gateway) + extra_cases(serve, gateway) + [
+            ("error: no admin token (401)", f"{guarded}/admin/projects", {}),
+            ("error: wrong admin token (401)", f"{guarded}/admin/projects", {"Authorization": "Bearer wrong"}),
+            ("with the admin token", f"{guarded}/admin/projects", {"Authorization": "Bearer lint-token"}),
+        ]
+        resources, unfinished = lint(cases)
+    finally:
+        for process in (serve_process, guarded_process, gateway_process):
+            process.terminate()
+            process.wait(timeout=10)
+
+    accepted = {(note, where): reason for note, where, reason in ACCEPTED}
+    used = set()
+    failed = 0
+    for label, url, headers in cases:
+        resource = resources[label]
+        problems = []
+        if label in unfinished:
+            problems.append(f"REDbot did not finish within {PER_URL_TIMEOUT} s")
+        elif not resource.response.complete:
+            problems.append(f"no complete response: {resource.fetch_error}")
+        status = resource.response.status_code if resource.response.complete else "-"
+        for where, note in notes_of(resource):
+            if note.level not in (levels.WARN, levels.BAD):
+                continue
+            note_id = type(note).__name__
+            key = next((k for k in [(note_id, label), (note_id, "*")] if k in accepted), None)
+            if key:
+                used.add(key)
+                print(f"  accepted {note.level.value} {note_id} on {label}: {accepted[key]}")
+                continue
+            detail = re.sub(r"<[^>]+>", "", re.sub(r"\s\s+", " ", str(note.detail)))
+            problems.append(f"{note.level.value} {note_id}{where}: {note.summary}\n"
+                            + textwrap.indent(textwrap.fill(detail, 96), "      "))
+        sent = "".join(f" ({k}: {v})" for k, v in headers.items())
+        if problems:
+            failed += 1
+            print(f"FAIL {label}: GET {url}{sent} -> {status}")
+            for problem in problems:
+                print(f"    {problem}")
+        else:
+            print(f"ok   {label}: GET {url}{sent} -> {status}")
+    for pattern, reason in skipped:
+        print(f"skip {pattern}: {reason}")
+    for key in sorted(set(accepted) - used):
+        print(f"note: ACCEPTED entry {key} matched nothing; remove it if the reason is gone")
+    print(f"redbot-lint: {len(cases) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
