@@ -60,8 +60,13 @@ serve: release
 
 test: test-deps py-test-tools
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	rm -rf $(HTTPLINT_DIR)
+	LERIX_HTTPLINT_DIR=$(CURDIR)/$(HTTPLINT_DIR) $(SWIFT) test --skip-build
+	$(TEST_VENV)/bin/python Tests/HTTPLint/httplint_recorded.py $(HTTPLINT_DIR)
 	$(LINT_HTTP)
+
+# Where the tests' TestHTTPClient records every response it receives, for httplint.
+HTTPLINT_DIR := .build/httplint
 
 # REDbot over every GET endpoint of serve and push-gateway (Tests/HTTPLint/redbot_lint.py).
 LINT_HTTP = $(TEST_VENV)/bin/python Tests/HTTPLint/redbot_lint.py "$$($(SWIFT) build --show-bin-path)/lerix-mock"

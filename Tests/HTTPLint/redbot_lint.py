@@ -12,12 +12,13 @@ requests answered 304. REDbot also makes its own sub-requests (If-None-Match, gz
 and lints those answers too.
 
 Any WARN or BAD note fails the run and is printed with REDbot's explanation, unless
-ACCEPTED below names that note on that endpoint with the reason it is deliberate.
+accepted.py's ACCEPTED list names that note on that endpoint with the reason it is deliberate.
 
 usage: redbot_lint.py PATH/TO/lerix-mock
 """
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -29,14 +30,9 @@ import thor
 from httplint.note import levels
 from redbot.resource import HttpResource
 
-# Deliberate exceptions, the one list: (note id, endpoint path or "*", why it is right).
-# The endpoint is the discovered pattern ("/admin/projects/{project}/rules") or an extra
-# case's label. Keep each reason one the lead would sign.
-ACCEPTED = [
-    ("STATUS_BAD_REQUEST", "gateway error: bad provider (400)",
-     "the request is wrong on purpose, to lint the headers of the gateway's 400 answer; REDbot "
-     "notes the 400 status itself, which is the right answer to provider=carrier-pigeon"),
-]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from accepted import accepted  # noqa: E402
+
 
 # Values for path parameters of discovered endpoints ({rule} is filled in once created).
 PATH_VALUES = {
@@ -230,8 +226,6 @@ def main():
             process.terminate()
             process.wait(timeout=10)
 
-    accepted = {(note, where): reason for note, where, reason in ACCEPTED}
-    used = set()
     failed = 0
     for label, url, headers in cases:
         resource = resources[label]
@@ -245,10 +239,9 @@ def main():
             if note.level not in (levels.WARN, levels.BAD):
                 continue
             note_id = type(note).__name__
-            key = next((k for k in [(note_id, label), (note_id, "*")] if k in accepted), None)
-            if key:
-                used.add(key)
-                print(f"  accepted {note.level.value} {note_id} on {label}: {accepted[key]}")
+            entry = accepted(note_id, label)
+            if entry:
+                print(f"  accepted {note.level.value} {note_id} on {label}: {entry[2]}")
                 continue
             detail = re.sub(r"<[^>]+>", "", re.sub(r"\s\s+", " ", str(note.detail)))
             problems.append(f"{note.level.value} {note_id}{where}: {note.summary}\n"
@@ -263,8 +256,6 @@ def main():
             print(f"ok   {label}: GET {url}{sent} -> {status}")
     for pattern, reason in skipped:
         print(f"skip {pattern}: {reason}")
-    for key in sorted(set(accepted) - used):
-        print(f"note: ACCEPTED entry {key} matched nothing; remove it if the reason is gone")
     print(f"redbot-lint: {len(cases) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

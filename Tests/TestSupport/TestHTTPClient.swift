@@ -19,6 +19,8 @@ public final class TestHTTPClient {
 
     public let fd: Int32
     private var buffer: [UInt8] = []
+    /// The request `send` is waiting on, for ``ExchangeRecorder`` (nil after raw writes).
+    private var awaited: HTTPRequest?
 
     public init(host: String = "127.0.0.1", port: Int, timeoutSeconds: Int = 10) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -60,6 +62,8 @@ public final class TestHTTPClient {
     /// Serializes `request` (adding Host and Content-Length) and reads one response.
     public func send(_ request: HTTPRequest) throws -> HTTPResponse {
         try write(Self.serialize(request))
+        awaited = request
+        defer { awaited = nil }
         return try readResponse(forHead: request.method == "HEAD")
     }
 
@@ -81,7 +85,8 @@ public final class TestHTTPClient {
         buffer.removeFirst(headEnd + 4)
         var lines = headText.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
         guard !lines.isEmpty else { throw Failure(description: "empty response head") }
-        let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2)
+        let statusText = lines.removeFirst()
+        let statusLine = statusText.split(separator: " ", maxSplits: 2)
         guard statusLine.count >= 2, let status = Int(statusLine[1]) else {
             throw Failure(description: "bad status line in \(headText)")
         }
@@ -113,6 +118,8 @@ public final class TestHTTPClient {
             body = buffer
             buffer = []
         }
+        ExchangeRecorder.record(request: awaited.map { HTTPRequest(method: $0.method, target: $0.target, headers: $0.headers) },
+                                statusLine: statusText, headers: headers, body: body)
         return HTTPResponse(status: status, headers: headers, body: body)
     }
 
