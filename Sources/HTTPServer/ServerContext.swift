@@ -32,14 +32,14 @@ final class ServerContext: Sendable {
         // The server owns Date, like framing: one clock for every answer.
         if response.headers.contains("Date") { response.headers.remove("Date") }
         response.headers.add("Date", date)
-        // Small bodies (the hot path) skip the compressibility checks entirely.
-        let large = response.body.count >= compression.minimumBytes
-        let varies = large && compression.isCompressible(response)
         caching.apply(to: &response, for: request)
         if response.status == 304 {
-            // A 304 carries the Vary its 200 would have (RFC 9110 §15.4.5).
-            if varies { ResponseCompression.addVary(to: &response.headers) }
-        } else if large {
+            // A 304 carries the Vary its 200 would have (RFC 9110 §15.4.5). Whether that 200
+            // was large enough to gzip is not known here (the check makes its own 304s), so
+            // every 304 says it.
+            ResponseCompression.addVary(to: &response.headers)
+        } else if response.body.count >= compression.minimumBytes {
+            // Small bodies (the hot path) skip the Accept-Encoding lookup entirely.
             compression.apply(to: &response, acceptEncoding: request.headers["Accept-Encoding"])
         }
     }

@@ -70,7 +70,9 @@ def seed(serve, gateway):
     call("PUT", f"{serve}/admin/projects/demo", {"apns_topic": "dev.lerix.demo", "fcm_project": "demo"})
     status, _, body = call("POST", f"{serve}/admin/projects/demo/rules",
                            {"type": "required_update", "platforms": ["ios"], "below": "2.4.0",
-                            "store_url": "https://apps.apple.com/app/id1", "message": "Please update"})
+                            "store_url": "https://apps.apple.com/app/id1",
+                            # Long enough that the check's answer is gzipped (and says Vary).
+                            "message": "Please update: this version stops working soon. " * 6})
     if status != 201:
         sys.exit(f"redbot-lint: could not create a rule: {status} {body!r}")
     PATH_VALUES["rule"] = json.loads(body)["id"]
@@ -150,6 +152,7 @@ def etag_of(url):
 def extra_cases(serve, gateway):
     check = f"{serve}/v1/projects/demo/release-control?platform=ios&version=2.3.0"
     return [
+        ("the check, blocked (gzip-sized answer)", check, {}),
         ("error: unknown project (404)", f"{serve}/v1/projects/nope/release-control?platform=ios", {}),
         ("error: missing platform (422)", f"{serve}/v1/projects/demo/release-control", {}),
         ("error: unknown path (404)", f"{serve}/no/such/endpoint", {}),

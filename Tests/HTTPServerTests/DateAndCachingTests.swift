@@ -32,6 +32,8 @@ import Testing
             #expect(notModified.header("ETag") == etag)
             #expect(notModified.header("Cache-Control") == "max-age=60")
             #expect(notModified.header("Date") == "Tue, 06 May 2031 07:09:39 GMT")
+            #expect(notModified.header("Vary") == "Accept-Encoding")   // as the (gzip-sized) 200 said
+            #expect(notModified.header("Content-Type") == nil)
             // The same connection still frames the next answer right after the bodiless 304.
             try client.send("HEAD /doc HTTP/1.1\r\nHost: t\r\n\r\n")
             let head = try client.readResponse(head: true)
@@ -75,6 +77,7 @@ import Testing
             #expect(notModified.body.isEmpty)
             #expect(notModified.headers["etag"] == etag)
             #expect(notModified.headers["date"] == "Tue, 06 May 2031 07:08:09 GMT")
+            #expect(notModified.headers["vary"] == "Accept-Encoding")
         }
     }
 
