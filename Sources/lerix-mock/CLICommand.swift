@@ -18,6 +18,14 @@ enum CLI {
             printOut(overview(commands))
             return arguments.isEmpty ? 2 : 0
         }
+        if first == "--version" || first == "version" {
+            guard arguments.count == 1 else {
+                printError("lerix-mock: \(first) takes no arguments")
+                return 2
+            }
+            printOut(Version.line)
+            return 0
+        }
         guard let command = commands.first(where: { $0.name == first }) else {
             printError("lerix-mock: unknown command '\(first)'\n\n" + overview(commands))
             return 2
@@ -36,7 +44,7 @@ enum CLI {
         for command in commands {
             text += "  " + command.name + String(repeating: " ", count: width - command.name.count) + command.summary + "\n"
         }
-        text += "\n`lerix-mock COMMAND --help` shows a command's options.\n"
+        text += "\n`lerix-mock COMMAND --help` shows a command's options; `lerix-mock --version` the release.\n"
         return text
     }
 

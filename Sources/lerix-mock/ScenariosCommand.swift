@@ -13,8 +13,8 @@ enum ScenariosCommand: CLICommand {
         a week of app life takes well under a second.
 
           --junit FILE       also write a JUnit XML report to FILE
-          --filter TEXT      only scenarios whose name or file contains TEXT
-          --tag T            only scenarios tagged T (repeatable)
+          --filter TEXT      only scenarios whose name or file contains TEXT (none: exit 2)
+          --tag T            only scenarios tagged T (repeatable; a tag no scenario has: exit 2)
           --server URL       use a running `lerix-mock serve --clock manual` instead of an
                              in-process server (it is reset before each scenario)
           --admin-token T    the server's admin token, when it has one
@@ -23,12 +23,18 @@ enum ScenariosCommand: CLICommand {
           --direct-push      in process, hand pushes straight to the devices instead of
                              sending them as APNs/FCM over h2c through the push-gateway
                              stand-in (no sockets at all)
-          --catalogue FILE   the spec catalogue (default: spec-catalogue.yaml in the folder)
+          --catalogue FILE   the spec catalogue `covers` ids are checked against (default:
+                             a spec-catalogue.yaml given or in the folder, else the built-in one)
           --seed N           seed for random push drops (default 1); same seed, same run
           --coverage         print which spec rows have scenarios, and which have none
           -v                 print every step and push as it happens
 
-        Exit status: 0 when nothing failed, 1 when a scenario failed, 2 for bad usage.
+        A file that does not parse is reported with every mistake in it, each at its
+        file:line:column, and counts as an error (JUnit <error>), never as a pass.
+
+        Exit status: 0 when every selected scenario passed (or was skipped), 1 when a scenario
+        failed or a file is in error, 2 for bad usage (including a --filter or --tag that selects
+        nothing, and a --junit path that cannot be written).
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -49,6 +55,11 @@ enum ScenariosCommand: CLICommand {
             }
             seed = n
         }
+        let junit = parsed.value("--junit")
+        if let junit, let problem = ReportFile.problem(writing: junit) {
+            CLI.printError("lerix-mock scenarios: --junit: \(problem)")
+            return 2
+        }
         let paths = parsed.positional.isEmpty ? ["Scenarios"] : parsed.positional
         let suite: ScenarioSuite
         do {
@@ -58,13 +69,20 @@ enum ScenariosCommand: CLICommand {
             return 2
         }
         if parsed.flag("--coverage") {
-            guard let catalogue = suite.catalogue else {
-                CLI.printError("lerix-mock scenarios: no spec catalogue found (put spec-catalogue.yaml in the folder or pass --catalogue FILE)")
-                return 2
-            }
             for error in suite.errors { CLI.printError("\(error)") }
-            CLI.printOut(CoverageReport.text(catalogue: catalogue, scenarios: suite.scenarios))
-            return suite.errors.isEmpty ? 0 : 1
+            CLI.printOut(CoverageReport.text(catalogue: suite.catalogue, scenarios: suite.scenarios))
+            return suite.brokenFiles.isEmpty ? 0 : 1
+        }
+        let filter = parsed.value("--filter")
+        let tags = parsed.allValues("--tag")
+        if suite.scenarios.isEmpty, suite.brokenFiles.isEmpty {
+            CLI.printError("lerix-mock scenarios: no scenario files in \(paths.joined(separator: " ")) (*.yaml, *.yml or *.json)")
+            return 2
+        }
+        if filter != nil || !tags.isEmpty, let problem = suite.selectionProblem(filter: filter, tags: tags) {
+            for broken in suite.brokenFiles { CLI.printError("\(broken)") }
+            CLI.printError("lerix-mock scenarios: \(problem)")
+            return 2
         }
         let environment: any ScenarioEnvironment
         do {
@@ -75,20 +93,15 @@ enum ScenariosCommand: CLICommand {
             return 2
         }
         let verbose = parsed.flag("-v") || parsed.flag("--verbose")
-        let options = SuiteOptions(filter: parsed.value("--filter"), tags: parsed.allValues("--tag"), seed: seed, verbose: verbose) { outcome in
+        let options = SuiteOptions(filter: filter, tags: tags, seed: seed, verbose: verbose) { outcome in
             CLI.printOut(ConsoleReport.line(outcome, verbose: verbose))
         }
         let result = SuiteRunner(options: options).run(suite, in: environment)
-        if result.outcomes.isEmpty {
-            CLI.printOut("no scenarios matched")
-        }
         CLI.printOut("\n\(result.summary)" + (result.adapterName.isEmpty ? "" : " (adapter: \(result.adapterName))"))
-        if let junit = parsed.value("--junit") {
-            guard FileManager.default.createFile(atPath: junit, contents: Data(JUnitReport.xml(result).utf8)) else {
-                CLI.printError("lerix-mock scenarios: cannot write \(junit)")
-                return 2
-            }
+        if let junit, let problem = ReportFile.write(JUnitReport.xml(result), to: junit) {
+            CLI.printError("lerix-mock scenarios: --junit: \(problem)")
+            return 2
         }
-        return result.failed == 0 ? 0 : 1
+        return result.succeeded ? 0 : 1
     }
 }

@@ -23,7 +23,7 @@ import Testing
     @Test func everyBundledScenarioPasses() throws {
         let result = try Self.run { !$0.tags.contains("slow") }
         #expect(result.outcomes.count >= 25)
-        #expect(result.failed == 0 && result.skipped == 0, "\(Self.report(result))")
+        #expect(result.succeeded && result.skipped == 0, "\(Self.report(result))")
     }
 
     /// Pushes handed straight to devices here: this one is about scale, and 2,000 h2c
@@ -31,7 +31,7 @@ import Testing
     @Test func theThousandDeviceFleetPasses() throws {
         let result = try Self.run(filter: { $0.tags.contains("slow") }, viaGateway: false)
         #expect(result.outcomes.count >= 1)
-        #expect(result.failed == 0 && result.skipped == 0, "\(Self.report(result))")
+        #expect(result.succeeded && result.skipped == 0, "\(Self.report(result))")
     }
 
     @Test func theCatalogueIsFullyCoveredAndEveryFileParses() throws {
@@ -45,7 +45,7 @@ import Testing
     @Test func pushScenariosPassWithPushesHandedStraightToDevices() throws {
         let result = try Self.run(filter: { $0.tags.contains("push") && !$0.tags.contains("slow") }, viaGateway: false)
         #expect(result.outcomes.count >= 5)
-        #expect(result.failed == 0, "\(Self.report(result))")
+        #expect(result.succeeded, "\(Self.report(result))")
     }
 
     @Test func aRunIsTheSameEveryTime() throws {

@@ -35,6 +35,14 @@ final class FakeServer: ServerConnection {
             return ServerReply(status: 200, json: .object([("now", .string(now.rfc3339))]))
         case ("POST", "/admin/projects/demo/rules"):
             guard let below = body?["below"]?.stringValue else { return ServerReply(status: 422, json: nil) }
+            // A refusal the runner cannot foresee (a remote server of another release, say).
+            if below == "9.9.9" {
+                return ServerReply(status: 422, json: .object([
+                    ("type", "https://lerix.dev/problems/rule-violation"), ("title", "Unprocessable rule"), ("status", 422),
+                    ("detail", "the rule breaks 1 constraint"),
+                    ("errors", [.object([("pointer", "/below"), ("message", "this server blocks no version above 9")])]),
+                ]))
+            }
             let id = "r\(nextRule)"
             nextRule += 1
             rules.append((id, below))

@@ -55,7 +55,7 @@ final class SilentEnvironment: ScenarioEnvironment {
               - expect_server: {checks: 0}
             """.utf8), file: "admin.yaml")
         let env = SilentEnvironment()
-        let result = SuiteRunner(options: SuiteOptions(verbose: true)).run(ScenarioSuite(scenarios: [scenario], errors: [], catalogue: nil), in: env)
+        let result = SuiteRunner(options: SuiteOptions(verbose: true)).run(ScenarioSuite(scenarios: [scenario]), in: env)
         let outcome = try #require(result.outcomes.first)
         #expect(outcome.status == .passed, "\(outcome.failure)\n\(outcome.log.joined(separator: "\n"))")
         // The throttled push left at +60s; the runner stopped there and delivered it.

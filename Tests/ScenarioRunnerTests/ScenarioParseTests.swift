@@ -3,17 +3,25 @@ import Testing
 @testable import ScenarioRunner
 
 @Suite struct ScenarioParseTests {
-    func parse(_ text: String, catalogue: SpecCatalogue? = nil) throws(ScenarioError) -> Scenario {
+    func parse(_ text: String, catalogue: SpecCatalogue = .builtIn) throws(ScenarioFileErrors) -> Scenario {
         try Scenario.parse(Array(text.utf8), file: "s.yaml", catalogue: catalogue)
     }
 
-    func error(_ text: String, catalogue: SpecCatalogue? = nil) -> ScenarioError? {
+    /// Every mistake the file has, in file order.
+    func errors(_ text: String, catalogue: SpecCatalogue = .builtIn) -> [ScenarioError] {
         do {
             _ = try parse(text, catalogue: catalogue)
-            return nil
+            return []
         } catch {
-            return error
+            return error.errors
         }
+    }
+
+    /// The file's only mistake (a test of one mistake fails when the file has more).
+    func error(_ text: String, catalogue: SpecCatalogue = .builtIn) -> ScenarioError? {
+        let all = errors(text, catalogue: catalogue)
+        #expect(all.count <= 1, "more than one mistake: \(all)")
+        return all.first
     }
 
     @Test func aWellFormedScenarioBecomesATypedModel() throws {
@@ -40,7 +48,7 @@ import Testing
     }
 
     @Test func unknownTopLevelKeysGetASuggestionAtTheirPosition() {
-        let e = error("name: x\ndevics: {}\nsteps: []\n")
+        let e = error("name: x\ndevics: {}\nsteps: []\n")   // once: not also "needs `devices`"
         #expect(e?.description == "s.yaml:2:1: unknown key 'devics' in a scenario (did you mean 'devices'?)")
     }
 
@@ -126,7 +134,7 @@ import Testing
     @Test func coversIdsAreCheckedAgainstTheCatalogue() throws {
         let catalogue = try SpecCatalogue.parse(Array("rows:\n  - {id: check.app-start, section: s, text: t}\n".utf8), file: "c.yaml")
         let e = error("name: x\ncovers: [check.app-strat]\ndevices: {}\nsteps: []\n", catalogue: catalogue)
-        #expect(e?.description == "s.yaml:2:10: `covers` names 'check.app-strat', which is not in the spec catalogue (did you mean 'check.app-start'?)")
+        #expect(e?.description == "s.yaml:2:10: `covers` names 'check.app-strat', which is not in the spec catalogue (c.yaml) (did you mean 'check.app-start'?)")
     }
 
     @Test func yamlSyntaxErrorsKeepTheFileLineAndColumn() {
@@ -138,6 +146,104 @@ import Testing
     @Test func jsonScenariosAreAccepted() throws {
         let s = try parse(#"{"name": "j", "devices": {"p": {"platform": "android"}}, "steps": [{"launch": "p"}, "lift_all"]}"#)
         #expect(s.steps.count == 2)
+    }
+
+    @Test func everyMistakeOfAFileIsReportedAtOnceInFileOrder() {
+        let all = errors("""
+            name: many
+            tagz: [x]
+            rules:
+              - {name: old, type: required_update, below: "2.x"}
+            devices:
+              phone: {platform: ios, clock_offset: soon}
+              fleet: {count: 3, platform: andriod}
+            steps:
+              - launch: phone
+              - after: later
+              - expect: {device: phone, scren: none, checks: many}
+              - update_rule: {name: gone, below: "3.0.0"}
+            """)
+        #expect(all.map { "\($0.location.mark.line):\($0.location.mark.column)" } == ["2:1", "4:40", "6:40", "7:31", "10:12", "11:29", "11:50", "12:25"], "\(all)")
+        #expect(all[0].message == "unknown key 'tagz' in a scenario (did you mean 'tags'?)")
+        #expect(all[1].message.hasPrefix("rule 'old' would be refused by the server: /below:"), "\(all[1])")
+        #expect(all[3].message == "unknown platform 'andriod' (did you mean 'android'?)", "a fleet's mistake is reported once")
+        #expect(all[5].message == "unknown key 'scren' in a device expectation (did you mean 'screen'?)")
+        #expect(all[6].message.hasPrefix("`checks` is a count"))
+        #expect(all[7].message.hasPrefix("no rule named 'gone'"))
+    }
+
+    @Test func ruleBodiesAreCheckedByTheServersDecodingAtTheirField() {
+        let missing = error("name: x\ndevices: {}\nsteps:\n  - create_rule: {name: b, type: required_update}\n")
+        #expect(missing?.message.hasPrefix("rule 'b' would be refused by the server: /below:") == true, "\(String(describing: missing))")
+        let long = error("name: x\ndevices: {}\nsteps:\n  - create_rule: {name: m, type: maintenance, starts_at: +1h, ends_at: +9d}\n")
+        #expect(long?.message.contains("/ends_at") == true, "\(String(describing: long))")
+        #expect(long?.location.mark.column == 63)
+        // Expecting the refusal: the server decides at run time.
+        #expect(errors("name: x\ndevices: {}\nsteps:\n  - create_rule: {name: m, type: maintenance, starts_at: +1h, ends_at: +9d, rejected: true}\n") == [])
+        let noType = error("name: x\ndevices: {}\nsteps:\n  - create_rule: {name: b, below: \"2.0.0\"}\n")
+        #expect(noType?.message.hasPrefix("rule 'b' needs `type`") == true)
+    }
+
+    @Test func updateRuleIsCheckedAsTheWholeBodyAndCanClearAFieldOrExpectARefusal() throws {
+        let base = "name: x\ndevices: {}\nsteps:\n  - create_rule: {name: r, type: recommended_update, below: \"2.0.0\", becomes_required_on: +1d}\n"
+        let s = try parse(base + "  - update_rule: {name: r, type: optional_update, becomes_required_on: null}\n  - update_rule: {name: r, below: \"x\", rejected: true}\n")
+        guard case .updateRule(let clear) = s.steps[1].action, case .updateRule(let refused) = s.steps[2].action else {
+            Issue.record("not updates: \(s.steps)")
+            return
+        }
+        let before = JSON.object([("type", "recommended_update"), ("below", "2.0.0"), ("becomes_required_on", "+1d")])
+        #expect(clear.applied(to: before) == .object([("type", "optional_update"), ("below", "2.0.0")]))
+        #expect(!clear.expectRejected)
+        #expect(refused.expectRejected)
+        #expect(refused.fields == .object([("below", "x")]), "`rejected` is the runner's, not a rule field")
+        // Clearing a field the type needs is caught before the run.
+        let needed = error(base + "  - update_rule: {name: r, becomes_required_on: null}\n")
+        #expect(needed?.message.hasPrefix("rule 'r' would be refused by the server: /becomes_required_on") == true, "\(String(describing: needed))")
+        #expect(needed?.location.mark.line == 5)
+        #expect(error(base + "  - update_rule: {name: r}\n")?.message.hasPrefix("`update_rule` names the fields to change") == true)
+    }
+
+    @Test func keysInsideExpectedStateAreCheckedSoAMisspeltOneCannotMatchNull() {
+        let e = error("name: x\ndevices: {p: {platform: ios}}\nsteps:\n  - expect: {device: p, optional_update: {mesage: null}}\n")
+        #expect(e?.message == "unknown key 'mesage' in `optional_update` (did you mean 'message'?)")
+        #expect(e?.location.mark.column == 43)
+        let window = error("name: x\ndevices: {p: {platform: ios}}\nsteps:\n  - expect: {device: p, maintenance: [{ends: +1h}]}\n")
+        #expect(window?.message.hasPrefix("unknown key 'ends' in `maintenance`") == true)
+        let module = error("name: x\ndevices: {p: {platform: ios}}\nsteps:\n  - expect: {device: p, queued: {analitycs: 2}}\n")
+        #expect(module?.message == "unknown key 'analitycs' in `queued` (did you mean 'analytics'?)")
+        let paused = error("name: x\ndevices: {p: {platform: ios}}\nsteps:\n  - expect: {device: p, paused_modules: [analytic]}\n")
+        #expect(paused?.message == "unknown module 'analytic' (did you mean 'analytics'?)")
+        let kind = error("name: x\ndevices: {p: {platform: ios}}\nsteps:\n  - expect: {device: p, optional_update: {kind: recommended_update}}\n")
+        #expect(kind?.message == "unknown kind 'recommended_update' (expected one of: optional, recommended)")
+        let platform = error("name: x\ndevices: {}\nsteps:\n  - expect_pushes: {platforms: {iso: 0}}\n")
+        #expect(platform?.message.hasPrefix("unknown key 'iso' in `platforms`") == true)
+    }
+
+    @Test func relativeCountsAndTimesAreCheckedBeforeTheyRun() {
+        let fine = errors("""
+            name: x
+            devices: {p: {platform: ios}}
+            steps:
+              - expect: {device: p, checks: "+1", not_modified: ">= +0", queued: {analytics: "+2"}, last_success: +6m}
+              - expect: {device: p, optional_update: {becomes_required_on: +1d}, maintenance: [{starts_at: -1h, ends_at: "2026-12-02T11:00:00.000Z"}]}
+              - expect: {device: p, last_success: absent, checks: present}
+            """)
+        #expect(fine == [])
+        #expect(error("name: x\ndevices: {p: {platform: ios}}\nsteps:\n  - expect: {device: p, checks: \"+one\"}\n")?.message.hasPrefix("`checks` is a count") == true)
+        #expect(error("name: x\ndevices: {p: {platform: ios}}\nsteps:\n  - expect: {device: p, last_success: soon}\n")?.message.hasPrefix("`last_success` is a time") == true)
+        #expect(error("name: x\ndevices: {}\nsteps:\n  - expect_server: {checks: \"+1\"}\n")?.message.hasPrefix("`checks` counts the server's journal") == true)
+    }
+
+    @Test func coversIdsAreCheckedAgainstTheBuiltInCatalogueByDefault() {
+        #expect(SpecCatalogue.builtIn.rows.count >= 30)
+        #expect(SpecCatalogue.builtIn.row("check.app-start") != nil)
+        let e = error("name: x\ncovers: [offline.deadline-pases]\ndevices: {}\nsteps: []\n")
+        #expect(e?.description == "s.yaml:2:10: `covers` names 'offline.deadline-pases', which is not in the spec catalogue (did you mean 'offline.deadline-passes'?)")
+    }
+
+    @Test func setUpRulesCannotExpectARefusal() {
+        let e = error("name: x\nrules:\n  - {name: m, type: maintenance, starts_at: +1h, ends_at: +9d, rejected: true}\ndevices: {}\nsteps: []\n")
+        #expect(e?.message.hasPrefix("`rejected` belongs on a `create_rule` step") == true, "\(String(describing: e))")
     }
 
     @Test func durationsReadAsPeopleWriteThem() {

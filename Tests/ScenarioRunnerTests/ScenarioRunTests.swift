@@ -6,7 +6,7 @@ import Testing
     func run(_ text: String, seed: UInt64 = 1, verbose: Bool = true) throws -> (ScenarioOutcome, FakeEnvironment) {
         let scenario = try Scenario.parse(Array(text.utf8), file: "run.yaml")
         let environment = FakeEnvironment()
-        let suite = ScenarioSuite(scenarios: [scenario], errors: [], catalogue: nil, catalogueFile: nil)
+        let suite = ScenarioSuite(scenarios: [scenario])
         let result = SuiteRunner(options: SuiteOptions(seed: seed, verbose: verbose)).run(suite, in: environment)
         return (try #require(result.outcomes.first), environment)
     }

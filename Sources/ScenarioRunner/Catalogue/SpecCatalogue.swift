@@ -20,8 +20,26 @@ public struct SpecCatalogue: Sendable {
 
     public var spec: String
     public var rows: [Row]
+    /// The file it was read from; nil for the built-in catalogue.
+    public var file: String?
 
     public func row(_ id: String) -> Row? { rows.first { $0.id == id } }
+
+    /// The bundled suite's catalogue, compiled into the binary from `Scenarios/spec-catalogue.yaml`
+    /// (through the symlink beside this file), so `covers` ids are checked wherever a scenario lives.
+    public static let builtIn: SpecCatalogue = {
+        do {
+            var catalogue = try parse(PackageResources.spec_catalogue_yaml, file: "Scenarios/" + ScenarioSuite.catalogueName)
+            catalogue.file = nil
+            return catalogue
+        } catch {
+            // Pinned by a test; should it ever break, every `covers` id is reported as unknown, never passed.
+            return SpecCatalogue(spec: "", rows: [], file: nil)
+        }
+    }()
+
+    /// For messages: which catalogue an id was looked up in.
+    var origin: String { file.map { " (\($0))" } ?? "" }
 
     public static func parse(_ bytes: [UInt8], file: String) throws(ScenarioError) -> SpecCatalogue {
         let document: YAMLDocument
@@ -30,9 +48,10 @@ public struct SpecCatalogue: Sendable {
         } catch {
             throw ScenarioError(error.message, at: SourceLocation(file: file, mark: error.mark))
         }
-        let root = Node(document: document, file: file)
+        let diagnostics = Diagnostics()
+        let root = Node(document: document, file: file, diagnostics: diagnostics)
         try root.checkKeys(["spec", "rows"], what: "the spec catalogue")
-        var catalogue = SpecCatalogue(spec: try root.child("spec")?.string() ?? "", rows: [])
+        var catalogue = SpecCatalogue(spec: try root.child("spec")?.string() ?? "", rows: [], file: file)
         for node in try root.required("rows", in: "the spec catalogue").array() {
             try node.checkKeys(["id", "section", "text"], what: "a catalogue row")
             let row = Row(id: try node.required("id", in: "a catalogue row").string(),
@@ -41,6 +60,7 @@ public struct SpecCatalogue: Sendable {
             if catalogue.row(row.id) != nil { throw node.error("catalogue id '\(row.id)' appears twice") }
             catalogue.rows.append(row)
         }
+        if let first = diagnostics.sorted.first { throw first }
         return catalogue
     }
 }

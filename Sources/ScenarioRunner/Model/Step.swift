@@ -17,7 +17,7 @@ public enum StepAction: Sendable {
     case track(devices: [String], module: String, count: Int)
     // Server
     case createRule(RuleSpec)
-    case updateRule(name: String, fields: JSON)
+    case updateRule(RuleUpdate)
     case deleteRule(name: String)
     case liftAll
     case fault(JSON)
@@ -34,6 +34,24 @@ public enum StepAction: Sendable {
     case gatewayReject(devices: [String], status: Int)
     // Expectations
     case expect(Expectation)
+}
+
+/// `update_rule`: the fields to change in a rule the scenario created; a field written as
+/// `null` is cleared (`becomes_required_on: null`).
+public struct RuleUpdate: Sendable {
+    public var name: String
+    public var fields: JSON
+    /// `rejected: true`: the step expects the server to refuse the change (a 4xx); the rule stays as it was.
+    public var expectRejected: Bool
+
+    /// The whole body the server gets: `body` with these fields set, and the cleared ones removed.
+    func applied(to body: JSON) -> JSON {
+        guard case .object(var o) = body else { return body }
+        for (k, v) in fields.objectValue ?? JSONObject() {
+            if v.isNull { o[k] = nil } else { o[k] = v }
+        }
+        return .object(o)
+    }
 }
 
 /// How silent pushes reach a device from now on: the OS may deliver late or not at all.

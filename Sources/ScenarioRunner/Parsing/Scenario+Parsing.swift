@@ -1,5 +1,6 @@
 import Clock
 import JSON
+import ReleaseControl
 import YAML
 
 extension Scenario {
@@ -9,64 +10,90 @@ extension Scenario {
     static let platforms = ["ios", "android", "macos", "web"]
     static let flavors = ["native", "flutter"]
 
-    /// Reads a scenario from YAML (or JSON) bytes; every problem is a ``ScenarioError`` with
-    /// `file:line:column`. `catalogue`, when given, checks the `covers` ids.
-    public static func parse(_ bytes: [UInt8], file: String, catalogue: SpecCatalogue? = nil) throws(ScenarioError) -> Scenario {
+    /// Reads a scenario from YAML (or JSON) bytes and reports every problem of the file at once,
+    /// each as a ``ScenarioError`` with `file:line:column`. `covers` ids are checked against
+    /// `catalogue` (the built-in one unless a suite brings its own).
+    public static func parse(_ bytes: [UInt8], file: String,
+                             catalogue: SpecCatalogue = .builtIn) throws(ScenarioFileErrors) -> Scenario {
         let document: YAMLDocument
         do {
             document = try YAML.parse(bytes)
         } catch {
-            throw ScenarioError(error.message, at: SourceLocation(file: file, mark: error.mark))
+            throw ScenarioFileErrors([ScenarioError(error.message, at: SourceLocation(file: file, mark: error.mark))])
         }
-        let root = Node(document: document, file: file)
+        let diagnostics = Diagnostics()
+        let root = Node(document: document, file: file, diagnostics: diagnostics)
+        let scenario = diagnostics.attempt { () throws(ScenarioError) in try parse(root, catalogue: catalogue) }
+        guard let scenario, diagnostics.errors.isEmpty else { throw ScenarioFileErrors(diagnostics.sorted) }
+        return scenario
+    }
+
+    /// Each part is read on its own, so a mistake in one key, rule, device or step does not
+    /// hide those in the others; only a file that is not a mapping stops at once.
+    private static func parse(_ root: Node, catalogue: SpecCatalogue) throws(ScenarioError) -> Scenario {
         guard case .object = root.json else {
             throw root.error("a scenario is a mapping with `name`, `devices` and `steps`, not a \(root.json.typeName)")
         }
         try root.checkKeys(topKeys, what: "a scenario")
-        let name = try root.required("name", in: "a scenario").string()
-        var scenario = Scenario(file: file, name: name, description: try root.child("description")?.string(),
+        let name = root.attempt { () throws(ScenarioError) in try root.required("name", in: "a scenario").string() } ?? root.file
+        var scenario = Scenario(file: root.file, name: name, description: nil,
                                 tags: [], covers: [], needs: [], project: "demo", rules: [], devices: [], groups: [:], steps: [])
-        if let tags = root.child("tags") { scenario.tags = try tags.list().map { n throws(ScenarioError) in try n.string() } }
-        if let needs = root.child("needs") { scenario.needs = try needs.list().map { n throws(ScenarioError) in try n.string() } }
-        if let project = root.child("project") { scenario.project = try project.string() }
-        if let covers = root.child("covers") {
-            for node in covers.list() {
-                let id = try node.string()
-                if let catalogue, catalogue.row(id) == nil {
-                    throw node.error(Suggestion.message("`covers` names '\(id)', which is not in the spec catalogue", for: id, in: catalogue.rows.map(\.id)))
-                }
-                scenario.covers.append(id)
+        scenario.description = root.attempt { () throws(ScenarioError) in try root.child("description")?.string() } ?? nil
+        scenario.tags = root.child("tags")?.list().compactMap { n in n.attempt { () throws(ScenarioError) in try n.string() } } ?? []
+        scenario.needs = root.child("needs")?.list().compactMap { n in n.attempt { () throws(ScenarioError) in try n.string() } } ?? []
+        if let project = root.child("project"), let p = project.attempt({ () throws(ScenarioError) in try project.string() }) { scenario.project = p }
+        for node in root.child("covers")?.list() ?? [] {
+            guard let id = node.attempt({ () throws(ScenarioError) in try node.string() }) else { continue }
+            if catalogue.row(id) == nil {
+                node.diagnostics.record(node.error(Suggestion.message(
+                    "`covers` names '\(id)', which is not in the spec catalogue\(catalogue.origin)", for: id, in: catalogue.rows.map(\.id))))
             }
+            scenario.covers.append(id)
         }
-        if let rules = root.child("rules") {
-            for node in try rules.array() {
-                let rule = try RuleSpec.parse(node)
-                if scenario.rules.contains(where: { $0.name == rule.name }) {
-                    throw node.error("two rules are named '\(rule.name)'")
+        var context = StepContext(scenario: scenario)
+        if let rules = root.child("rules"), let list = root.attempt({ () throws(ScenarioError) in try rules.array("`rules`") }) {
+            for node in list {
+                guard let rule = node.attempt({ () throws(ScenarioError) in try RuleSpec.parse(node) }) else { continue }
+                if context.ruleNames.contains(rule.name) {
+                    node.diagnostics.record(node.error("two rules are named '\(rule.name)'"))
+                    continue
                 }
+                if rule.expectRejected {
+                    node.diagnostics.record((node.child("rejected") ?? node).keyError(
+                        "`rejected` belongs on a `create_rule` step; `rules` are created before time 0 and must be accepted"))
+                    continue
+                }
+                context.define(rule)
                 scenario.rules.append(rule)
             }
         }
-        let devices = try root.required("devices", in: "a scenario")
-        for (key, node) in try devices.object("`devices`") {
-            let expanded = try DeviceSpec.parse(name: key, node)
-            for d in expanded where scenario.devices.contains(where: { $0.name == d.name }) {
-                throw node.keyError("two devices are named '\(d.name)'")
+        if let devices = root.attempt({ () throws(ScenarioError) in try root.required("devices", in: "a scenario") }),
+           let entries = devices.attempt({ () throws(ScenarioError) in try devices.object("`devices`") }) {
+            for (key, node) in entries {
+                guard let expanded = node.attempt({ () throws(ScenarioError) in try DeviceSpec.parse(name: key, node) }) else {
+                    scenario.groups[key] = []   // still a known name, so steps naming it add no second error
+                    continue
+                }
+                if let twin = expanded.first(where: { d in scenario.devices.contains { $0.name == d.name } }) {
+                    node.diagnostics.record(node.keyError("two devices are named '\(twin.name)'"))
+                    continue
+                }
+                scenario.devices += expanded
+                scenario.groups[key] = expanded.map(\.name)
             }
-            scenario.devices += expanded
-            scenario.groups[key] = expanded.map(\.name)
-        }
-        scenario.groups["all"] = scenario.devices.map(\.name)
-        var tokens: [String: String] = [:]
-        for d in scenario.devices {
-            if let t = d.pushToken {
-                if let other = tokens[t] { throw devices.error("devices '\(other)' and '\(d.name)' share push token '\(t)'") }
+            var tokens: [String: String] = [:]
+            for d in scenario.devices {
+                guard let t = d.pushToken else { continue }
+                if let other = tokens[t] { devices.diagnostics.record(devices.error("devices '\(other)' and '\(d.name)' share push token '\(t)'")) }
                 tokens[t] = d.name
             }
         }
-        var context = StepContext(scenario: scenario, ruleNames: Set(scenario.rules.map(\.name)))
-        for node in try root.required("steps", in: "a scenario").array("`steps`") {
-            scenario.steps.append(try Step.parse(node, context: &context))
+        scenario.groups["all"] = scenario.devices.map(\.name)
+        context.scenario = scenario
+        if let steps = root.attempt({ () throws(ScenarioError) in try root.required("steps", in: "a scenario").array("`steps`") }) {
+            for node in steps {
+                if let step = node.attempt({ () throws(ScenarioError) in try Step.parse(node, context: &context) }) { scenario.steps.append(step) }
+            }
         }
         return scenario
     }
@@ -79,33 +106,72 @@ extension Node {
 extension RuleSpec {
     static let types = ["required_update", "optional_update", "recommended_update", "maintenance", "sdk_switch"]
     static let timeFields = ["starts_at", "ends_at", "becomes_required_on"]
+    /// Keys of a rule entry that are the runner's, not the admin API's.
+    static let runnerKeys = ["name", "rejected"]
 
     /// `{name: block, type: required_update, below: "2.4.0", …}`: `name` is the scenario's handle,
-    /// the rest is the admin API body. Times may be relative to time 0 (`+2h`, `-10m`).
+    /// the rest is the admin API body. Times may be relative to time 0 (`+2h`, `-10m`). Unless
+    /// `rejected: true`, the body is checked here by the server's own rule decoding, so a typo
+    /// is reported with the file's other mistakes, at its line, before anything runs.
     static func parse(_ node: Node) throws(ScenarioError) -> RuleSpec {
         let pairs = try node.object("a rule")
+        let earlier = node.diagnostics.errors.count
         let name = try node.required("name", in: "a rule (give it a `name` to refer to it in steps)").string()
-        let type = try node.required("type", in: "a rule").string()
-        guard types.contains(type) else {
-            throw node.child("type")?.error(Suggestion.message("unknown rule type '\(type)'", for: type, in: types)) ?? node.error("bad type")
+        let rejected = node.attempt { () throws(ScenarioError) -> Bool in try node.child("rejected")?.bool() ?? false } ?? false
+        if node.child("type") == nil {
+            node.diagnostics.record(node.error("rule '\(name)' needs `type` (\(types.joined(separator: ", ")))"))
+        } else if let typeNode = node.child("type") {
+            _ = node.attempt { () throws(ScenarioError) in
+                let type = try typeNode.string()
+                guard types.contains(type) else { throw typeNode.error(Suggestion.message("unknown rule type '\(type)'", for: type, in: types)) }
+            }
         }
         var body: [(String, JSON)] = []
-        let rejected = try node.child("rejected")?.bool() ?? false
-        for (key, value) in pairs where key != "name" && key != "rejected" {
-            if timeFields.contains(key) { try checkTime(value) }
+        for (key, value) in pairs where !runnerKeys.contains(key) {
+            if timeFields.contains(key) { _ = value.attempt { () throws(ScenarioError) in try checkTime(value) } }
             body.append((key, value.json))
         }
-        return RuleSpec(name: name, body: .object(body), location: node.location, expectRejected: rejected)
+        let rule = RuleSpec(name: name, body: .object(body), location: node.location, expectRejected: rejected)
+        // The server's verdict only on a body the runner found sound, so one mistake is not reported twice.
+        if !rejected, node.diagnostics.errors.count == earlier { checkWithServerRules(rule.body, name: name, at: node) }
+        return rule
     }
 
-    /// Relative (`+2h`) or absolute (RFC 3339) time: checked here, resolved when the scenario runs.
+    /// Relative (`+2h`), absolute (RFC 3339) or `null` (no such time): checked here, resolved when the scenario runs.
     static func checkTime(_ node: Node) throws(ScenarioError) {
+        if node.json.isNull { return }
         let text = try node.string()
         if TimeSyntax.milliseconds(text) != nil || Instant(rfc3339: text) != nil { return }
         throw node.error("`\(node.name)` must be a time relative to time 0 (`+2h`, `-10m`) or RFC 3339 (`2026-12-02T11:00:00.000Z`), not '\(text)'")
     }
-}
 
+    /// `body` with relative times placed after `t0`.
+    static func resolvingTimes(_ body: JSON, t0: Instant) -> JSON {
+        guard case .object(var o) = body else { return body }
+        for key in timeFields {
+            if let text = o[key]?.stringValue, Instant(rfc3339: text) == nil, let ms = TimeSyntax.milliseconds(text) {
+                o[key] = .string(t0.adding(milliseconds: ms).rfc3339)
+            }
+        }
+        return .object(o)
+    }
+
+    /// Records each problem the server's rule decoding finds in `body` (relative times resolved
+    /// against any time 0: the checks compare times with each other), at the field it names.
+    static func checkWithServerRules(_ body: JSON, name: String, at node: Node) {
+        guard body["type"]?.stringValue.map(types.contains) == true else { return }   // reported above
+        do {
+            _ = try RuleBody.decode(resolvingTimes(body, t0: Environments.inProcessStart))
+        } catch {
+            for problem in error.problems {
+                let pointer = node.pointer + problem.pointer
+                let mark = node.document.keyMarks[pointer] ?? node.document.mark(for: pointer)
+                node.diagnostics.record(ScenarioError("rule '\(name)' would be refused by the server: \(problem)",
+                                                      at: SourceLocation(file: node.file, mark: mark)))
+            }
+        }
+    }
+}
 
 extension DeviceSpec {
     /// One entry of `devices`: a single device, a fleet (`count: N`, lists cycle over the fleet)
@@ -183,38 +249,45 @@ extension DeviceSpec {
             guard let n = try field(key), !n.json.isNull else { return nil }
             return try n.string()
         }
-        guard let platformNode = try field("platform") else { throw node.error("device '\(name)' needs `platform` (\(Scenario.platforms.joined(separator: ", ")))") }
+        /// A field read on its own: its problem is recorded and `fallback` used, so the entry's
+        /// other fields are still checked.
+        func checked<T>(_ fallback: T, _ read: () throws(ScenarioError) -> T) -> T { node.attempt(read) ?? fallback }
+
+        guard let platformNode = try field("platform") ?? (try? node.required("platform", in: "")) else { throw node.error("device '\(name)' needs `platform` (\(Scenario.platforms.joined(separator: ", ")))") }
         let platform = try platformNode.string()
         guard Scenario.platforms.contains(platform) else {
             throw platformNode.error(Suggestion.message("unknown platform '\(platform)'", for: platform, in: Scenario.platforms))
         }
-        let flavor = try text("flavor") ?? "native"
-        guard Scenario.flavors.contains(flavor) else {
-            throw (try field("flavor"))?.error(Suggestion.message("unknown flavor '\(flavor)'", for: flavor, in: Scenario.flavors)) ?? node.error("bad flavor")
+        let flavor = checked("native") { () throws(ScenarioError) -> String in
+            let flavor = try text("flavor") ?? "native"
+            guard Scenario.flavors.contains(flavor) else {
+                throw (try field("flavor"))?.error(Suggestion.message("unknown flavor '\(flavor)'", for: flavor, in: Scenario.flavors)) ?? node.error("bad flavor")
+            }
+            return flavor
         }
         // `app_version` absent: 1.0.0; written as null: a device without a version.
-        let versionNode = try field("app_version")
-        let appVersion: String? = versionNode == nil ? "1.0.0" : try text("app_version")
-        let sdk = try text("sdk") ?? (flavor == "flutter" ? "flutter" : ["ios": "swift", "macos": "swift", "android": "kotlin", "web": "js"][platform] ?? "swift")
-        let sdkVersionNode = try field("sdk_version")
-        let sdkVersion: String? = sdkVersionNode == nil ? "1.5.0" : try text("sdk_version")
-        var pushToken = try text("push_token")
-        if let push = try field("push"), try push.bool(), pushToken == nil { pushToken = defaultToken(name: name, platform: platform) }
+        let appVersion = checked("1.0.0") { () throws(ScenarioError) -> String? in try field("app_version") == nil ? "1.0.0" : try text("app_version") }
+        let defaultSDK = flavor == "flutter" ? "flutter" : ["ios": "swift", "macos": "swift", "android": "kotlin", "web": "js"][platform] ?? "swift"
+        let sdk = checked(defaultSDK) { () throws(ScenarioError) -> String in try text("sdk") ?? defaultSDK }
+        let sdkVersion = checked("1.5.0") { () throws(ScenarioError) -> String? in try field("sdk_version") == nil ? "1.5.0" : try text("sdk_version") }
+        var pushToken = checked(nil) { () throws(ScenarioError) -> String? in try text("push_token") }
+        if checked(false, { () throws(ScenarioError) -> Bool in try field("push")?.bool() ?? false }), pushToken == nil {
+            pushToken = defaultToken(name: name, platform: platform)
+        }
         if pushToken != nil, platform == "web" {
-            throw node.error("device '\(name)' is on the web, which has no push; drop `push`/`push_token`")
+            node.diagnostics.record(node.error("device '\(name)' is on the web, which has no push; drop `push`/`push_token`"))
         }
-        var offset: Int64 = 0
-        if let o = try field("clock_offset") {
-            if let seconds = o.json.intValue {
-                offset = Int64(seconds)
-            } else if let s = o.json.stringValue, let ms = TimeSyntax.milliseconds(s) {
-                offset = ms / 1000
-            } else {
-                throw o.error("`clock_offset` must be seconds or a duration such as `-2h` or `+90s`")
-            }
+        let offset = checked(Int64(0)) { () throws(ScenarioError) -> Int64 in
+            guard let o = try field("clock_offset") else { return 0 }
+            if let seconds = o.json.intValue { return Int64(seconds) }
+            if let s = o.json.stringValue, let ms = TimeSyntax.milliseconds(s) { return ms / 1000 }
+            throw o.error("`clock_offset` must be seconds or a duration such as `-2h` or `+90s`")
         }
-        return DeviceSpec(name: name, platform: platform, flavor: flavor, appVersion: appVersion, build: try text("build"),
+        return DeviceSpec(name: name, platform: platform, flavor: flavor, appVersion: appVersion,
+                          build: checked(nil) { () throws(ScenarioError) -> String? in try text("build") },
                           sdk: sdk, sdkVersion: sdkVersion, pushToken: pushToken,
-                          enabled: try field("enabled")?.bool() ?? true, clockOffsetSeconds: offset, storage: try text("storage"))
+                          enabled: checked(true) { () throws(ScenarioError) -> Bool in try field("enabled")?.bool() ?? true },
+                          clockOffsetSeconds: offset,
+                          storage: checked(nil) { () throws(ScenarioError) -> String? in try text("storage") })
     }
 }

@@ -2,10 +2,17 @@ import JSON
 import YAML
 
 /// What step parsing needs to know about the rest of the scenario: device names and groups,
-/// and the rule names defined so far (a step may only touch a rule created before it).
+/// and the rules defined so far with their bodies as written (a step may only touch a rule
+/// created before it; an update is checked as the whole body the server will get).
 struct StepContext {
     var scenario: Scenario
-    var ruleNames: Set<String>
+    var rules: [String: JSON] = [:]
+
+    init(scenario: Scenario) { self.scenario = scenario }
+
+    var ruleNames: Set<String> { Set(rules.keys) }
+
+    mutating func define(_ rule: RuleSpec) { rules[rule.name] = rule.body }
 
     func devices(_ node: Node) throws(ScenarioError) -> [String] {
         var out: [String] = []
@@ -42,7 +49,7 @@ extension Step {
         "expect", "expect_server", "expect_pushes", "expect_ingest",
     ]
     static let noArgument: Set<String> = ["lift_all", "clear_faults"]
-    static let modules = ["errors", "analytics", "tracing", "feedback", "surveys"]
+    static let modules = StateShape.modules
     static let faultKinds = ["status", "delay", "reset", "malformed", "wrong_types"]
 
     /// A step is one action: `- launch: phone`, `- after: 5m`, `- expect: {device: phone, screen: none}`,
@@ -96,20 +103,29 @@ extension Step {
         case "create_rule":
             let rule = try RuleSpec.parse(try arg())
             if context.ruleNames.contains(rule.name) { throw node.error("a rule named '\(rule.name)' already exists") }
-            if !rule.expectRejected { context.ruleNames.insert(rule.name) }
+            if !rule.expectRejected { context.define(rule) }
             kind = .createRule(rule)
         case "update_rule":
             let a = try arg()
             let name = try context.rule(try a.required("name", in: "`update_rule`"))
+            let earlier = a.diagnostics.errors.count
+            let rejected = a.attempt { () throws(ScenarioError) -> Bool in try a.child("rejected")?.bool() ?? false } ?? false
             var fields: [(String, JSON)] = []
-            for (k, v) in try a.object() where k != "name" {
-                if RuleSpec.timeFields.contains(k) { try RuleSpec.checkTime(v) }
+            for (k, v) in try a.object() where !RuleSpec.runnerKeys.contains(k) {
+                if RuleSpec.timeFields.contains(k) { _ = v.attempt { () throws(ScenarioError) in try RuleSpec.checkTime(v) } }
                 fields.append((k, v.json))
             }
-            kind = .updateRule(name: name, fields: .object(fields))
+            guard !fields.isEmpty else { throw a.error("`update_rule` names the fields to change, e.g. `{name: \(name), below: \"2.5.0\"}`") }
+            let update = RuleUpdate(name: name, fields: .object(fields), expectRejected: rejected)
+            if !rejected, let before = context.rules[name] {
+                let after = update.applied(to: before)
+                if a.diagnostics.errors.count == earlier { RuleSpec.checkWithServerRules(after, name: name, at: a) }
+                context.rules[name] = after
+            }
+            kind = .updateRule(update)
         case "delete_rule":
             let name = try context.rule(try arg())
-            context.ruleNames.remove(name)
+            context.rules[name] = nil
             kind = .deleteRule(name: name)
         case "lift_all":
             kind = .liftAll
@@ -210,25 +226,20 @@ extension Step {
 }
 
 extension Expectation {
-    static let stateKeys = ["screen", "required_update", "optional_update", "maintenance", "paused_modules", "queued", "sent",
-                            "checks", "not_modified", "last_success", "etag", "polling"]
-    static let screens = ["required_update", "maintenance", "optional_update", "none"]
     static let serverKeys = ["device", "checks", "ok", "not_modified", "errors", "last"]
     static let journalFields = ["status", "lifetime", "etag", "platform", "version"]
     static let pushKeys = ["count", "sent_at", "tokens", "platforms", "changes"]
 
     static func parseDevice(_ node: Node, context: StepContext, extra: [String]) throws(ScenarioError) -> Expectation {
-        try node.checkKeys(["device"] + stateKeys + extra, what: "a device expectation")
+        try node.checkKeys(["device"] + StateShape.keys + extra, what: "a device expectation")
         let devices = try context.devices(try node.required("device", in: "a device expectation"))
         var fields = JSONObject()
         for (k, v) in try node.object() where k != "device" && !extra.contains(k) {
-            if k == "screen" {
-                let s = try v.string()
-                guard screens.contains(s) else { throw v.error(Suggestion.message("unknown screen '\(s)'", for: s, in: screens)) }
-            }
+            if StateShape.keys.contains(k) { StateShape.check(v, key: k) }
             fields[k] = v.json
         }
-        guard fields.count > 0 else { throw node.error("say what to expect, e.g. `screen: required_update` or `checks: 2`") }
+        let written = node.json.objectValue?.keys.filter { $0 != "device" && !extra.contains($0) } ?? []
+        guard !written.isEmpty else { throw node.error("say what to expect, e.g. `screen: required_update` or `checks: 2`") }
         return .device(devices: devices, fields: fields)
     }
 
@@ -236,7 +247,14 @@ extension Expectation {
         try node.checkKeys(serverKeys, what: "`expect_server`")
         let devices = try node.child("device").map { n throws(ScenarioError) in try context.devices(n) }
         var counts = JSONObject()
-        for key in ["checks", "ok", "not_modified", "errors"] { if let v = node.json[key] { counts[key] = v } }
+        for key in ["checks", "ok", "not_modified", "errors"] {
+            guard let v = node.child(key) else { continue }
+            if let text = v.json.stringValue, !StateShape.keywords.contains(text),
+               StateShape.comparison(text) == nil || StateShape.relativeCount(StateShape.comparison(text)?.operand ?? "") != nil {
+                v.diagnostics.record(v.error("`\(key)` counts the server's journal since time 0: write a number or a comparison (`\">= 2\"`), not '\(text)'"))
+            }
+            counts[key] = v.json
+        }
         var last: JSONObject?
         if let l = node.child("last") {
             try l.checkKeys(journalFields, what: "`last`")
@@ -247,6 +265,7 @@ extension Expectation {
 
     static func parsePushes(_ node: Node) throws(ScenarioError) -> Expectation {
         try node.checkKeys(pushKeys, what: "`expect_pushes`")
+        if let platforms = node.child("platforms") { try? platforms.checkKeys(["ios", "android", "macos"], what: "`platforms` (the platforms pushes go to)") }
         if let s = node.child("sent_at") {
             for item in s.list() {
                 let text = try item.string()

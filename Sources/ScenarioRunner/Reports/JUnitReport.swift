@@ -1,11 +1,12 @@
 /// JUnit XML for CI dashboards: one `<testsuite>`, one `<testcase>` per scenario, with the
-/// failure report as the failure's text and skips with their reason.
+/// failure report as the failure's text and skips with their reason. A file that does not
+/// parse, or a scenario that could not be set up, is an `<error>`: no verdict was reached.
 public enum JUnitReport {
     public static func xml(_ result: SuiteResult, suiteName: String = "lerix-mock scenarios") -> String {
         let total = result.outcomes.reduce(0) { $0 + $1.wallSeconds }
         var out = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        out += "<testsuites tests=\"\(result.outcomes.count)\" failures=\"\(result.failed)\" skipped=\"\(result.skipped)\" time=\"\(seconds(total))\">\n"
-        out += "  <testsuite name=\"\(escape(suiteName))\" tests=\"\(result.outcomes.count)\" failures=\"\(result.failed)\" errors=\"0\" skipped=\"\(result.skipped)\" time=\"\(seconds(total))\">\n"
+        out += "<testsuites tests=\"\(result.outcomes.count)\" failures=\"\(result.failed)\" errors=\"\(result.errors)\" skipped=\"\(result.skipped)\" time=\"\(seconds(total))\">\n"
+        out += "  <testsuite name=\"\(escape(suiteName))\" tests=\"\(result.outcomes.count)\" failures=\"\(result.failed)\" errors=\"\(result.errors)\" skipped=\"\(result.skipped)\" time=\"\(seconds(total))\">\n"
         if !result.adapterName.isEmpty {
             out += "    <properties><property name=\"adapter\" value=\"\(escape(result.adapterName))\"/></properties>\n"
         }
@@ -18,6 +19,8 @@ public enum JUnitReport {
                 out += ">\n      <skipped message=\"\(escape(why))\"/>\n    </testcase>\n"
             case .failed:
                 out += ">\n      <failure message=\"\(escape(o.failureSummary))\" type=\"ScenarioFailure\">\(escape(o.failure))</failure>\n    </testcase>\n"
+            case .error:
+                out += ">\n      <error message=\"\(escape(o.failureSummary))\" type=\"ScenarioError\">\(escape(o.failure))</error>\n    </testcase>\n"
             }
         }
         out += "  </testsuite>\n</testsuites>\n"

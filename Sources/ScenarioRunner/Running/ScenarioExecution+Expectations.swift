@@ -6,14 +6,15 @@ extension ScenarioExecution {
     func check(_ expectation: Expectation) throws -> StepFailure? {
         switch expectation {
         case .device(let names, let fields):
-            let expected = withServerRuleIds(.object(fields))
             var problems: [String] = []
             var failing: [String] = []
             for name in names {
                 let state = try adapter.command("state", [("device", .string(name))])
-                if let m = Matcher.mismatch(expected, state, path: "") {
+                seenStates[name] = state
+                let (resolved, notes) = resolvingRelative(fields, device: name)
+                if let m = Matcher.mismatch(withServerRuleIds(.object(resolved)), state, path: "") {
                     failing.append(name)
-                    if problems.count < 5 { problems.append("\(name): \(m)") }
+                    if problems.count < 5 { problems.append("\(name): \(m)" + (notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))")) }
                 }
             }
             guard !failing.isEmpty else { return nil }
@@ -74,6 +75,59 @@ extension ScenarioExecution {
             if let m = Matcher.mismatch(.object(fields), answer["ingest"] ?? .object([]), path: "ingest") { return StepFailure(m) }
             return nil
         }
+    }
+
+    /// `checks: "+1"` and `last_success: +6m` made absolute for one device: counts from what the
+    /// device's previous expectation saw (0 before any), times from time 0 (on the device's clock
+    /// for `last_success`, the server's inside updates and windows). The notes say how, for a failure.
+    func resolvingRelative(_ fields: JSONObject, device name: String) -> (JSONObject, notes: [String]) {
+        var notes: [String] = []
+        let before = previousStates[name]
+        let offsetMs = (devices[name]?.clockOffsetSeconds ?? 0) * 1000
+        func count(_ value: JSON, _ path: String, base: Double?) -> JSON {
+            guard let text = value.stringValue else { return value }
+            let from = base ?? 0
+            let origin = before == nil ? "0 at the start" : "\(Int(from)) at the previous expectation"
+            if let n = StateShape.relativeCount(text) {
+                notes.append("\(path) \"\(text)\" counts from \(origin)")
+                return .number(from + Double(n))
+            }
+            if let (op, operand) = StateShape.comparison(text), let n = StateShape.relativeCount(operand) {
+                notes.append("\(path) \"\(text)\" counts from \(origin)")
+                return .string("\(op) \(Int(from) + n)")
+            }
+            return value
+        }
+        func time(_ value: JSON, extra: Int64) -> JSON {
+            guard let text = value.stringValue, !StateShape.keywords.contains(text), Instant(rfc3339: text) == nil,
+                  let ms = TimeSyntax.milliseconds(text) else { return value }
+            return .string(t0.adding(milliseconds: ms + extra).rfc3339)
+        }
+        func times(in value: JSON) -> JSON {
+            switch value {
+            case .object(var o):
+                for key in StateShape.serverTimes { if let v = o[key] { o[key] = time(v, extra: 0) } }
+                return .object(o)
+            case .array(let items): return .array(items.map(times))
+            default: return value
+            }
+        }
+        var out = fields
+        for (key, value) in fields {
+            if StateShape.topCounts.contains(key) {
+                out[key] = count(value, key, base: before?[key]?.numberValue)
+            } else if StateShape.countObjects.contains(key), case .object(var o) = value {
+                for (module, v) in o { o[module] = count(v, "\(key).\(module)", base: before?[key]?[module]?.numberValue) }
+                out[key] = .object(o)
+            } else if StateShape.deviceTimes.contains(key) {
+                let resolved = time(value, extra: offsetMs)
+                if resolved != value, offsetMs != 0 { notes.append("\(key) \(value.stringValue ?? "") is on the device's clock, \(offsetMs / 1000) s off") }
+                out[key] = resolved
+            } else if StateShape.nested[key] != nil {
+                out[key] = times(in: value)
+            }
+        }
+        return (out, notes)
     }
 
     /// `rule: block` in an expectation means the server id the runner got for rule `block`.

@@ -31,24 +31,27 @@ extension ScenarioExecution {
             }
         case .createRule(let rule) where rule.expectRejected:
             let reply = try server.request("POST", "\(project)/rules", body: resolveTimes(rule.body))
-            guard (400..<500).contains(reply.status) else {
-                throw StepFailure("rule '\(rule.name)': expected the server to refuse it (4xx), seen \(reply.status)")
-            }
-            note("refused as expected: \(reply.json?["detail"]?.stringValue ?? "")")
+            try expectRefusal(reply, of: "rule '\(rule.name)'")
         case .createRule(let rule):
             let body = resolveTimes(rule.body)
-            let created = try server.admin("POST", "\(project)/rules", body)
-            guard let id = created["id"]?.stringValue ?? created["id"]?.intValue.map(String.init) else {
-                throw StepFailure("the server created rule '\(rule.name)' without an id: \(created.serializedString)")
+            let reply = try server.request("POST", "\(project)/rules", body: body)
+            try expectAcceptance(reply, of: "creating rule '\(rule.name)'")
+            guard let created = reply.json, let id = created["id"]?.stringValue ?? created["id"]?.intValue.map(String.init) else {
+                throw StepFailure("the server created rule '\(rule.name)' without an id: \(reply.json?.serializedString ?? "no body")")
             }
             ruleIds[rule.name] = id
             ruleBodies[rule.name] = body
             note("rule \(rule.name) is \(id) on the server")
-        case .updateRule(let name, let fields):
-            guard let id = ruleIds[name], case .object(var body)? = ruleBodies[name] else { throw StepFailure("rule '\(name)' was never created") }
-            for (k, v) in resolveTimes(fields).objectValue ?? JSONObject() { body[k] = v }
-            try server.admin("PUT", "\(project)/rules/\(id)", .object(body))
-            ruleBodies[name] = .object(body)
+        case .updateRule(let update):
+            guard let id = ruleIds[update.name], let before = ruleBodies[update.name] else { throw StepFailure("rule '\(update.name)' was never created") }
+            let body = resolveTimes(update.applied(to: before))
+            let reply = try server.request("PUT", "\(project)/rules/\(id)", body: body)
+            if update.expectRejected {
+                try expectRefusal(reply, of: "the change to rule '\(update.name)'")
+            } else {
+                try expectAcceptance(reply, of: "updating rule '\(update.name)'")
+                ruleBodies[update.name] = body
+            }
         case .deleteRule(let name):
             guard let id = ruleIds[name] else { throw StepFailure("rule '\(name)' was never created") }
             try server.admin("DELETE", "\(project)/rules/\(id)")
@@ -75,6 +78,7 @@ extension ScenarioExecution {
             }
             try advance(to: target)
         case .until(let expectation, let within):
+            defer { finishExpectation() }
             let limit = now.adding(milliseconds: within)
             while true {
                 guard let failure = try check(expectation) else { break }
@@ -92,7 +96,37 @@ extension ScenarioExecution {
         case .pushDelivery(let names, let policy):
             for name in names { policies[name] = policy }
         case .expect(let expectation):
+            defer { finishExpectation() }
             if let failure = try check(expectation) { throw failure }
         }
+    }
+}
+
+extension ScenarioExecution {
+    /// The states the expectation saw become the base of the next relative counts.
+    func finishExpectation() {
+        previousStates.merge(seenStates) { $1 }
+        seenStates = [:]
+    }
+
+    /// A `rejected: true` step: the server must refuse with a 4xx (its reason goes to the log).
+    func expectRefusal(_ reply: ServerReply, of what: String) throws(StepFailure) {
+        guard (400..<500).contains(reply.status) else {
+            throw StepFailure("\(what): expected the server to refuse it (4xx), seen \(reply.status)")
+        }
+        note("refused as expected: \(reply.json?["detail"]?.stringValue ?? "")")
+    }
+
+    /// A rule the scenario expects to be taken: a refusal names each field the server
+    /// objected to, as the problem+json lists them.
+    func expectAcceptance(_ reply: ServerReply, of what: String) throws(StepFailure) {
+        guard !(200..<300).contains(reply.status) else { return }
+        var lines = ["\(what): the server refused it with \(reply.status)" + (reply.json?["detail"]?.stringValue.map { ": " + $0 } ?? "")]
+        for problem in reply.json?["errors"]?.arrayValue ?? [] {
+            lines.append("  \(problem["pointer"]?.stringValue ?? ""): \(problem["message"]?.stringValue ?? problem.serializedString)")
+        }
+        if reply.json?["errors"] == nil, let body = reply.json, body["detail"] == nil { lines.append("  " + body.serializedString) }
+        lines.append("(write `rejected: true` on the step if the scenario expects the refusal)")
+        throw StepFailure(lines.joined(separator: "\n"))
     }
 }

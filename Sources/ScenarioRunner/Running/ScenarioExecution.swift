@@ -31,6 +31,11 @@ final class ScenarioExecution {
     var running: Set<String> = []
     var offline: Set<String> = []
 
+    /// Each device's state as its latest finished expectation saw it (`checks: "+1"` counts from
+    /// there), and as the current one sees it.
+    var previousStates: [String: JSON] = [:]
+    var seenStates: [String: JSON] = [:]
+
     var ruleIds: [String: String] = [:]
     var ruleBodies: [String: JSON] = [:]
 
@@ -64,9 +69,11 @@ final class ScenarioExecution {
         do {
             try setUp()
         } catch {
-            outcome.status = .failed
+            // Not a verdict on the SDK: the scenario could not start (JUnit's <error>).
+            outcome.status = .error
             outcome.failureSummary = "setting up: \(error)"
-            outcome.failure = "  setting up the scenario failed at \(scenario.file): \(error)"
+            outcome.failure = "  setting up the scenario failed at \(scenario.file): "
+                + "\(error)".split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  ")
             outcome.log = log
             return outcome
         }
@@ -113,9 +120,10 @@ final class ScenarioExecution {
         try setServerClock(base)
         for rule in scenario.rules {
             let body = resolveTimes(rule.body)
-            let created = try server.admin("POST", "/admin/projects/\(scenario.project)/rules", body)
-            guard let id = created["id"]?.stringValue ?? created["id"]?.intValue.map(String.init) else {
-                throw ServerFailure("creating rule '\(rule.name)' answered no id: \(created.serializedString)")
+            let reply = try server.request("POST", "/admin/projects/\(scenario.project)/rules", body: body)
+            try expectAcceptance(reply, of: "rule '\(rule.name)' at \(rule.location)")
+            guard let created = reply.json, let id = created["id"]?.stringValue ?? created["id"]?.intValue.map(String.init) else {
+                throw ServerFailure("creating rule '\(rule.name)' answered no id: \(reply.json?.serializedString ?? "no body")")
             }
             ruleIds[rule.name] = id
             ruleBodies[rule.name] = body
@@ -134,15 +142,7 @@ final class ScenarioExecution {
     }
 
     /// `+2h` in a rule body becomes time 0 + 2 h.
-    func resolveTimes(_ body: JSON) -> JSON {
-        guard case .object(var o) = body else { return body }
-        for key in RuleSpec.timeFields {
-            if let text = o[key]?.stringValue, Instant(rfc3339: text) == nil, let ms = TimeSyntax.milliseconds(text) {
-                o[key] = .string(t0.adding(milliseconds: ms).rfc3339)
-            }
-        }
-        return .object(o)
-    }
+    func resolveTimes(_ body: JSON) -> JSON { RuleSpec.resolvingTimes(body, t0: t0) }
 
     func setServerClock(_ t: Instant) throws(ServerFailure) {
         try server.admin("POST", "/admin/clock", .object([("set", .string(t.rfc3339))]))

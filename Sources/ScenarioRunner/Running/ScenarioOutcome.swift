@@ -2,7 +2,11 @@
 public struct ScenarioOutcome: Sendable {
     public enum Status: Sendable, Equatable {
         case passed
+        /// A step did not do what the scenario says: a verdict on the SDK or server.
         case failed
+        /// The scenario could not run: its file does not parse, or its server or adapter
+        /// could not be set up. No verdict, and never green (JUnit's `<error>`).
+        case error
         case skipped(String)
     }
 

@@ -1,22 +1,43 @@
 import Foundation
 
 /// The scenario files found under some paths, parsed, plus the spec catalogue they cite.
-/// A file that does not parse becomes an error (reported as a failed scenario), never a crash.
+/// A file that does not parse becomes a ``ScenarioFileErrors`` with all its mistakes (reported
+/// as an error, never a pass), never a crash.
 public struct ScenarioSuite: Sendable {
     public var scenarios: [Scenario]
-    public var errors: [ScenarioError]
-    public var catalogue: SpecCatalogue?
+    /// Files that do not parse, each with every mistake found in it, in path order.
+    public var brokenFiles: [ScenarioFileErrors]
+    /// The catalogue `covers` ids are checked against: the one given or found beside the
+    /// scenarios, else the built-in one, so ids are checked wherever the files live.
+    public var catalogue: SpecCatalogue
+    /// Where the catalogue came from; nil for the built-in one.
     public var catalogueFile: String?
+    /// The folders and files the suite was loaded from, for messages.
+    public var paths: [String]
 
     public static let catalogueName = "spec-catalogue.yaml"
 
+    public init(scenarios: [Scenario], brokenFiles: [ScenarioFileErrors] = [], catalogue: SpecCatalogue = .builtIn,
+                catalogueFile: String? = nil, paths: [String] = []) {
+        self.scenarios = scenarios
+        self.brokenFiles = brokenFiles
+        self.catalogue = catalogue
+        self.catalogueFile = catalogueFile
+        self.paths = paths
+    }
+
+    /// Every mistake of every file, in path order.
+    public var errors: [ScenarioError] { brokenFiles.flatMap(\.errors) }
+
     /// Files are taken in sorted path order, so runs are reproducible. A folder contributes
-    /// its `*.yaml`, `*.yml` and `*.json` files (recursively), except the catalogue.
-    /// The catalogue is `catalogue` when given, else `spec-catalogue.yaml` in the first folder.
+    /// its `*.yaml`, `*.yml` and `*.json` files (recursively). A file named `spec-catalogue.yaml`
+    /// is a catalogue, never a scenario (so `Scenarios/*.yaml` runs only scenarios): the first
+    /// one given or found in a folder is used unless `catalogue` names another.
     public static func load(paths: [String], catalogue: String? = nil) throws(ScenarioError) -> ScenarioSuite {
         var files: [String] = []
         var catalogueFile = catalogue
         let fm = FileManager.default
+        func isCatalogue(_ path: String) -> Bool { path == catalogueName || path.hasSuffix("/" + catalogueName) }
         for path in paths {
             var isDirectory: ObjCBool = false
             guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -24,16 +45,19 @@ public struct ScenarioSuite: Sendable {
             }
             if isDirectory.boolValue {
                 let base = path.hasSuffix("/") ? String(path.dropLast()) : path
-                if catalogueFile == nil, fm.fileExists(atPath: base + "/" + catalogueName) { catalogueFile = base + "/" + catalogueName }
                 let found = (fm.enumerator(atPath: base)?.allObjects as? [String] ?? [])
-                    .filter { ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml") || $0.hasSuffix(".json")) && !$0.hasSuffix(catalogueName) }
+                    .filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") || $0.hasSuffix(".json") }
                     .sorted()
-                files += found.map { base + "/" + $0 }
+                    .map { base + "/" + $0 }
+                if catalogueFile == nil, let own = found.first(where: { $0 == base + "/" + catalogueName }) { catalogueFile = own }
+                files += found.filter { !isCatalogue($0) }
+            } else if isCatalogue(path) {
+                if catalogueFile == nil { catalogueFile = path }
             } else {
                 files.append(path)
             }
         }
-        var suite = ScenarioSuite(scenarios: [], errors: [], catalogue: nil, catalogueFile: catalogueFile)
+        var suite = ScenarioSuite(scenarios: [], brokenFiles: [], catalogue: .builtIn, catalogueFile: catalogueFile, paths: paths)
         if let catalogueFile {
             guard let bytes = fm.contents(atPath: catalogueFile) else {
                 throw ScenarioError("cannot read the spec catalogue", at: SourceLocation(file: catalogueFile, mark: .init(line: 0, column: 0)))
@@ -43,22 +67,58 @@ public struct ScenarioSuite: Sendable {
         var names: [String: String] = [:]
         for file in files {
             guard let bytes = fm.contents(atPath: file) else {
-                suite.errors.append(ScenarioError("cannot read the file", at: SourceLocation(file: file, mark: .init(line: 0, column: 0))))
+                suite.brokenFiles.append(ScenarioFileErrors([ScenarioError("cannot read the file", at: SourceLocation(file: file, mark: .init(line: 0, column: 0)))]))
                 continue
             }
             do {
                 let scenario = try Scenario.parse(Array(bytes), file: file, catalogue: suite.catalogue)
                 if let other = names[scenario.name] {
-                    suite.errors.append(ScenarioError("scenario name '\(scenario.name)' is also used by \(other)",
-                                                      at: SourceLocation(file: file, mark: .init(line: 1, column: 1))))
+                    suite.brokenFiles.append(ScenarioFileErrors([ScenarioError("scenario name '\(scenario.name)' is also used by \(other)",
+                                                                               at: SourceLocation(file: file, mark: .init(line: 1, column: 1)))]))
                     continue
                 }
                 names[scenario.name] = file
                 suite.scenarios.append(scenario)
             } catch {
-                suite.errors.append(error)
+                suite.brokenFiles.append(error)
             }
         }
         return suite
+    }
+
+    /// The scenarios `--filter` (text in the name or file, any case) and `--tag` (any of them) pick.
+    public func selected(filter: String?, tags: [String]) -> [Scenario] {
+        scenarios.filter { s in
+            if let f = filter?.lowercased(), !s.name.lowercased().contains(f), !s.file.lowercased().contains(f) { return false }
+            if !tags.isEmpty, !tags.contains(where: s.tags.contains) { return false }
+            return true
+        }
+    }
+
+    /// Why the selection is not what was asked, or nil: nothing selected, or a `--tag` that no
+    /// scenario has (with several tags, a typo in one would quietly run fewer). A typo in CI
+    /// must not run nothing and go green, so the caller stops with this message.
+    public func selectionProblem(filter: String?, tags: [String]) -> String? {
+        let known = Set(scenarios.flatMap(\.tags))
+        let unknownTags = tags.filter { !known.contains($0) }
+        guard selected(filter: filter, tags: tags).isEmpty || !unknownTags.isEmpty else { return nil }
+        let place = paths.joined(separator: " ")
+        guard !scenarios.isEmpty else {
+            return brokenFiles.isEmpty ? "no scenario files in \(place)" : "no scenario in \(place) parses"
+        }
+        var reasons: [String] = []
+        if let filter, selected(filter: filter, tags: []).isEmpty {
+            let hint = Suggestion.closest(to: filter, in: scenarios.map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
+            reasons.append("no scenario name or file contains '\(filter)'\(hint)")
+        }
+        for tag in unknownTags {
+            let hint = Suggestion.closest(to: tag, in: Array(known)).map { " (did you mean '\($0)'?)" } ?? ""
+            reasons.append("no scenario is tagged '\(tag)'\(hint)")
+        }
+        if reasons.isEmpty {
+            reasons.append("no scenario matches both --filter '\(filter ?? "")' and --tag \(tags.joined(separator: ", "))")
+        }
+        let tagList = known.isEmpty ? "no scenario has tags" : "tags in use: \(known.sorted().joined(separator: ", "))"
+        return "no scenarios matched: " + reasons.joined(separator: "; ") + " (\(scenarios.count) scenarios in \(place); \(tagList))"
     }
 }

@@ -1,5 +1,5 @@
 /// A step did not do what the scenario says: the message reads "expected …, seen …".
-struct StepFailure: Error {
+struct StepFailure: Error, CustomStringConvertible {
     var message: String
     /// Devices whose recent HTTP exchanges explain the failure.
     var devices: [String]
@@ -7,4 +7,5 @@ struct StepFailure: Error {
         self.message = message
         self.devices = devices
     }
+    var description: String { message }
 }

@@ -33,8 +33,14 @@ public struct SuiteResult: Sendable {
 
     public var passed: Int { outcomes.filter { $0.status == .passed }.count }
     public var failed: Int { outcomes.filter { $0.status == .failed }.count }
+    /// Files that do not parse and scenarios that could not be set up.
+    public var errors: Int { outcomes.filter { $0.status == .error }.count }
     public var skipped: Int { outcomes.filter { if case .skipped = $0.status { return true } else { return false } }.count }
-    public var summary: String { "\(passed) passed, \(failed) failed, \(skipped) skipped" }
+    /// Nothing failed and nothing was in error (skips aside): the run is green.
+    public var succeeded: Bool { failed == 0 && errors == 0 }
+    public var summary: String {
+        "\(passed) passed, \(failed) failed, " + (errors > 0 ? "\(errors) error\(errors == 1 ? "" : "s"), " : "") + "\(skipped) skipped"
+    }
 }
 
 public struct SuiteRunner {
@@ -48,12 +54,14 @@ public struct SuiteRunner {
             outcomes.append(outcome)
             options.progress?(outcome)
         }
-        for error in suite.errors {
-            emit(ScenarioOutcome(scenario: error.location.file, file: error.location.file, status: .failed,
-                                 failure: "  \(error)", failureSummary: "\(error)", virtualMilliseconds: 0, wallSeconds: 0,
-                                 log: [], covers: [], tags: []))
+        for broken in suite.brokenFiles {
+            let count = broken.errors.count
+            emit(ScenarioOutcome(scenario: broken.file, file: broken.file, status: .error,
+                                 failure: broken.errors.map { "  \($0)" }.joined(separator: "\n"),
+                                 failureSummary: "\(count) mistake\(count == 1 ? "" : "s") in the file, first: \(broken.errors[0])",
+                                 virtualMilliseconds: 0, wallSeconds: 0, log: [], covers: [], tags: []))
         }
-        let selected = suite.scenarios.filter(isSelected)
+        let selected = suite.selected(filter: options.filter, tags: options.tags)
         guard !selected.isEmpty else { return SuiteResult(outcomes: outcomes, adapterName: "") }
         let hello: JSON
         do {
@@ -92,12 +100,6 @@ public struct SuiteRunner {
         return SuiteResult(outcomes: outcomes, adapterName: adapterName)
     }
 
-    func isSelected(_ s: Scenario) -> Bool {
-        if let f = options.filter?.lowercased(), !s.name.lowercased().contains(f), !s.file.lowercased().contains(f) { return false }
-        if !options.tags.isEmpty, !options.tags.contains(where: s.tags.contains) { return false }
-        return true
-    }
-
     /// Capabilities the scenario needs and the adapter lacks. An adapter that lists no
     /// `platform:` (or `flavor:`) capability at all is taken to emulate every platform (flavor).
     static func missing(_ needed: [String], in caps: Set<String>) -> [String] {
@@ -110,8 +112,9 @@ public struct SuiteRunner {
         }
     }
 
+    /// The scenario could not run (no adapter, no world): an error, not a verdict.
     static func broken(_ s: Scenario, _ message: String) -> ScenarioOutcome {
-        ScenarioOutcome(scenario: s.name, file: s.file, status: .failed, failure: message.isEmpty ? "" : "  \(message)",
+        ScenarioOutcome(scenario: s.name, file: s.file, status: .error, failure: message.isEmpty ? "" : "  \(message)",
                         failureSummary: message, virtualMilliseconds: 0, wallSeconds: 0, log: [], covers: s.covers, tags: s.tags)
     }
 }
