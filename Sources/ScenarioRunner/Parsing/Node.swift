@@ -100,7 +100,7 @@ struct Node {
     func required(_ key: String, in what: String) throws(ScenarioError) -> Node {
         if let c = child(key) { return c }
         if case .object(let o) = json,
-           let typo = o.keys.first(where: { $0 != key && Suggestion.closest(to: $0, in: [key]) == key }), let c = child(typo) {
+           let typo = o.keys.first(where: { $0 != key && KeySuggestion.nearest(to: $0, in: [key]) == key }), let c = child(typo) {
             return c
         }
         throw error("\(what) needs `\(key)`")

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// The scenario files found under some paths, parsed, plus the spec catalogue they cite.
 /// A file that does not parse becomes a ``ScenarioFileErrors`` with all its mistakes (reported
@@ -108,11 +109,11 @@ public struct ScenarioSuite: Sendable {
         }
         var reasons: [String] = []
         if let filter, selected(filter: filter, tags: []).isEmpty {
-            let hint = Suggestion.closest(to: filter, in: scenarios.map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
+            let hint = KeySuggestion.nearest(to: filter, in: scenarios.map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
             reasons.append("no scenario name or file contains '\(filter)'\(hint)")
         }
         for tag in unknownTags {
-            let hint = Suggestion.closest(to: tag, in: Array(known)).map { " (did you mean '\($0)'?)" } ?? ""
+            let hint = KeySuggestion.nearest(to: tag, in: Array(known)).map { " (did you mean '\($0)'?)" } ?? ""
             reasons.append("no scenario is tagged '\(tag)'\(hint)")
         }
         if reasons.isEmpty {
