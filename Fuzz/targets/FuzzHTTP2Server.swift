@@ -15,8 +15,8 @@ public func fuzzHTTP2Server(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     input += UnsafeBufferPointer(start: data + 1, count: size - 1)
     let chunk = Int(control & 0x3F) + 1
-    guard let session = try? HTTP2ServerSession(configuration: .init(maxConcurrentStreams: 8, maxRequestBodyBytes: 2048,
-                                                                     maxHeaderListBytes: 4096)) else { return 0 }
+    let limits = HTTPLimits(maxBodyBytes: 2048, maxTargetBytes: 512, maxHeaderBytes: 4096)
+    guard let session = try? HTTP2ServerSession(configuration: .init(maxConcurrentStreams: 8, limits: limits)) else { return 0 }
     var output: [UInt8] = []
     var answered = 0
     var offset = 0
@@ -25,6 +25,10 @@ public func fuzzHTTP2Server(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let events = input[offset..<end].withUnsafeBytes { session.feed($0) }
         offset = end
         for event in events {
+            if case .rejected(let stream, let error) = event {
+                session.respond(HTTPResponse(status: error.status, body: Array(error.message.utf8)), to: stream)
+                continue
+            }
             guard case .request(let stream, let request) = event else { continue }
             answered += 1
             switch answered % 4 {

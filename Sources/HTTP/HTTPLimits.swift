@@ -1,7 +1,10 @@
-/// Size limits an HTTP/1.1 parser enforces before buffering more of a request.
+/// Size limits every request meets before more of it is buffered, over HTTP/1.1 and HTTP/2
+/// alike: the same limit breaks with the same status and message on both.
 ///
 /// The defaults are the wire contract's (CONTRACT.md "Errors"): a body over 1 MiB is 413,
-/// a request target over 8 KiB is 414, a header section over 16 KiB is 431.
+/// a request target (HTTP/2's `:path`) over 8 KiB is 414, a header section over 16 KiB is
+/// 431. An HTTP/2 header section counts as its HTTP/1.1 form would: each field as
+/// `name: value` with its line end, `:authority` as the `Host` field.
 ///
 /// ```swift
 /// var limits = HTTPLimits()
@@ -21,5 +24,32 @@ public struct HTTPLimits: Sendable, Equatable {
         self.maxBodyBytes = maxBodyBytes
         self.maxTargetBytes = maxTargetBytes
         self.maxHeaderBytes = maxHeaderBytes
+    }
+}
+
+extension HTTPLimits {
+    /// A body (after de-chunking) over ``maxBodyBytes``.
+    public var bodyTooLarge: HTTPParseError {
+        HTTPParseError(status: 413, message: "the body is larger than \(maxBodyBytes) bytes")
+    }
+
+    /// A request target over ``maxTargetBytes``.
+    public var targetTooLong: HTTPParseError {
+        HTTPParseError(status: 414, message: "the request target is longer than \(maxTargetBytes) bytes")
+    }
+
+    /// A header section over ``maxHeaderBytes``.
+    public var headerSectionTooLarge: HTTPParseError {
+        HTTPParseError(status: 431, message: "the header section is larger than \(maxHeaderBytes) bytes")
+    }
+
+    /// A trailer section over ``maxHeaderBytes``.
+    public var trailerSectionTooLarge: HTTPParseError {
+        HTTPParseError(status: 431, message: "the trailer section is larger than \(maxHeaderBytes) bytes")
+    }
+
+    /// The bytes one field line takes in an HTTP/1.1 header section: `name: value` and CRLF.
+    public static func fieldLineBytes(nameBytes: Int, valueBytes: Int) -> Int {
+        nameBytes + valueBytes + 4
     }
 }

@@ -29,7 +29,7 @@ extension HTTPRequestParser {
         while i < end && data[i] != .sp { i += 1 }
         let targetEnd = i
         if targetEnd - targetStart > limits.maxTargetBytes {
-            return HTTPParseError(status: 414, message: "the request target is longer than \(limits.maxTargetBytes) bytes")
+            return limits.targetTooLong
         }
         guard targetEnd > targetStart, i < end else {
             return .bad("the request line is not \"METHOD target HTTP/1.1\"")
@@ -92,7 +92,7 @@ extension HTTPRequestParser {
             var j = i + 1
             while j < end && data[j] != .sp { j += 1 }
             if j == end || j - (i + 1) > limits.maxTargetBytes {
-                return HTTPParseError(status: 414, message: "the request target is longer than \(limits.maxTargetBytes) bytes")
+                return limits.targetTooLong
             }
         }
         return .bad("the request line is not \"METHOD target HTTP/1.1\"")

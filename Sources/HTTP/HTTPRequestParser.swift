@@ -185,7 +185,7 @@ public struct HTTPRequestParser: Sendable {
                         return fail(unfinishedRequestLineError(data, from: base, to: count))
                     }
                     if lineEnd >= 0 && available - lineEnd - 1 > limits.maxHeaderBytes + 1 {
-                        return fail(HTTPParseError(status: 431, message: "the header section is larger than \(limits.maxHeaderBytes) bytes"))
+                        return fail(limits.headerSectionTooLarge)
                     }
                     return (nil, base)
                 }
@@ -195,7 +195,7 @@ public struct HTTPRequestParser: Sendable {
                 lineEnd = -1
                 pos = base + headEnd + 1
                 if emptyLineStart - fieldsStart > limits.maxHeaderBytes {
-                    return fail(HTTPParseError(status: 431, message: "the header section is larger than \(limits.maxHeaderBytes) bytes"))
+                    return fail(limits.headerSectionTooLarge)
                 }
                 let framing: Framing
                 switch parseFields(data, from: fieldsStart, to: emptyLineStart) {
@@ -209,7 +209,7 @@ public struct HTTPRequestParser: Sendable {
                     state = .chunkSize
                 case .length(let length):
                     if length > limits.maxBodyBytes {
-                        return fail(HTTPParseError(status: 413, message: "the body is larger than \(limits.maxBodyBytes) bytes"))
+                        return fail(limits.bodyTooLarge)
                     }
                     // Reserve what has arrived or a modest start, not what the client claims.
                     pending.body.reserveCapacity(min(length, max(count - pos, 16 << 10)))
@@ -244,7 +244,7 @@ public struct HTTPRequestParser: Sendable {
                     trailerBytes = 0
                     state = .trailers
                 } else if size > limits.maxBodyBytes - pending.body.count {
-                    return fail(HTTPParseError(status: 413, message: "the body is larger than \(limits.maxBodyBytes) bytes"))
+                    return fail(limits.bodyTooLarge)
                 } else {
                     state = .chunkData(remaining: size)
                 }
@@ -277,7 +277,7 @@ public struct HTTPRequestParser: Sendable {
             case .trailers:
                 guard let lf = Self.firstLF(data, from: pos) else {
                     if trailerBytes + (count - pos) > limits.maxHeaderBytes + 1 {
-                        return fail(HTTPParseError(status: 431, message: "the trailer section is larger than \(limits.maxHeaderBytes) bytes"))
+                        return fail(limits.trailerSectionTooLarge)
                     }
                     return (nil, pos)
                 }
@@ -288,7 +288,7 @@ public struct HTTPRequestParser: Sendable {
                 }
                 trailerBytes += lf + 1 - pos
                 if trailerBytes > limits.maxHeaderBytes {
-                    return fail(HTTPParseError(status: 431, message: "the trailer section is larger than \(limits.maxHeaderBytes) bytes"))
+                    return fail(limits.trailerSectionTooLarge)
                 }
                 // Trailers are checked for syntax and dropped: nothing here needs them.
                 if case .failure(let error) = Self.parseField(data, from: pos, to: lineEndIndex) { return fail(error) }

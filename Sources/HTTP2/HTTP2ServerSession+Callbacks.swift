@@ -15,7 +15,9 @@ extension HTTP2ServerSession {
             guard let frame, let session = HTTP2ServerSession.from(userData) else { return 0 }
             if frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
                frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
-                session.streams[frame.pointee.hd.stream_id] = ServerStream()
+                let stream = ServerStream()
+                stream.startedAt = session.now
+                session.streams[frame.pointee.hd.stream_id] = stream
             }
             return 0
         }
@@ -24,17 +26,30 @@ extension HTTP2ServerSession {
                   frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
                   frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST,
                   let stream = session.streams[frame.pointee.hd.stream_id] else { return 0 }
-            stream.headerBytes += nameLength + valueLength + 32
-            if stream.headerBytes > session.configuration.maxHeaderListBytes {
-                return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
+            // Past a limit nothing more is stored (the answer is 414 or 431 either way), but
+            // the block is still decoded to its end: HPACK state must stay in step.
+            let limits = session.configuration.limits
+            let isPseudo = nameLength > 1 && name[0] == UInt8(ascii: ":")
+            let isPath = isPseudo && nameLength == 5 && name[1] == UInt8(ascii: "p")
+            let isAuthority = isPseudo && nameLength == 10 && name[1] == UInt8(ascii: "a")
+            if isPath {
+                if valueLength > limits.maxTargetBytes { stream.targetTooLong = true }
+            } else if !isPseudo || isAuthority {
+                // As its HTTP/1.1 field line would count; `:authority` is the Host field.
+                stream.headerBytes += HTTPLimits.fieldLineBytes(nameBytes: isAuthority ? 4 : nameLength, valueBytes: valueLength)
+                if stream.headerBytes > limits.maxHeaderBytes { stream.headersTooLarge = true }
+            }
+            if stream.targetTooLong || stream.headersTooLarge {
+                stream.headers = HTTPHeaders()
+                return 0
             }
             let nameBytes = UnsafeBufferPointer(start: name, count: nameLength)
             let valueText = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
-            if nameLength > 1 && name[0] == UInt8(ascii: ":") {
+            if isPseudo {
                 switch nameBytes.count {
-                case 5 where name[1] == UInt8(ascii: "p"): stream.path = valueText           // :path
+                case 5 where isPath: stream.path = valueText                                 // :path
                 case 7 where name[1] == UInt8(ascii: "m"): stream.method = valueText         // :method
-                case 10 where name[1] == UInt8(ascii: "a"): stream.authority = valueText     // :authority
+                case 10 where isAuthority: stream.authority = valueText                      // :authority
                 default: break                                                          // :scheme, :protocol
                 }
             } else {
@@ -45,7 +60,7 @@ extension HTTP2ServerSession {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, userData in
             guard let data, let session = HTTP2ServerSession.from(userData),
                   let stream = session.streams[streamID], !stream.bodyTooLarge else { return 0 }
-            if stream.body.count + length > session.configuration.maxRequestBodyBytes {
+            if stream.body.count + length > session.configuration.limits.maxBodyBytes {
                 stream.bodyTooLarge = true
                 stream.body = []
             } else {
@@ -63,19 +78,25 @@ extension HTTP2ServerSession {
             return 0
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, _, userData in
-            HTTP2ServerSession.from(userData)?.streams[streamID] = nil
+            guard let session = HTTP2ServerSession.from(userData),
+                  let stream = session.streams.removeValue(forKey: streamID) else { return 0 }
+            session.queuedResponseBytes -= stream.responseBody.count - stream.responseOffset
             return 0
         }
     }
 
-    /// The client finished sending on `streamID`: deliver the request, or answer 413 itself.
+    /// The client finished sending on `streamID`: deliver the request, or the limit it
+    /// broke (in HTTP/1.1's order: target, then header section, then body).
     func requestEnded(on streamID: Int32) {
         guard let stream = streams[streamID], !stream.delivered else { return }
         stream.delivered = true
-        if stream.bodyTooLarge {
-            var response = HTTPResponse(status: 413, body: Array("request body exceeds \(configuration.maxRequestBodyBytes) bytes\n".utf8))
-            response.headers.set("Content-Type", "text/plain; charset=utf-8")
-            respond(response, to: streamID)
+        let limits = configuration.limits
+        let rejection = stream.targetTooLong ? limits.targetTooLong
+            : stream.headersTooLarge ? limits.headerSectionTooLarge
+            : stream.bodyTooLarge ? limits.bodyTooLarge : nil
+        if let rejection {
+            stream.body = []
+            events.append(.rejected(streamID: streamID, rejection))
             return
         }
         var headers = stream.headers
@@ -105,6 +126,7 @@ let serverReadBody: nghttp2_data_source_read_callback = { _, streamID, buffer, l
             }
         }
         stream.responseOffset += count
+        session.queuedResponseBytes -= count
     }
     if stream.responseOffset >= stream.responseBody.count {
         flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue

@@ -21,18 +21,16 @@ public final class HTTP2ServerSession {
     public struct Configuration: Sendable {
         /// SETTINGS_MAX_CONCURRENT_STREAMS; extra streams are refused with REFUSED_STREAM.
         public var maxConcurrentStreams: UInt32
-        /// Request bodies above this answer 413 without reaching the responder.
-        public var maxRequestBodyBytes: Int
-        /// Header fields of one request above this (names + values + 32 per field) reset the stream.
-        public var maxHeaderListBytes: Int
+        /// Body, `:path` and header-section limits: HTTP/1.1's, answered with the same
+        /// statuses (413, 414, 431) through ``Event/rejected(streamID:_:)``.
+        public var limits: HTTPLimits
         /// SETTINGS_INITIAL_WINDOW_SIZE for request bodies.
         public var initialWindowSize: UInt32
 
-        public init(maxConcurrentStreams: UInt32 = 128, maxRequestBodyBytes: Int = 1 << 20,
-                    maxHeaderListBytes: Int = 64 << 10, initialWindowSize: UInt32 = 1 << 20) {
+        public init(maxConcurrentStreams: UInt32 = 128, limits: HTTPLimits = HTTPLimits(),
+                    initialWindowSize: UInt32 = 1 << 20) {
             self.maxConcurrentStreams = maxConcurrentStreams
-            self.maxRequestBodyBytes = maxRequestBodyBytes
-            self.maxHeaderListBytes = maxHeaderListBytes
+            self.limits = limits
             self.initialWindowSize = initialWindowSize
         }
     }
@@ -41,6 +39,9 @@ public final class HTTP2ServerSession {
         /// A complete request (headers and body) arrived on `streamID`; answer with
         /// `respond(_:to:)` or `reset(_:)`, now or later.
         case request(streamID: Int32, HTTPRequest)
+        /// The request on `streamID` broke a limit; answer it with the error's status, as
+        /// HTTP/1.1 would (the stream stays open for that answer).
+        case rejected(streamID: Int32, HTTPParseError)
         /// The peer broke the protocol; a GOAWAY is queued. Flush the output, then close.
         case connectionError(String)
     }
@@ -53,6 +54,10 @@ public final class HTTP2ServerSession {
     var streams: [Int32: ServerStream] = [:]
     var events: [Event] = []
     var failed = false
+    /// When the bytes being fed arrived (monotonic ns, from the owner): stamps new streams.
+    var now: UInt64 = 0
+    /// Response body bytes accepted by ``respond(_:to:)`` and not yet framed.
+    public internal(set) var queuedResponseBytes = 0
 
     public init(configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
@@ -63,8 +68,6 @@ public final class HTTP2ServerSession {
                                    value: configuration.maxConcurrentStreams),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
                                    value: configuration.initialWindowSize),
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
-                                   value: UInt32(clamping: configuration.maxHeaderListBytes)),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
         ]
         let rv = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count)
@@ -114,8 +117,11 @@ public final class HTTP2ServerSession {
         return true
     }
 
-    /// Hands received bytes to nghttp2 and returns the requests they completed.
-    public func feed(_ bytes: UnsafeRawBufferPointer) -> [Event] {
+    /// Hands received bytes to nghttp2 and returns the requests they completed. `now`
+    /// (monotonic nanoseconds) dates the streams they open, for
+    /// ``oldestIncompleteRequestStart``.
+    public func feed(_ bytes: UnsafeRawBufferPointer, now: UInt64 = 0) -> [Event] {
+        self.now = now
         guard !failed else { return takeEvents() }
         if let code = NGHTTP2Session.receive(bytes, into: session) {
             fail(HTTP2Error.library(code, "reading HTTP/2 input"))
@@ -124,15 +130,23 @@ public final class HTTP2ServerSession {
     }
 
     /// Convenience for tests and small inputs.
-    public func feed(_ bytes: [UInt8]) -> [Event] {
-        bytes.withUnsafeBytes { feed($0) }
+    public func feed(_ bytes: [UInt8], now: UInt64 = 0) -> [Event] {
+        bytes.withUnsafeBytes { feed($0, now: now) }
     }
 
     /// Events raised outside `feed` (none today for the server; kept symmetric with the client).
+    ///
+    /// A request whose stream the client already reset (in the same input, as a rapid
+    /// reset attack does) is dropped here: nobody is left to read its answer.
     public func takeEvents() -> [Event] {
         guard !events.isEmpty else { return [] }
         defer { events.removeAll(keepingCapacity: true) }
-        return events
+        return events.filter { event in
+            switch event {
+            case .request(let streamID, _), .rejected(let streamID, _): return streams[streamID] != nil
+            case .connectionError: return true
+            }
+        }
     }
 
     /// Appends every frame nghttp2 has ready to `buffer`, ready for one write.
@@ -174,6 +188,7 @@ public final class HTTP2ServerSession {
         if sendsBody {
             stream.responseBody = response.body
             stream.responseOffset = 0
+            queuedResponseBytes += response.body.count
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: serverReadBody)
             rv = block.withNameValues { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
         } else {
@@ -213,6 +228,19 @@ public final class HTTP2ServerSession {
     /// Streams opened by the client and not yet closed.
     public var openStreamCount: Int { streams.count }
 
+    /// Whether `streamID` is still open (not reset by the client, not finished).
+    public func isStreamOpen(_ streamID: Int32) -> Bool { streams[streamID] != nil }
+
+    /// When the oldest request still arriving (headers or body unfinished) began, as the
+    /// `now` of the `feed` that opened it; nil when every open stream's request is complete.
+    public var oldestIncompleteRequestStart: UInt64? {
+        var oldest: UInt64?
+        for stream in streams.values where !stream.delivered {
+            if oldest.map({ stream.startedAt < $0 }) ?? true { oldest = stream.startedAt }
+        }
+        return oldest
+    }
+
     func fail(_ error: HTTP2Error) {
         events.append(.connectionError(error.message))
         if nghttp2_session_terminate_session(session, HTTP2ErrorCode.protocolError.rawValue) != 0 {
@@ -233,8 +261,12 @@ final class ServerStream {
     var path = ""
     var authority = ""
     var headers = HTTPHeaders()
+    /// The header section's size in its HTTP/1.1 form (see ``HTTPLimits``).
     var headerBytes = 0
     var body: [UInt8] = []
+    var startedAt: UInt64 = 0
+    var targetTooLong = false
+    var headersTooLarge = false
     var bodyTooLarge = false
     var delivered = false
     var responded = false

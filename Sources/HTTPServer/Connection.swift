@@ -12,8 +12,9 @@ final class Connection: @unchecked Sendable {
     var context: ServerContext { loop.context }
     private(set) var handler: (any ConnectionHandler)?
 
-    /// Bytes waiting for the socket, from `outputOffset` on. Handlers append to it.
-    var output: [UInt8] = []
+    /// Bytes waiting for the socket, from `outputOffset` on. Handlers add to it through
+    /// ``enqueue(_:)``, which keeps the backlog count true.
+    private var output: [UInt8] = []
     private var outputOffset = 0
     private(set) var isClosed = false
     private var closeWhenFlushed = false
@@ -31,10 +32,15 @@ final class Connection: @unchecked Sendable {
     private var reading = true
     private var readPaused = false
     private var wantsWrite = false
-    /// Reading stops while this much output waits for a client that does not read.
-    private static let outputHighWater = 1 << 20
-    private static let outputLowWater = 256 << 10
-    private var outputBacklogged = false
+    /// Reading stops while more than this much output waits for the client, whatever
+    /// produced it; it resumes once the backlog is under the low-water mark.
+    static let outputHighWater = 1 << 20
+    static let outputLowWater = 256 << 10
+    /// True from the moment unsent output passes the high-water mark until it drains under
+    /// the low-water mark. Handlers stop producing answers while it holds.
+    private(set) var isOutputBacklogged = false
+    /// The backlog cleared since the handler was last told (see ``ConnectionHandler/outputDrained()``).
+    private var backlogCleared = false
 
     /// Monotonic nanoseconds after which the connection is cut off; 0 for never.
     private(set) var deadline: UInt64 = 0
@@ -81,8 +87,11 @@ final class Connection: @unchecked Sendable {
             return
         }
         inEvent = true
-        if events.contains(.writable) { flushOutput() }
-        if reading && !readPaused && !outputBacklogged && !events.isDisjoint(with: [.readable, .readHangup, .hangup]) {
+        if events.contains(.writable) {
+            flushOutput()
+            notifyIfDrained()
+        }
+        if reading && !readPaused && !isOutputBacklogged && !events.isDisjoint(with: [.readable, .readHangup, .hangup]) {
             readAvailable()
         } else if events.contains(.hangup) {
             // Both directions are gone and nothing is left to read: no one to answer.
@@ -97,7 +106,7 @@ final class Connection: @unchecked Sendable {
 
     private func readAvailable() {
         let buffer = loop.readBuffer
-        while !isClosed && reading && !readPaused && !outputBacklogged {
+        while !isClosed && reading && !readPaused && !isOutputBacklogged {
             do {
                 switch try Posix.read(fd, into: buffer) {
                 case .processed(let n):
@@ -141,7 +150,7 @@ final class Connection: @unchecked Sendable {
     private func updateInterest() {
         guard !isClosed else { return }
         var wanted: Epoll.Events = []
-        if reading && !readPaused && !outputBacklogged { wanted.formUnion([.readable, .readHangup]) }
+        if reading && !readPaused && !isOutputBacklogged { wanted.formUnion([.readable, .readHangup]) }
         if wantsWrite { wanted.insert(.writable) }
         guard wanted != interest else { return }
         interest = wanted
@@ -162,10 +171,22 @@ final class Connection: @unchecked Sendable {
         }
     }
 
+    /// Adds bytes for the peer (a handler's only way to write) and re-counts the backlog at
+    /// once, so a burst of answers produced without a flush still stops reading.
+    func enqueue(_ write: (inout [UInt8]) -> Void) {
+        guard !isClosed else { return }
+        write(&output)
+        updateBacklog()
+    }
+
+    /// Unsent bytes: queued and not yet accepted by the socket.
+    var pendingOutputBytes: Int { output.count - outputOffset }
+
     /// Writes pending output (once per event); waits for writability for the rest.
     func flush() {
         guard !isClosed else { return }
         flushOutput()
+        notifyIfDrained()
         if !isClosed && closeWhenFlushed && !hasPendingOutput {
             if lingerAfterFlush && reading { startLingering() } else { close() }
         }
@@ -175,7 +196,7 @@ final class Connection: @unchecked Sendable {
         closeWhenFlushed = false
         lingering = true
         readPaused = false
-        outputBacklogged = false
+        isOutputBacklogged = false
         Posix.shutdownWrite(fd)
         deadline = ServerContext.now() &+ Self.lingerTime
         updateInterest()
@@ -204,20 +225,42 @@ final class Connection: @unchecked Sendable {
                     output.removeFirst(outputOffset)
                     outputOffset = 0
                 }
-                // A client that sends but does not read must not grow the output without bound.
-                let backlog = output.count - outputOffset
-                if backlog > Self.outputHighWater { outputBacklogged = true }
-                else if backlog < Self.outputLowWater { outputBacklogged = false }
+                updateBacklog()
                 updateInterest()
                 return
             }
         }
         if output.capacity > 16 * 1024 { output = [] } else { output.removeAll(keepingCapacity: true) }
         outputOffset = 0
-        if wantsWrite || outputBacklogged {
+        updateBacklog()
+        if wantsWrite {
             wantsWrite = false
-            outputBacklogged = false
             updateInterest()
+        }
+    }
+
+    /// A client that sends but does not read must not grow the output without bound:
+    /// reading stops above the high-water mark and resumes under the low-water mark.
+    private func updateBacklog() {
+        let backlog = pendingOutputBytes
+        if !isOutputBacklogged && backlog > Self.outputHighWater {
+            isOutputBacklogged = true
+            updateInterest()
+        } else if isOutputBacklogged && backlog < Self.outputLowWater {
+            isOutputBacklogged = false
+            backlogCleared = true
+            updateInterest()
+        }
+    }
+
+    /// Tells the handler the backlog cleared, so it produces the answers it held back.
+    /// Repeats while the socket takes each new backlog at once, else the last clearing
+    /// would go unheard (no writability event follows a complete write).
+    private func notifyIfDrained() {
+        while backlogCleared && !isClosed {
+            backlogCleared = false
+            handler?.outputDrained()
+            flushOutput()
         }
     }
 
@@ -282,13 +325,19 @@ final class Connection: @unchecked Sendable {
             headStartedAt = 0
             deadline = 0
         }
+        // Progress resets the idle timeout, never this one: a body trickled a byte at a time
+        // is cut once the whole request has taken too long.
+        if let started = handler.requestStartedAt {
+            let whole = started &+ context.requestReadTimeout
+            deadline = deadline == 0 ? whole : min(deadline, whole)
+        }
     }
 
-    /// The deadline passed: a client stalled before or in a request head hears 408 (RFC 9110
-    /// §15.5.9), then the connection closes.
+    /// The deadline passed: a client stalled before or in a request hears 408 (RFC 9110
+    /// §15.5.9) where its protocol has a word for it, then the connection closes.
     func timedOut() {
-        if !lingering, !hasPendingOutput, fresh || handler?.activity == .readingHead {
-            var response = ProblemResponse.make(status: 408, detail: "the request head did not arrive in time")
+        if !lingering, !hasPendingOutput,
+           var response = fresh ? HTTP1Handler.headTimedOut : handler?.timeoutResponse {
             context.finalize(&response, for: HTTPRequest(method: "-", target: "-"), date: loop.date.current())
             let bytes = HTTPResponseSerializer.bytes(response, keepAlive: false)
             _ = try? bytes.withUnsafeBytes { try Posix.write(fd, $0) }

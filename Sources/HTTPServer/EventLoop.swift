@@ -71,7 +71,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// A quarter of the shortest timeout, between 10 ms and 1 s.
     static func sweepInterval(_ context: ServerContext) -> UInt64 {
-        let shortest = min(context.headerReadTimeout, context.idleTimeout)
+        let shortest = min(context.headerReadTimeout, context.idleTimeout, context.requestReadTimeout)
         return min(max(shortest / 4, 10_000_000), 1_000_000_000)
     }
 

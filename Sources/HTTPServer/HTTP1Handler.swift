@@ -38,6 +38,8 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     private var protocolDecided = false
     private let maxPipelined: Int
     private let logging: Bool
+    /// When the first byte of the request being parsed arrived; nil between requests.
+    private(set) var requestStartedAt: UInt64?
 
     init(connection: Connection) {
         self.connection = connection
@@ -94,12 +96,33 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
         process(bytes)
     }
 
+    /// A client stalled in a request hears 408 (RFC 9110 §15.5.9) before the connection closes.
+    var timeoutResponse: HTTPResponse? {
+        switch activity {
+        case .readingHead: return Self.headTimedOut
+        case .readingBody: return ProblemResponse.make(status: 408, detail: "the request did not arrive in time")
+        case .idle, .busy: return nil
+        }
+    }
+
+    static let headTimedOut = ProblemResponse.make(status: 408, detail: "the request head did not arrive in time")
+
     private func process(_ bytes: UnsafeRawBufferPointer) {
         processing = true
-        defer { processing = false }
+        defer {
+            processing = false
+            // A request still arriving is timed from the read that brought its first byte.
+            if parsingPaused || parser.isBetweenRequests || parser.hasFailed {
+                requestStartedAt = nil
+            } else if requestStartedAt == nil {
+                requestStartedAt = ServerContext.now()
+            }
+        }
         var rest = bytes
         while acceptingRequests {
-            if pendingCount >= maxPipelined {
+            // Too many answers owed, or too many bytes of answers unsent: hold the rest
+            // until the client catches up (answers given at once count like late ones).
+            if pendingCount >= maxPipelined || connection.isOutputBacklogged {
                 parser.pushBack(rest)
                 parsingPaused = true
                 connection.pauseReading()
@@ -110,11 +133,12 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
             guard let event else { return }
             switch event {
             case .request(let request, let keepAlive):
+                requestStartedAt = nil
                 dispatch(request, keepAlive: keepAlive, rest: &rest)
             case .expectContinue:
                 // Interim answers must not overtake earlier final ones.
                 if pendingCount == 0 {
-                    connection.output.append(contentsOf: HTTPResponseSerializer.continueResponse)
+                    connection.enqueue { $0.append(contentsOf: HTTPResponseSerializer.continueResponse) }
                 }
             case .failure(let error):
                 acceptingRequests = false
@@ -129,7 +153,7 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     private func dispatch(_ request: HTTPRequest, keepAlive: Bool, rest: inout UnsafeRawBufferPointer) {
         if pendingCount == 0, let factory = connection.context.http2, let settings = Self.h2cUpgradeSettings(request) {
             acceptingRequests = false
-            connection.output.append(contentsOf: Self.switchingToH2C)
+            connection.enqueue { $0.append(contentsOf: Self.switchingToH2C) }
             var leftover = parser.takeBufferedBytes()
             leftover.append(contentsOf: rest)
             rest = UnsafeRawBufferPointer(start: nil, count: 0)
@@ -189,8 +213,10 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
             case .response(var response):
                 connection.context.finalize(&response, for: slot.request, date: connection.loop.date.current())
                 let headOnly = slot.request.method == "HEAD"
-                HTTPResponseSerializer.write(response, to: &connection.output, keepAlive: slot.keepAlive,
-                                             requestVersion: slot.request.version, headOnly: headOnly)
+                connection.enqueue {
+                    HTTPResponseSerializer.write(response, to: &$0, keepAlive: slot.keepAlive,
+                                                 requestVersion: slot.request.version, headOnly: headOnly)
+                }
                 if logging { log(slot, status: response.status, bytes: headOnly ? 0 : response.body.count) }
                 if !slot.keepAlive {
                     slots.removeAll()
@@ -209,12 +235,20 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
             slots.removeFirst(head)
             head = 0
         }
-        if parsingPaused && !processing && pendingCount <= maxPipelined / 2 {
-            parsingPaused = false
-            process(UnsafeRawBufferPointer(start: nil, count: 0))
-            if !parsingPaused { connection.resumeReading() }
-        }
+        resumeParsingIfPossible()
         if draining && pendingCount == 0 { connection.closeAfterFlush() }
+    }
+
+    /// Parses the requests held back by a pause once both reasons for it are gone.
+    private func resumeParsingIfPossible() {
+        guard parsingPaused, !processing, pendingCount <= maxPipelined / 2, !connection.isOutputBacklogged else { return }
+        parsingPaused = false
+        process(UnsafeRawBufferPointer(start: nil, count: 0))
+        if !parsingPaused { connection.resumeReading() }
+    }
+
+    func outputDrained() {
+        resumeParsingIfPossible()
     }
 
     private func log(_ slot: Slot, status: Int?, bytes: Int) {

@@ -5,6 +5,11 @@ import HTTP2
 /// an ``HTTP2ServerSession``; each complete stream goes to the same responder HTTP/1.1
 /// uses, and its answer, whenever it comes, is framed on that stream.
 ///
+/// What a connection holds for its peer is bounded like HTTP/1.1's: while answers not yet
+/// sent (held back by a closed flow-control window, or unread on the socket) pass
+/// ``maxHeldResponseBytes``, complete requests wait unanswered, in order, and a request
+/// whose stream is reset meanwhile costs nothing.
+///
 /// Confined to the connection's loop queue; the reply closures it hands out hop there.
 final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
     private struct InFlight {
@@ -13,9 +18,16 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
         var startedAt: UInt64
     }
 
+    /// Past this many unsent answer bytes on one connection, new requests wait.
+    static let maxHeldResponseBytes = Connection.outputHighWater
+
     let connection: Connection
     private let session: HTTP2ServerSession?
     private var inFlight: [Int32: InFlight] = [:]
+    /// Complete requests waiting for the held answers to drain, oldest first from `waitingHead`.
+    private var waiting: [(stream: Int32, request: HTTPRequest)] = []
+    private var waitingHead = 0
+    private var pumping = false
     private var closed = false
     private var draining = false
     /// The client sent EOF: streams still waiting for its bytes never finish.
@@ -52,7 +64,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
     }
 
     static func sessionConfiguration(_ context: ServerContext) -> HTTP2ServerSession.Configuration {
-        HTTP2ServerSession.Configuration(maxRequestBodyBytes: context.configuration.limits.maxBodyBytes)
+        HTTP2ServerSession.Configuration(limits: context.configuration.limits)
     }
 
     var activity: ConnectionActivity {
@@ -61,14 +73,27 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
         return .idle
     }
 
+    var requestStartedAt: UInt64? { session?.oldestIncompleteRequestStart }
+
+    /// No HTTP/1.1 bytes on an HTTP/2 connection: it just closes.
+    var timeoutResponse: HTTPResponse? { nil }
+
     // MARK: Input
 
     func received(_ bytes: UnsafeRawBufferPointer) {
         guard let session, !closed else { return }
-        for event in session.feed(bytes) {
+        for event in session.feed(bytes, now: ServerContext.now()) {
             switch event {
             case .request(let stream, let request):
-                dispatch(request, on: stream)
+                waiting.append((stream, request))
+            case .rejected(let stream, let error):
+                var stored = HTTPRequest(method: "-", target: "-")
+                stored.version = .http2
+                var response = ProblemResponse.make(error)
+                connection.context.finalize(&response, for: stored, date: connection.loop.date.current())
+                session.respond(response, to: stream)
+                log(InFlight(request: stored, startedAt: logging ? ServerContext.now() : 0),
+                    status: response.status, bytes: response.body.count)
             case .connectionError:
                 break   // the session queued a GOAWAY; `pump` closes once it is written
             }
@@ -90,6 +115,29 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
         }
     }
 
+    /// Whether a waiting request may be answered now: the peer reads what it was sent
+    /// and the session holds fewer unsent answer bytes than the bound.
+    private func mayDispatch(_ session: HTTP2ServerSession) -> Bool {
+        !closed && !connection.isOutputBacklogged && session.queuedResponseBytes < Self.maxHeldResponseBytes
+    }
+
+    /// Hands waiting requests to the responder while ``mayDispatch(_:)`` holds.
+    private func dispatchWaiting(_ session: HTTP2ServerSession) {
+        while waitingHead < waiting.count && mayDispatch(session) {
+            let (stream, request) = waiting[waitingHead]
+            waitingHead += 1
+            // Reset while it waited: no answer is wanted.
+            if session.isStreamOpen(stream) { dispatch(request, on: stream) }
+        }
+        if waitingHead == waiting.count {
+            waiting.removeAll(keepingCapacity: waiting.count <= 16)
+            waitingHead = 0
+        } else if waitingHead >= 64 {
+            waiting.removeFirst(waitingHead)
+            waitingHead = 0
+        }
+    }
+
     // MARK: Output
 
     private func deliver(_ reply: HTTPReply, on stream: Int32) {
@@ -107,11 +155,20 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
         connection.flushSoon()
     }
 
-    /// Moves the session's frames to the connection; closes when the session is done.
+    /// Answers what may be answered and moves the session's frames to the connection (not
+    /// while the peer leaves a backlog unread), then closes when the session is done.
+    /// Answers given at once land here again: `pumping` keeps that from recursing.
     private func pump() {
-        guard let session, !closed else { return }
-        session.drainOutput(into: &connection.output)
-        if session.isFinished || (inFlight.isEmpty && (peerGone || (draining && session.openStreamCount == 0))) {
+        guard let session, !closed, !pumping else { return }
+        pumping = true
+        defer { pumping = false }
+        repeat {
+            dispatchWaiting(session)
+            if !connection.isOutputBacklogged { connection.enqueue { session.drainOutput(into: &$0) } }
+        } while waitingHead < waiting.count && mayDispatch(session)
+        guard !closed else { return }
+        let idle = inFlight.isEmpty && waitingHead == waiting.count
+        if session.isFinished || (idle && (peerGone || (draining && session.openStreamCount == 0))) {
             connection.closeAfterFlush()
         }
     }
@@ -138,9 +195,15 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
         pump()
     }
 
+    func outputDrained() {
+        pump()
+    }
+
     func connectionClosed() {
         closed = true
         inFlight = [:]
+        waiting = []
+        waitingHead = 0
     }
 }
 

@@ -14,11 +14,14 @@ extension HTTPServer {
         public var host: String
         /// 0 lets the kernel pick; ``HTTPServer/start()`` returns the bound port.
         public var port: Int
-        /// Body, target and header-section limits (413/414/431).
+        /// Body, target and header-section limits (413/414/431), for HTTP/1.1 and HTTP/2 alike.
         public var limits: HTTPLimits
         /// How long a client may take to send a request head once it started one
         /// (slowloris guard). Counted in real, monotonic time, whatever the app's clock.
         public var headerReadTimeout: Duration
+        /// How long a whole request (head and body) may take to arrive from its first
+        /// byte, however steadily it trickles in; a late one hears 408. Real, monotonic time.
+        public var requestReadTimeout: Duration
         /// How long a keep-alive connection may sit without a request, a stalled body
         /// upload may go without progress, and a reader may leave an answer unread.
         public var idleTimeout: Duration
@@ -35,7 +38,8 @@ extension HTTPServer {
         public var clock: any Clock
 
         public init(host: String = "127.0.0.1", port: Int = 8080, limits: HTTPLimits = HTTPLimits(),
-                    headerReadTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(75),
+                    headerReadTimeout: Duration = .seconds(10), requestReadTimeout: Duration = .seconds(30),
+                    idleTimeout: Duration = .seconds(75),
                     maxConnections: Int = 16_384, eventLoopCount: Int = Posix.processorCount,
                     maxPipelinedRequests: Int = 64, shutdownGracePeriod: Duration = .seconds(30),
                     clock: any Clock = SystemClock()) {
@@ -43,6 +47,7 @@ extension HTTPServer {
             self.port = port
             self.limits = limits
             self.headerReadTimeout = headerReadTimeout
+            self.requestReadTimeout = requestReadTimeout
             self.idleTimeout = idleTimeout
             self.maxConnections = maxConnections
             self.eventLoopCount = eventLoopCount

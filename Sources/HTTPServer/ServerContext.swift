@@ -11,6 +11,7 @@ final class ServerContext: Sendable {
     let http2: (any HTTP2ConnectionFactory)?
     let headerReadTimeout: UInt64
     let idleTimeout: UInt64
+    let requestReadTimeout: UInt64
     let compression = ResponseCompression()
     let caching = ResponseCaching()
 
@@ -22,6 +23,7 @@ final class ServerContext: Sendable {
         self.http2 = http2
         self.headerReadTimeout = configuration.headerReadTimeout.nanosecondsClamped
         self.idleTimeout = configuration.idleTimeout.nanosecondsClamped
+        self.requestReadTimeout = configuration.requestReadTimeout.nanosecondsClamped
     }
 
     /// Every response passes through here before it is serialized, whichever protocol

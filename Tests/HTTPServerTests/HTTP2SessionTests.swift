@@ -9,6 +9,7 @@ final class HTTP2Pair {
     var serverRequests: [(Int32, HTTPRequest)] = []
     var clientEvents: [HTTP2ClientSession.Event] = []
     var serverErrors: [String] = []
+    var serverRejections: [(Int32, HTTPParseError)] = []
     /// Answers each request as it arrives; nil leaves it pending.
     var answer: ((Int32, HTTPRequest) -> HTTPResponse?)? = { _, request in
         HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array("\(request.method) \(request.target)".utf8))
@@ -29,6 +30,9 @@ final class HTTP2Pair {
                 case .request(let id, let request):
                     serverRequests.append((id, request))
                     if let response = answer?(id, request) { server.respond(response, to: id) }
+                case .rejected(let id, let error):
+                    serverRejections.append((id, error))
+                    server.respond(HTTPResponse(status: error.status, body: Array(error.message.utf8)), to: id)
                 case .connectionError(let message):
                     serverErrors.append(message)
                 }
@@ -113,13 +117,68 @@ final class HTTP2Pair {
     }
 
     @Test func bodiesOverTheLimitAnswer413WithoutReachingTheResponder() throws {
-        let pair = try HTTP2Pair(server: .init(maxRequestBodyBytes: 1000))
+        let pair = try HTTP2Pair(server: .init(limits: HTTPLimits(maxBodyBytes: 1000)))
         let id = try pair.client.submit(HTTPRequest(method: "POST", target: "/x", body: [UInt8](repeating: 1, count: 1001)))
         let ok = try pair.client.submit(HTTPRequest(method: "POST", target: "/y", body: [UInt8](repeating: 1, count: 1000)))
         pair.pump()
         #expect(pair.responses[id]?.status == 413)
+        #expect(pair.serverRejections.map(\.1) == [HTTPLimits(maxBodyBytes: 1000).bodyTooLarge])
         #expect(pair.responses[ok]?.status == 200)
         #expect(pair.serverRequests.map(\.1.target) == ["/y"])
+    }
+
+    @Test func streamsResetInTheSameReadAreNeverHandedOut() throws {
+        // Rapid reset: 100 requests, each reset right after its HEADERS, in one read.
+        let server = try HTTP2ServerSession()
+        var input = RawH2.preface()
+        for i in 0 ..< 100 {
+            let stream = UInt32(2 * i + 1)
+            input += RawH2.headers(stream: stream, path: "/openapi.json") + RawH2.reset(stream: stream)
+        }
+        input += RawH2.headers(stream: 201, path: "/kept")
+        let requests = server.feed(input).compactMap { event -> String? in
+            if case .request(_, let request) = event { request.target } else { nil }
+        }
+        #expect(requests == ["/kept"])
+        #expect(server.openStreamCount == 1)
+    }
+
+    @Test func heldResponseBytesCountWhatAClosedWindowKeepsBack() throws {
+        let server = try HTTP2ServerSession()
+        var input = RawH2.preface(settings: [(RawH2.initialWindowSize, 0)])
+        input += RawH2.headers(stream: 1, path: "/a") + RawH2.headers(stream: 3, path: "/b")
+        let events = server.feed(input)
+        #expect(events.count == 2)
+        #expect(server.respond(HTTPResponse(status: 200, body: [UInt8](repeating: 1, count: 5000)), to: 1))
+        #expect(server.respond(HTTPResponse(status: 200, body: [UInt8](repeating: 2, count: 7000)), to: 3))
+        _ = server.takeOutput()
+        #expect(server.queuedResponseBytes == 12_000, "no DATA can leave through a zero window")
+        _ = server.feed(RawH2.windowUpdate(stream: 1, increment: 100_000) + RawH2.windowUpdate(stream: 3, increment: 2000))
+        _ = server.takeOutput()
+        #expect(server.queuedResponseBytes == 5000)
+        _ = server.feed(RawH2.reset(stream: 3))
+        #expect(server.queuedResponseBytes == 0, "a reset stream's unsent answer is dropped")
+    }
+
+    @Test func headersAndPathOverTheLimitsAreRejectedWithHTTP1sStatuses() throws {
+        let limits = HTTPLimits(maxTargetBytes: 100, maxHeaderBytes: 200)
+        let server = try HTTP2ServerSession(configuration: .init(limits: limits))
+        var input = RawH2.preface()
+        input += RawH2.headers(stream: 1, path: "/" + String(repeating: "p", count: 100))
+        input += RawH2.headers(stream: 3, path: "/ok", fields: [("x-big", String(repeating: "b", count: 200))])
+        input += RawH2.headers(stream: 5, path: "/" + String(repeating: "p", count: 99),
+                               fields: [("x-fits", String(repeating: "b", count: 180))])
+        var rejected: [Int32: HTTPParseError] = [:]
+        var accepted: [Int32] = []
+        for event in server.feed(input) {
+            switch event {
+            case .rejected(let id, let error): rejected[id] = error
+            case .request(let id, _): accepted.append(id)
+            case .connectionError(let message): Issue.record("connection error: \(message)")
+            }
+        }
+        #expect(rejected == [1: limits.targetTooLong, 3: limits.headerSectionTooLarge])
+        #expect(accepted == [5])
     }
 
     @Test func headAnd304AnswersCarryNoBody() throws {

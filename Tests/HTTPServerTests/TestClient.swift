@@ -20,14 +20,18 @@ final class TestClient {
     let fd: Int32
     private var buffer: [UInt8] = []
 
-    /// Connects to `host` (an IPv4 or IPv6 literal) on `port`.
-    init(port: Int, host: String = "127.0.0.1", timeoutSeconds: Int = 10) throws {
+    /// Connects to `host` (an IPv4 or IPv6 literal) on `port`. `receiveBuffer` fixes the
+    /// socket's receive buffer (no autotuning), for tests that count what a server holds.
+    init(port: Int, host: String = "127.0.0.1", timeoutSeconds: Int = 10, receiveBuffer: Int32? = nil) throws {
         let v6 = host.contains(":")
         fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         let rc: Int32
         if v6 {
             var address = sockaddr_in6()
