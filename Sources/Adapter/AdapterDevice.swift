@@ -16,6 +16,8 @@ final class AdapterDevice {
     private(set) var isRunning = false
     /// What earlier processes of this device sent (the counters span launches).
     private var earlier = LerixStatistics()
+    /// The last failed check of earlier processes (the state shows the latest since `create`).
+    private var earlierFailure: CheckFailure?
 
     init(id: String, configuration: LerixConfiguration, clock: DeviceClock, storage: any Storage,
          network: any AdapterNetwork, log: @escaping @Sendable (String) -> Void) {
@@ -34,7 +36,7 @@ final class AdapterDevice {
     /// App start: a fresh process (the previous one ends first) applies its saved answer, then checks.
     func launch() {
         terminate()
-        earlier = Self.adding(earlier, sdk.statistics)
+        retire()
         sdk = Lerix(configuration: configuration, scheduler: clock, transport: transport, storage: storage,
                     online: transport.isOnline, log: log)
         isRunning = true
@@ -52,7 +54,7 @@ final class AdapterDevice {
         terminate()
         configuration.appVersion = appVersion
         configuration.build = build
-        earlier = Self.adding(earlier, sdk.statistics)
+        retire()
         sdk = Lerix(configuration: configuration, scheduler: clock, transport: transport, storage: storage,
                     online: transport.isOnline, log: log)
     }
@@ -61,6 +63,15 @@ final class AdapterDevice {
         transport.setOnline(online)
         if isRunning { sdk.networkReachabilityChanged(isReachable: online) }
     }
+
+    /// Keeps what the ending process counted before a new one replaces it.
+    private func retire() {
+        earlier = Self.adding(earlier, sdk.statistics)
+        earlierFailure = sdk.state.lastCheckFailure ?? earlierFailure
+    }
+
+    /// The latest failed check since `create`, across launches.
+    var lastCheckFailure: CheckFailure? { sdk.state.lastCheckFailure ?? earlierFailure }
 
     /// Counters since `create`, across launches.
     var statistics: LerixStatistics { Self.adding(earlier, sdk.statistics) }

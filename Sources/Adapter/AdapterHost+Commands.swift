@@ -75,6 +75,10 @@ extension AdapterHost {
 
     private func create(_ fields: CommandFields) throws(CommandError) {
         let id = try fields.string("device")
+        let replace = try fields.bool("replace", default: false)
+        if devices[id] != nil && !replace {
+            throw CommandError("device \(id) exists; send \"replace\": true to replace it (its process ends, its counters restart)")
+        }
         if fields.has("now") {
             let now = try fields.time("now")
             if !timeKnown {
@@ -100,8 +104,9 @@ extension AdapterHost {
         let configuration = LerixConfiguration(
             baseURL: try config.string("base_url"), project: try config.string("project"), platform: platform,
             flavor: flavor, appVersion: try config.optionalString("app_version"), build: try config.optionalString("build"),
-            sdkName: try config.optionalString("sdk") ?? "swift",
-            sdkVersion: try config.optionalString("sdk_version") ?? LerixConfiguration.currentSDKVersion,
+            // Absent: this SDK's own; null: none, as the runner's journal lookup reads it.
+            sdkName: try config.optionalString("sdk", default: "swift"),
+            sdkVersion: try config.optionalString("sdk_version", default: LerixConfiguration.currentSDKVersion),
             enabled: try config.bool("enabled", default: true), pushToken: try config.optionalString("push_token"))
         let offsetSeconds = try config.number("clock_offset_seconds", default: 0)
         let storage: any Storage
@@ -115,7 +120,6 @@ extension AdapterHost {
             storage = InMemoryStorage()
         }
         if let existing = devices[id] {
-            options.log("adapter: create replaces device \(id)")
             existing.terminate()
         } else {
             deviceOrder.append(id)

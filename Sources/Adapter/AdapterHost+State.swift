@@ -3,6 +3,14 @@ import JSON
 import LerixSDK
 
 extension AdapterHost {
+    /// `{"kind": "connection" | "status" | "body", "status": 404 | null, "reason": "…", "at": "<device time>"}`.
+    static func failureJSON(_ failure: CheckFailure) -> JSON {
+        .object([
+            ("kind", .string(failure.kind.rawValue)), ("status", failure.status.map { .number(Double($0)) } ?? .null),
+            ("reason", .string(failure.reason)), ("at", .string(failure.instant.rfc3339)),
+        ])
+    }
+
     /// The `state` answer's fields (ADAPTER.md "State"), plus `running`, `online` and `device_time`.
     func stateFields(_ device: AdapterDevice) -> [(String, JSON)] {
         let state = device.sdk.state
@@ -25,6 +33,8 @@ extension AdapterHost {
             ("sent", .object(sent)),
             ("checks", .number(Double(statistics.checks))),
             ("not_modified", .number(Double(statistics.notModified))),
+            ("failed_checks", .number(Double(statistics.failedChecks))),
+            ("last_failure", device.lastCheckFailure.map(Self.failureJSON) ?? .null),
             ("last_success", state.lastSuccess.map { .string($0.rfc3339) } ?? .null),
             ("etag", state.etag.map(JSON.string) ?? .null),
             ("polling", .bool(state.polling)),

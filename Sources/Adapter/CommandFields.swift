@@ -25,6 +25,12 @@ struct CommandFields {
         return text
     }
 
+    /// A string that may be absent (then `fallback`) or null (then none: absent end to end).
+    func optionalString(_ name: String, default fallback: String) throws(CommandError) -> String? {
+        guard object[name] != nil else { return fallback }
+        return try optionalString(name)
+    }
+
     func bool(_ name: String, default fallback: Bool? = nil) throws(CommandError) -> Bool {
         guard let value = object[name], value != .null else {
             if let fallback { return fallback }

@@ -201,6 +201,8 @@ public final class Lerix: Sendable {
                 (s.machine.state(at: scheduler.now), Array(s.observers.values))
             }
             for observer in observers { observer(state) }
+        case .checkFailed(let failure):
+            log?("lerix: check failed (\(failure.kind.rawValue)): \(failure.reason)")
         case .checkSettled:
             let (state, waiters) = inner.withLock { s -> (LerixState, [Observer]) in
                 let waiting = s.refreshWaiters

@@ -19,9 +19,10 @@ public struct LerixConfiguration: Equatable, Sendable {
     /// The installed app's version; nil or empty for a device that has none (never blocked).
     public var appVersion: String?
     public var build: String?
-    /// The SDK's own name and version, which SDK switches match on.
-    public var sdkName: String
-    public var sdkVersion: String
+    /// The SDK's own name and version, which SDK switches match on; nil sends none (an
+    /// emulated device without them: a version-bounded switch then never matches it).
+    public var sdkName: String?
+    public var sdkVersion: String?
     /// `false` turns release control off: no checks; a saved SDK switch still applies.
     public var enabled: Bool
     /// This device's Lerix push token, registered at start unless a switch pauses it.
@@ -30,7 +31,7 @@ public struct LerixConfiguration: Equatable, Sendable {
     public init(
         baseURL: String, project: String, platform: Platform, flavor: Flavor = .native,
         appVersion: String? = nil, build: String? = nil,
-        sdkName: String = "swift", sdkVersion: String = LerixConfiguration.currentSDKVersion,
+        sdkName: String? = "swift", sdkVersion: String? = LerixConfiguration.currentSDKVersion,
         enabled: Bool = true, pushToken: String? = nil
     ) {
         var base = baseURL

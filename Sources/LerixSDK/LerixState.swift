@@ -34,6 +34,9 @@ public struct LerixState: Equatable, Sendable {
     public var queued: [LerixModule: Int] = [:]
     /// When a check last succeeded (device clock).
     public var lastSuccess: Instant?
+    /// Why the latest failed check failed (kept after later successes; compare with
+    /// ``lastSuccess``). Nil while no check of this instance has failed.
+    public var lastCheckFailure: CheckFailure?
     public var etag: String?
     /// Whether the SDK checks every lifetime while in the foreground.
     public var polling: Bool = false

@@ -14,13 +14,15 @@ extension ReleaseControlMachine {
                     let answer = try CheckAnswer.parse(response.body)
                     apply(answer, response, now: now, into: &actions)
                 } catch {
-                    statistics.failedChecks += 1
+                    failed(CheckFailure(kind: .body, status: 200, reason: error.reason, at: now), into: &actions)
                 }
             case .success(let response) where response.status == 304:
                 statistics.notModified += 1
                 renew(response, now: now, into: &actions)
-            default:
-                statistics.failedChecks += 1
+            case .success(let response):
+                failed(CheckFailure(status: response, at: now), into: &actions)
+            case .failure(let error):
+                failed(CheckFailure(kind: .connection, reason: error.reason, at: now), into: &actions)
             }
             if checkAgain {
                 checkAgain = false
@@ -44,6 +46,15 @@ extension ReleaseControlMachine {
                 statistics.tokenRegistrations += 1
             }
         }
+    }
+
+    private mutating func failed(_ failure: CheckFailure, into actions: inout [Action]) {
+        statistics.failedChecks += 1
+        let repeated = lastCheckFailure.map { $0.kind == failure.kind && $0.reason == failure.reason } ?? false
+        lastCheckFailure = failure
+        // Said once per kind of failure, not on every poll of a long outage.
+        if !(repeated && failedSinceSuccess) { actions.append(.checkFailed(failure)) }
+        failedSinceSuccess = true
     }
 
     private mutating func startCheckAfterCompletion(now: Instant, into actions: inout [Action]) {
@@ -73,6 +84,7 @@ extension ReleaseControlMachine {
         saved.etag = answer.isComplete ? response.header("ETag") : nil
         saved.receivedAt = now
         saved.lastSuccess = now
+        failedSinceSuccess = false
         saved.appVersion = configuration.appVersion
         saved.build = configuration.build
         lastPersistedRenewal = now
@@ -93,6 +105,7 @@ extension ReleaseControlMachine {
         }
         saved.receivedAt = now
         saved.lastSuccess = now
+        failedSinceSuccess = false
         // Renewals alone are written now and then, not on every poll: losing a few minutes of
         // freshness in a crash costs nothing, a write per minute per device costs battery.
         let sincePersist = lastPersistedRenewal.map { now.milliseconds(since: $0) } ?? Int64.max

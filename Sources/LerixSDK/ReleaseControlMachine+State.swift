@@ -10,17 +10,11 @@ extension ReleaseControlMachine {
         let updatesApply = saved.updatesBelong(toVersion: configuration.appVersion, build: configuration.build)
             || saved.receivedAt == nil
         if releaseControl && configuration.hasVersion && updatesApply {
-            if let required = saved.requiredUpdate {
+            if let required = saved.requiredUpdate ?? optionalTurnedRequired(now: now) {
                 state.requiredUpdate = required
+                state.optionalUpdate = saved.requiredUpdate == nil ? nil : optionalStillFresh(now: now)
+            } else {
                 state.optionalUpdate = optionalStillFresh(now: now)
-            } else if let optional = optionalStillFresh(now: now) {
-                if configuration.appliesDeadlinesOffline, optional.kind == .recommended,
-                   let deadline = optional.becomesRequiredOn, deadline <= serverNow {
-                    // Deadlines pass offline too: answer as the server would have.
-                    state.requiredUpdate = optional.asRequired
-                } else {
-                    state.optionalUpdate = optional
-                }
             }
         }
         if releaseControl {
@@ -37,6 +31,7 @@ extension ReleaseControlMachine {
         for (module, items) in saved.queue where !items.isEmpty { state.queued[module] = items.count }
         state.lastSuccess = saved.lastSuccess
         state.etag = saved.etag
+        state.lastCheckFailure = lastCheckFailure
         state.polling = isPolling
 
         if state.requiredUpdate != nil {
@@ -50,9 +45,39 @@ extension ReleaseControlMachine {
     }
 
     /// The saved optional update, unless 7 days passed since the last successful check.
-    private func optionalStillFresh(now: Instant) -> OptionalUpdate? {
-        guard let optional = saved.optionalUpdate, let lastSuccess = saved.lastSuccess else { return nil }
-        let age = now.milliseconds(since: lastSuccess)
-        return age < Self.optionalUpdateMaximumAgeSeconds * 1000 ? optional : nil
+    func optionalStillFresh(now: Instant) -> OptionalUpdate? {
+        guard let optional = saved.optionalUpdate, let expiry = optionalExpiry, now < expiry,
+              saved.isPossibleReading(saved.lastSuccess, at: now)
+        else { return nil }
+        return optional
+    }
+
+    /// When the saved optional update is dropped (device clock): 7 days after the last success.
+    var optionalExpiry: Instant? {
+        saved.lastSuccess?.adding(seconds: Self.optionalUpdateMaximumAgeSeconds)
+    }
+
+    /// Deadlines pass offline too (Android, Flutter): a saved recommended update whose
+    /// becomes-required-on passed while it was still saved is a required update from then on;
+    /// the 7-day drop of optional updates no longer applies to it.
+    func optionalTurnedRequired(now: Instant) -> RequiredUpdate? {
+        guard configuration.appliesDeadlinesOffline, let optional = saved.optionalUpdate, optional.kind == .recommended,
+              let deadline = optional.becomesRequiredOn, deadline <= saved.serverTime(at: now),
+              let expiry = optionalExpiry, saved.deviceTime(atServerTime: deadline) < expiry
+        else { return nil }
+        return optional.asRequired
+    }
+
+    /// Saves a recommended update whose deadline passed as the required update it became, so
+    /// it keeps blocking whatever the device clock does later (set back, a week offline, a new
+    /// process): only a successful check that says otherwise lifts it.
+    mutating func settleDeadline(now: Instant, into actions: inout [Action]) {
+        guard configuration.enabled, configuration.hasVersion, saved.requiredUpdate == nil,
+              saved.updatesBelong(toVersion: configuration.appVersion, build: configuration.build),
+              let required = optionalTurnedRequired(now: now)
+        else { return }
+        saved.requiredUpdate = required
+        saved.optionalUpdate = nil
+        persist(into: &actions)
     }
 }

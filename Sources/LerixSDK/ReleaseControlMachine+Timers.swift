@@ -3,7 +3,7 @@ import Clock
 extension ReleaseControlMachine {
     /// Sends queued items of modules no switch pauses, and a due push token registration.
     mutating func sendQueuedWork(now: Instant, into actions: inout [Action]) {
-        guard isRunning, isOnline else { return }
+        guard isRunning, isOnline, !waitsForFirstAnswer else { return }
         for module in LerixModule.ingestModules where !ingestInFlight.contains(module) {
             guard let items = saved.queue[module], !items.isEmpty, !isPaused(module, at: now) else { continue }
             let batch = items.prefix(Self.ingestBatchSize)
@@ -16,6 +16,11 @@ extension ReleaseControlMachine {
             actions.append(.send(pushTokenRequest(token), .pushToken))
         }
     }
+
+    /// With nothing saved the device knows no SDK switch yet: module work (items, the push token)
+    /// waits for the first answer, which may pause it. Release control off never checks, so
+    /// nothing would ever come: then it does not wait.
+    var waitsForFirstAnswer: Bool { configuration.enabled && saved.receivedAt == nil }
 
     /// Sets the one timer to the earliest moment something changes: the next poll, a window's
     /// start or end, a switch's end, a deadline, the optional update's expiry.

@@ -47,6 +47,8 @@ public struct ReleaseControlMachine: Sendable {
         case stateChanged
         /// No check is running or queued any more: whoever waits for `refresh` can go on.
         case checkSettled
+        /// A check failed, for a new reason or after a success: worth a line in the log.
+        case checkFailed(CheckFailure)
     }
 
     /// The key under which ``SavedAnswer`` is stored.
@@ -68,6 +70,8 @@ public struct ReleaseControlMachine: Sendable {
     public internal(set) var isForeground = false
     public internal(set) var isOnline = true
     public internal(set) var isDeferredByLater = false
+    /// Why the last check that failed failed (this instance only, like ``statistics``).
+    public internal(set) var lastCheckFailure: CheckFailure?
     /// Whether ``handle(_:now:)`` compares the state before and after each event to report
     /// ``Action/stateChanged``; an owner with no observers turns it off to save the work.
     public var reportsStateChanges = true {
@@ -75,8 +79,12 @@ public struct ReleaseControlMachine: Sendable {
     }
 
     var checkInFlight = false
+    /// Whether a check failed since the last success (a repeated failure is not reported again).
+    var failedSinceSuccess = false
     var checkAgain = false
     var missedCheck = false
+    /// The missed check was a push or refresh (so it must not join one already in flight).
+    var missedCheckNeedsFollowUp = false
     var lastAttempt: Instant?
     var ingestInFlight: Set<LerixModule> = []
     var tokenRegistrationDue = false
@@ -122,7 +130,7 @@ public struct ReleaseControlMachine: Sendable {
         case .foreground:
             guard isRunning else { break }
             isForeground = true
-            if saved.isStale(at: now) { startCheck(now: now, into: &actions) }
+            if saved.isStale(at: now) { startCheck(now: now, joining: true, into: &actions) }
         case .background:
             isForeground = false
             if renewalUnsaved { persist(into: &actions) }
@@ -133,19 +141,19 @@ public struct ReleaseControlMachine: Sendable {
             if cameOnline && isRunning {
                 let pollDue = isPolling && nextPoll(now: now) <= now
                 let webBackOnline = configuration.platform == .web && isForeground && saved.isStale(at: now)
-                if missedCheck || pollDue || webBackOnline { startCheck(now: now, into: &actions) }
+                if missedCheck || pollDue || webBackOnline { startCheck(now: now, joining: !missedCheckNeedsFollowUp, into: &actions) }
             }
         case .push:
-            if isRunning && configuration.supportsPush { startCheck(now: now, into: &actions) }
+            if isRunning && configuration.supportsPush { startCheck(now: now, joining: false, into: &actions) }
         case .refresh:
             if isRunning && configuration.enabled && isOnline {
-                startCheck(now: now, into: &actions)
+                startCheck(now: now, joining: false, into: &actions)
             } else {
                 actions.append(.checkSettled)
             }
         case .timer:
             timerAt = nil
-            if isPolling && nextPoll(now: now) <= now { startCheck(now: now, into: &actions) }
+            if isPolling && nextPoll(now: now) <= now { startCheck(now: now, joining: true, into: &actions) }
         case .later:
             isDeferredByLater = true
         case .skip:
@@ -173,6 +181,7 @@ public struct ReleaseControlMachine: Sendable {
             actions.append(.checkSettled)
             return actions
         }
+        settleDeadline(now: now, into: &actions)
         sendQueuedWork(now: now, into: &actions)
         scheduleWakeUp(now: now, into: &actions)
         if reportsStateChanges {
@@ -204,25 +213,34 @@ public struct ReleaseControlMachine: Sendable {
         if reportsStateChanges { lastReportedState = state(at: now) }
         actions.append(.stateChanged)
         tokenRegistrationDue = configuration.pushToken.map { !$0.isEmpty } == true && configuration.supportsPush
-        startCheck(now: now, into: &actions)
+        startCheck(now: now, joining: true, into: &actions)
     }
 
+    /// The next poll: a lifetime after the last attempt; at once when that attempt lies in the
+    /// device's future (the clock was set back, the real interval is unknown).
     func nextPoll(now: Instant) -> Instant {
         let interval = Int64(max(saved.lifetime, Self.minimumPollSeconds))
-        return (lastAttempt ?? now).adding(seconds: interval)
+        guard let lastAttempt else { return now.adding(seconds: interval) }
+        return lastAttempt <= now ? lastAttempt.adding(seconds: interval) : now
     }
 
     /// Starts a check unless release control is off; offline, remembers it for the reconnect.
-    private mutating func startCheck(now: Instant, into actions: inout [Action]) {
+    ///
+    /// With a check in flight, a need the in-flight answer meets (launch, foreground, poll:
+    /// "is my answer current?") joins it: one check per need. A push or a `refresh` says the
+    /// state may have changed after that check left, so one more check follows it.
+    private mutating func startCheck(now: Instant, joining: Bool, into actions: inout [Action]) {
         guard isRunning, configuration.enabled else { return }
         guard isOnline else {
             missedCheck = true
+            if !joining { missedCheckNeedsFollowUp = true }
             return
         }
         guard !checkInFlight else {
-            checkAgain = true
+            if !joining { checkAgain = true }
             return
         }
+        missedCheckNeedsFollowUp = false
         checkInFlight = true
         missedCheck = false
         lastAttempt = now

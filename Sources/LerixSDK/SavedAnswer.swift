@@ -43,10 +43,19 @@ public struct SavedAnswer: Equatable, Sendable {
         serverInstant.adding(milliseconds: -serverOffsetMilliseconds)
     }
 
-    /// Whether the answer is older than its lifetime (or there is none).
+    /// Whether the answer is older than its lifetime (or there is none). A receipt in the
+    /// device's future is stale too: the clock was set back since, by an unknown amount.
     public func isStale(at deviceNow: Instant) -> Bool {
-        guard let receivedAt else { return true }
+        guard isPossibleReading(receivedAt, at: deviceNow), let receivedAt else { return true }
         return deviceNow.milliseconds(since: receivedAt) >= Int64(lifetime) * 1000
+    }
+
+    /// Whether an age measured from device-clock `reading` to `deviceNow` can be right. A
+    /// reading in the device's future means the clock was set back since then by an unknown
+    /// amount: no age measured from it may make anything look fresh.
+    public func isPossibleReading(_ reading: Instant?, at deviceNow: Instant) -> Bool {
+        guard let reading else { return false }
+        return reading <= deviceNow
     }
 
     /// Whether the saved updates were answered for this app version and build.

@@ -207,4 +207,31 @@ import Glibc
         driver.send("track", [("device", "a"), ("module", "surveys"), ("count", 2)])
         #expect(admin.call("GET", "/admin/projects/demo/ingest").json["ingest"]?["surveys"] == 2)
     }
+
+    /// Issue 11: a check that cannot succeed is visible in the device state, kind and reason.
+    @Test func checksThatCannotSucceedSayWhatFailedAndWhy() throws {
+        let world = try World()
+        let nobody = try ServerProcess.start(["serve", "--port", "0", "--quiet"])
+        let silentPort = nobody.port
+        nobody.stop()  // its port now has nothing listening
+        let cases: [(String, String, String, Int?, String)] = [
+            ("refused", "http://127.0.0.1:\(silentPort)", "demo", nil, "connect"),
+            ("unknown-project", world.baseURL, "nope", 404, "nope"),
+            ("https", "https://127.0.0.1:\(world.server.port)", "demo", nil, "http://"),
+        ]
+        for (device, base, project, status, word) in cases {
+            world.adapter.send("create", [("device", .string(device)), ("now", .string(Self.start)), ("config", [
+                "base_url": .string(base), "project": .string(project), "platform": "ios", "app_version": "2.3.0",
+            ])])
+            world.send("launch", device)
+            let state = world.state(device)
+            #expect(state["checks"] == 1, "\(device)")
+            #expect(state["last_success"] == .null)
+            #expect(state["failed_checks"] == 1)
+            let failure = state["last_failure"]
+            #expect(failure?["kind"]?.stringValue == (status == nil ? "connection" : "status"), "\(device): \(failure?.serializedString ?? "none")")
+            #expect(failure?["status"] == (status.map { .number(Double($0)) } ?? .null))
+            #expect(failure?["reason"]?.stringValue?.contains(word) == true, "\(device): \(failure?.serializedString ?? "none")")
+        }
+    }
 }

@@ -265,4 +265,72 @@ import Glibc
         #expect(backend.checks.count == 3000)
         #expect(driver.state("d999")["checks"] == 3)
     }
+
+    @Test func createWithAnExistingDeviceIdIsRefusedUnlessReplaceIsAsked() {
+        let backend = Backend()
+        let driver = Driver(backend.makeHost())
+        driver.create("a")
+        driver.send("launch", [("device", "a")])
+        let again = driver.create("a", version: "9.9.9")
+        #expect(again["ok"] == false)
+        #expect(again["error"]?.stringValue?.contains("replace") == true)
+        #expect(driver.state("a")["checks"] == 1, "the first device is untouched")
+        let replaced = driver.send("create", [("device", "a"), ("replace", true), ("config", [
+            "base_url": "http://backend.test", "project": "demo", "platform": "android", "app_version": "9.9.9",
+        ])])
+        #expect(replaced["ok"] == true)
+        let state = driver.state("a")
+        #expect(state["running"] == false)
+        #expect(state["checks"] == 0)
+        #expect(driver.send("create", [("device", "a"), ("replace", "yes"), ("config", [:])])["ok"] == false)
+    }
+
+    /// `null` means absent end to end: a device declared without an SDK name or version sends
+    /// none (so a version-bounded switch does not match it); a missing key sends the default.
+    @Test func nullDeviceAttributesAreNotSentAndMissingOnesTakeTheirDefault() {
+        let backend = Backend()
+        let driver = Driver(backend.makeHost())
+        driver.create("none", version: .null, extra: [("sdk", .null), ("sdk_version", .null), ("build", .null)])
+        driver.send("create", [("device", "defaults"), ("config", [
+            "base_url": "http://backend.test", "project": "demo", "platform": "ios",
+        ])])
+        driver.send("launch", [("device", "none")])
+        driver.send("launch", [("device", "defaults")])
+        #expect(backend.checks == [
+            "http://backend.test/v1/projects/demo/release-control?platform=ios",
+            "http://backend.test/v1/projects/demo/release-control?platform=ios&sdk=swift&sdk_version=\(LerixConfiguration.currentSDKVersion)",
+        ])
+    }
+
+    @Test func aFailedCheckShowsWhatFailedAndWhyInTheStateAndTheLog() {
+        let backend = Backend()
+        let lines = Locked<[String]>([])
+        var options = AdapterHost.Options()
+        options.timeMoved = { instant in backend.update { $0.now = instant } }
+        options.log = { line in lines.withLock { $0.append(line) } }
+        let driver = Driver(AdapterHost(network: TransportNetwork(InMemoryTransport { backend.answer($0) }), options: options))
+        driver.create("a")
+        #expect(driver.state("a")["last_failure"] == .null)
+        backend.update { $0.down = true }
+        #expect(driver.send("launch", [("device", "a")])["ok"] == true, "a failed check is the SDK's business")
+        var state = driver.state("a")
+        #expect(state["checks"] == 1)
+        #expect(state["failed_checks"] == 1)
+        #expect(state["last_success"] == .null)
+        #expect(state["last_failure"] == [
+            "kind": "connection", "status": .null, "reason": "connection refused", "at": .string(Driver.start),
+        ])
+        #expect(lines.withLock { $0 } == ["device a: lerix: check failed (connection): connection refused"])
+        driver.send("refresh", [("device", "a")])
+        #expect(lines.withLock { $0.count } == 1, "the same failure again is not logged again")
+        backend.update { $0.down = false }
+        driver.send("refresh", [("device", "a")])
+        state = driver.state("a")
+        #expect(state["failed_checks"] == 2)
+        #expect(state["last_success"] == .string(Driver.start))
+        #expect(state["last_failure"]?["kind"] == "connection", "the last failure stays, with its time")
+        driver.send("terminate", [("device", "a")])
+        driver.send("launch", [("device", "a")])
+        #expect(driver.state("a")["last_failure"]?["reason"] == "connection refused", "kept across launches")
+    }
 }

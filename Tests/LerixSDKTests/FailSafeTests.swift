@@ -39,7 +39,11 @@ import Testing
             world.server.update { $0.rawBody = Array(body.utf8) }
             sdk.refresh { _ in }
         }
-        #expect(sdk.state == before)
+        var after = sdk.state
+        #expect(after.lastCheckFailure?.kind == .body)
+        #expect(after.lastCheckFailure?.reason == "the answer is a JSON string, not an object")
+        after.lastCheckFailure = nil
+        #expect(after == before)
         #expect(sdk.statistics.failedChecks == 5)
     }
 

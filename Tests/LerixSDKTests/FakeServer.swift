@@ -145,3 +145,33 @@ final class Locked<Value: Sendable>: Sendable {
     init(_ value: Value) { mutex = Mutex(value) }
     func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
 }
+
+/// A transport whose answers wait until the test releases them: a check stays in flight
+/// while other events arrive, as it does on a real network.
+final class HeldTransport: Transport {
+    private let answer: @Sendable (TransportRequest) -> TransportResult
+    private let held = Mutex<[(TransportRequest, @Sendable (TransportResult) -> Void)]>([])
+
+    init(_ answer: @escaping @Sendable (TransportRequest) -> TransportResult) {
+        self.answer = answer
+    }
+
+    func send(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
+        held.withLock { $0.append((request, completion)) }
+    }
+
+    /// Requests sent and not yet answered.
+    var waiting: Int { held.withLock { $0.count } }
+
+    /// Answers everything held so far (and what those answers send, until nothing is left).
+    func releaseAll() {
+        while true {
+            let batch = held.withLock { list -> [(TransportRequest, @Sendable (TransportResult) -> Void)] in
+                defer { list.removeAll() }
+                return list
+            }
+            if batch.isEmpty { return }
+            for (request, completion) in batch { completion(answer(request)) }
+        }
+    }
+}

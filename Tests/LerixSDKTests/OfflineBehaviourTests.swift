@@ -163,4 +163,54 @@ import Testing
         #expect(world.checkRequests.count == 2)
         #expect(sdk.statistics.checks == 2, "attempts while offline are not made")
     }
+
+    // MARK: - Deadlines pass offline, and then keep blocking
+
+    /// Spec "Deadlines pass offline too" and the Required update row: once its deadline passed
+    /// offline, the recommended update is a required update. The 7-day drop of optional
+    /// updates does not apply to it, in this process or the next.
+    @Test func aRecommendedUpdateTurnedRequiredOfflineKeepsBlockingPastSevenDays() {
+        for (platform, flavor) in [(Platform.android, Flavor.native), (.ios, .flutter)] {
+            let world = World()
+            world.server.update {
+                $0.optionalUpdate = ["rule": "soon", "kind": "recommended", "below": "2.4.0",
+                                     "becomes_required_on": world.at(86_400)]
+            }
+            let config = world.config(platform: platform, flavor: flavor)
+            let sdk = world.sdk(config)
+            sdk.start()
+            world.setOnline(false, sdk)
+            world.advance(seconds: 86_400)
+            #expect(sdk.state.screen == .requiredUpdate)
+            world.advance(seconds: 7 * 86_400)
+            #expect(sdk.state.screen == .requiredUpdate, "\(platform) \(flavor): not dropped after 7 days")
+            #expect(sdk.state.requiredUpdate?.rule == "soon")
+            sdk.shutdown()
+            let relaunched = world.sdk(config)
+            relaunched.start()
+            #expect(relaunched.state.screen == .requiredUpdate)
+            world.online.withLock { $0 = true }
+            world.server.update { $0.optionalUpdate = .null }
+            relaunched.networkReachabilityChanged(isReachable: true)
+            relaunched.refresh { _ in }
+            #expect(relaunched.state.screen == .none, "only a successful check that says otherwise lifts it")
+        }
+    }
+
+    /// The deadline comes after the 7-day drop: the update was no longer saved when it passed.
+    @Test func aRecommendedUpdateDroppedBeforeItsDeadlineStaysDropped() {
+        let world = World()
+        world.server.update {
+            $0.optionalUpdate = ["rule": "late", "kind": "recommended", "below": "2.4.0",
+                                 "becomes_required_on": world.at(10 * 86_400)]
+        }
+        let sdk = world.sdk(world.config(platform: .android))
+        sdk.start()
+        world.setOnline(false, sdk)
+        world.advance(seconds: 7 * 86_400)
+        #expect(sdk.state.screen == .none)
+        world.advance(seconds: 4 * 86_400)
+        #expect(sdk.state.screen == .none)
+        #expect(sdk.state.requiredUpdate == nil)
+    }
 }

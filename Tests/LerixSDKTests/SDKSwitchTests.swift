@@ -41,14 +41,43 @@ import Testing
             $0.sdkSwitch = [["rule": "s", "modules": ["push_token_registration"], "ends_at": world.at(120)]]
         }
         let sdk = world.sdk(world.config(pushToken: "tok-1"))
-        sdk.start()  // the first launch knows no switch yet and registers
-        #expect(world.server.contents.withLock { $0.tokens } == ["tok-1"])
+        sdk.start()
+        #expect(world.server.contents.withLock { $0.tokens } == [], "paused by the first answer")
         sdk.shutdown()
         let next = world.sdk(world.config(pushToken: "tok-1"))
         next.start()
-        #expect(world.server.contents.withLock { $0.tokens } == ["tok-1"], "paused")
+        #expect(world.server.contents.withLock { $0.tokens } == [], "paused by the saved switch")
         world.advance(seconds: 120)
-        #expect(world.server.contents.withLock { $0.tokens } == ["tok-1", "tok-1"])
+        #expect(world.server.contents.withLock { $0.tokens } == ["tok-1"])
+    }
+
+    @Test func firstLaunchWithNothingSavedRegistersTheTokenOnlyAfterTheFirstAnswer() {
+        let world = World()
+        world.online.withLock { $0 = false }
+        let sdk = world.sdk(world.config(pushToken: "tok-1"))
+        sdk.start()
+        sdk.track(.analytics, items: [1])
+        #expect(world.transport.requests.isEmpty, "offline: nothing, and nothing known about switches")
+        world.online.withLock { $0 = true }
+        world.server.update { $0.status = 503 }
+        sdk.networkReachabilityChanged(isReachable: true)
+        #expect(world.transport.requests.count == 1, "the missed check, which fails: the token and items still wait")
+        #expect(world.server.contents.withLock { $0.tokens } == [])
+        world.server.update { $0.status = 200 }
+        sdk.didReceiveSilentPush()
+        #expect(world.checkRequests.count == 2)
+        #expect(world.server.contents.withLock { $0.tokens } == ["tok-1"])
+        #expect(world.server.ingest == ["analytics": 1])
+        let urls = world.transport.requests.map(\.url)
+        #expect(urls.firstIndex { $0.contains("/push-tokens/") } ?? 0 > 1, "registered after the answer, not before")
+    }
+
+    @Test func withReleaseControlOffNothingWaitsForAnAnswerThatNeverComes() {
+        let world = World()
+        let sdk = world.sdk(world.config(enabled: false, pushToken: "tok-1"))
+        sdk.start()
+        #expect(world.checkRequests.isEmpty)
+        #expect(world.server.contents.withLock { $0.tokens } == ["tok-1"])
     }
 
     @Test func releaseControlCheckKeepsRunningWhileTheSwitchApplies() {

@@ -204,4 +204,75 @@ import Testing
         let saved = SavedAnswer(encoded: world.storage.load(ReleaseControlMachine.storageKey) ?? [])
         #expect(saved.serverOffsetMilliseconds == 3_600_000)
     }
+
+    // MARK: - Overlapping checks
+
+    /// What every iOS launch does: `start()` then `enterForeground()` while the launch check is
+    /// still on the network. The foreground's need (a current answer) is the launch check's.
+    @Test func startThenForegroundWhileTheLaunchCheckIsInFlightSendsOneCheck() {
+        let world = World()
+        let held = HeldTransport { world.server.answer($0) }
+        let sdk = Lerix(configuration: world.config(), scheduler: world.device, transport: held, storage: world.storage)
+        sdk.start()
+        sdk.enterForeground()
+        sdk.enterBackground()
+        sdk.enterForeground()
+        #expect(held.waiting == 1)
+        held.releaseAll()
+        #expect(world.server.checks == 1)
+        #expect(sdk.statistics.checks == 1)
+        #expect(sdk.state.lastSuccess != nil)
+    }
+
+    /// A push or `refresh()` during a check may announce a change made after it left: exactly
+    /// one more check follows, however many arrive.
+    @Test func pushesAndRefreshesDuringACheckAddOneFollowUpCheck() {
+        let world = World()
+        let held = HeldTransport { world.server.answer($0) }
+        let sdk = Lerix(configuration: world.config(), scheduler: world.device, transport: held, storage: world.storage)
+        sdk.start()
+        sdk.didReceiveSilentPush()
+        sdk.didReceiveSilentPush()
+        sdk.refresh { _ in }
+        #expect(held.waiting == 1)
+        held.releaseAll()
+        #expect(world.server.checks == 2)
+    }
+
+    @Test func aPollDueWhileACheckIsInFlightJoinsIt() {
+        let world = World()
+        world.server.update { $0.lifetime = 60 }
+        let held = HeldTransport { world.server.answer($0) }
+        let sdk = Lerix(configuration: world.config(), scheduler: world.device, transport: held, storage: world.storage)
+        sdk.start()
+        held.releaseAll()
+        world.advance(seconds: 60)
+        #expect(held.waiting == 1, "the poll")
+        sdk.enterForeground()
+        held.releaseAll()
+        #expect(world.server.checks == 2)
+    }
+
+    // MARK: - Device clock set back between runs
+
+    /// The clock set back two hours between runs and the launch check fails: the saved answer's
+    /// receipt lies in the device's future. That age cannot be right, so the answer is stale
+    /// and every return to the foreground checks, and sees a required update made meanwhile.
+    @Test func aReceiptInTheDevicesFutureIsStaleAfterTheClockIsSetBackBetweenRuns() {
+        let world = World()
+        let first = world.sdk()
+        first.start()
+        first.shutdown()
+        let setBack = ManualScheduler(now: world.device.now.adding(seconds: -7200))
+        world.server.update { $0.status = 503 }
+        let second = Lerix(configuration: world.config(), scheduler: setBack, transport: world.transport, storage: world.storage)
+        second.start()
+        #expect(second.state.lastCheckFailure?.status == 503)
+        world.server.update { $0.status = 200; $0.requiredUpdate = ["rule": "r", "below": "9.0.0"] }
+        second.enterBackground()
+        setBack.advance(bySeconds: 60)
+        second.enterForeground()
+        #expect(world.server.checks == 3)
+        #expect(second.state.screen == .requiredUpdate)
+    }
 }
