@@ -40,7 +40,10 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["HTTP", "HTTP2", "Sockets", "CZlib", "Clock"]),
         .target(name: "YAML", dependencies: ["CYAML", "JSON"]),
         .target(name: "ReleaseControl", dependencies: ["Clock", "JSON"]),
-        .target(name: "MockServer", dependencies: ["ReleaseControl", "HTTP", "JSON", "Clock", "YAML"]),
+        .target(name: "MockServer", dependencies: ["ReleaseControl", "HTTP", "JSON", "Clock", "YAML"],
+                // The dashboard at /ui: plain files, compiled in so every copy of the binary serves them.
+                resources: [.embedInCode("Dashboard/index.html"), .embedInCode("Dashboard/dashboard.js"),
+                            .embedInCode("Dashboard/dashboard.css")]),
         .target(name: "Persistence", dependencies: ["MockServer", "ReleaseControl", "CSQLite", "JSON", "Clock"]),
         .target(name: "Push", dependencies: ["MockServer", "ReleaseControl", "HTTP", "HTTP2", "HTTPServer", "Sockets", "JSON", "Clock"]),
         .target(name: "LerixSDK", dependencies: ["Clock", "JSON"]),

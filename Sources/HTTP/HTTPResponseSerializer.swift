@@ -20,6 +20,39 @@ public enum HTTPResponseSerializer {
     ///   - headOnly: the answer to `HEAD`: framing as for the body, body left out.
     public static func write(_ response: HTTPResponse, to out: inout [UInt8], keepAlive: Bool,
                              requestVersion: HTTPVersion = .http1_1, headOnly: Bool = false) {
+        writeHead(response, to: &out, keepAlive: keepAlive, requestVersion: requestVersion, framing: .length)
+        let status = (100 ... 599).contains(response.status) ? response.status : 500
+        if status >= 200 && status != 204 && status != 304 && !headOnly {
+            out.append(contentsOf: response.body)
+        }
+    }
+
+    /// The head of a streamed response (``HTTPReply/stream``): chunked on HTTP/1.1; an
+    /// HTTP/1.0 peer gets a body that ends when the connection closes. The connection
+    /// closes after the stream either way.
+    public static func writeStreamHead(_ response: HTTPResponse, to out: inout [UInt8], requestVersion: HTTPVersion) {
+        writeHead(response, to: &out, keepAlive: false, requestVersion: requestVersion,
+                  framing: requestVersion == .http1_0 ? .untilClose : .chunked)
+    }
+
+    /// One chunk of a chunked body (RFC 9112 §7.1); nothing for no bytes (that would end it).
+    public static func appendChunk(_ bytes: [UInt8], to out: inout [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        out.append(contentsOf: Array(String(bytes.count, radix: 16).utf8))
+        out.append(.cr)
+        out.append(.lf)
+        out.append(contentsOf: bytes)
+        out.append(.cr)
+        out.append(.lf)
+    }
+
+    /// The zero-length chunk that ends a chunked body.
+    public static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
+
+    private enum Framing { case length, chunked, untilClose }
+
+    private static func writeHead(_ response: HTTPResponse, to out: inout [UInt8], keepAlive: Bool,
+                                  requestVersion: HTTPVersion, framing: Framing) {
         let status = (100 ... 599).contains(response.status) ? response.status : 500
         out.append(contentsOf: statusLines[status])
         for field in response.headers.fields {
@@ -44,7 +77,9 @@ public enum HTTPResponseSerializer {
         }
         // RFC 9110 §8.6: no Content-Length on 1xx and 204; a 304 has no body to measure.
         let bodyAllowed = status >= 200 && status != 204 && status != 304
-        if bodyAllowed {
+        if bodyAllowed && framing == .chunked {
+            out.append(contentsOf: transferEncodingChunked)
+        } else if bodyAllowed && framing == .length {
             out.append(contentsOf: contentLengthPrefix)
             appendDecimal(response.body.count, to: &out)
             out.append(.cr)
@@ -52,9 +87,6 @@ public enum HTTPResponseSerializer {
         }
         out.append(.cr)
         out.append(.lf)
-        if bodyAllowed && !headOnly {
-            out.append(contentsOf: response.body)
-        }
     }
 
     /// `response` as bytes (tests and one-off writers; servers reuse one buffer).
@@ -94,4 +126,5 @@ public enum HTTPResponseSerializer {
     static let connectionClose: [UInt8] = Array("Connection: close\r\n".utf8)
     static let connectionKeepAlive: [UInt8] = Array("Connection: keep-alive\r\n".utf8)
     static let contentLengthPrefix: [UInt8] = Array("Content-Length: ".utf8)
+    static let transferEncodingChunked: [UInt8] = Array("Transfer-Encoding: chunked\r\n".utf8)
 }

@@ -1,8 +1,11 @@
 /// What the application answers to one request. `.close` drops the connection (or resets
-/// the HTTP/2 stream) without answering: the "reset" fault SDKs must survive.
+/// the HTTP/2 stream) without answering: the "reset" fault SDKs must survive. `.stream`
+/// sends the head now and the body as the application writes it (Server-Sent Events); the
+/// head's `body` is ignored.
 public enum HTTPReply: Sendable {
     case response(HTTPResponse)
     case close
+    case stream(HTTPResponse, ResponseStream)
 }
 
 /// The seam between transport and application: the server hands every parsed request,

@@ -118,6 +118,9 @@ let serverReadBody: nghttp2_data_source_read_callback = { _, streamID, buffer, l
         return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
     }
     let remaining = stream.responseBody.count - stream.responseOffset
+    if remaining == 0 && stream.streaming && !stream.streamEnded {
+        return Int(NGHTTP2_ERR_DEFERRED.rawValue)
+    }
     let count = min(remaining, length)
     if count > 0 {
         stream.responseBody.withUnsafeBufferPointer { src in
@@ -128,7 +131,7 @@ let serverReadBody: nghttp2_data_source_read_callback = { _, streamID, buffer, l
         stream.responseOffset += count
         session.queuedResponseBytes -= count
     }
-    if stream.responseOffset >= stream.responseBody.count {
+    if stream.responseOffset >= stream.responseBody.count && (!stream.streaming || stream.streamEnded) {
         flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
         stream.responseBody = []
         stream.responseOffset = 0

@@ -197,6 +197,51 @@ public final class HTTP2ServerSession {
         return rv == 0
     }
 
+    /// Queues the head of a streamed response on `streamID`; its body follows through
+    /// ``appendStreamBody(_:to:end:)``. False when the stream is gone.
+    @discardableResult
+    public func respondStreaming(_ head: HTTPResponse, to streamID: Int32) -> Bool {
+        guard let stream = streams[streamID], !stream.responded else { return false }
+        stream.responded = true
+        var block = HeaderBlock(capacity: head.headers.count + 1)
+        block.addPseudo(":status", String(head.status))
+        for field in head.headers where !HeaderBlock.isConnectionSpecific(field.name)
+            && !HTTPHeadersNames.equal("content-length", field.name) {
+            block.add(field.name, field.value)
+        }
+        guard stream.method != "HEAD" else {
+            return block.withNameValues { nghttp2_submit_response(session, streamID, $0, $1, nil) } == 0
+        }
+        stream.streaming = true
+        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: serverReadBody)
+        return block.withNameValues { nghttp2_submit_response(session, streamID, $0, $1, &provider) } == 0
+    }
+
+    /// Adds bytes to a streamed body (`end`: the last ones). Returns the bytes still waiting
+    /// for flow control on that stream, or nil when the stream is gone (reset or closed).
+    @discardableResult
+    public func appendStreamBody(_ bytes: [UInt8], to streamID: Int32, end: Bool = false) -> Int? {
+        guard let stream = streams[streamID], stream.streaming, !stream.streamEnded else { return nil }
+        if stream.responseOffset > 0 && stream.responseOffset * 2 >= stream.responseBody.count {
+            stream.responseBody.removeFirst(stream.responseOffset)
+            stream.responseOffset = 0
+        }
+        stream.responseBody.append(contentsOf: bytes)
+        if end { stream.streamEnded = true }
+        _ = nghttp2_session_resume_data(session, streamID)
+        return stream.responseBody.count - stream.responseOffset
+    }
+
+    /// Resets a streamed response mid-body (its reader is too slow, or gone).
+    public func cancelStreaming(_ streamID: Int32) {
+        guard let stream = streams[streamID], stream.streaming else { return }
+        stream.streamEnded = true
+        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, HTTP2ErrorCode.cancel.rawValue)
+    }
+
+    /// Whether `streamID` is still open (the client has not reset it).
+    public func isOpen(_ streamID: Int32) -> Bool { streams[streamID] != nil }
+
     /// Resets `streamID` without an answer (`HTTPReply.close` on HTTP/2).
     @discardableResult
     public func reset(_ streamID: Int32, code: HTTP2ErrorCode = .internalError) -> Bool {
@@ -272,4 +317,7 @@ final class ServerStream {
     var responded = false
     var responseBody: [UInt8] = []
     var responseOffset = 0
+    /// A streamed body: an empty buffer defers (waits for more) until `streamEnded`.
+    var streaming = false
+    var streamEnded = false
 }

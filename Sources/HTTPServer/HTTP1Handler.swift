@@ -40,6 +40,8 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     private let logging: Bool
     /// When the first byte of the request being parsed arrived; nil between requests.
     private(set) var requestStartedAt: UInt64?
+    /// The streamed body being sent (``HTTPReply/stream``); the connection ends with it.
+    private var streaming: StreamPump?
 
     init(connection: Connection) {
         self.connection = connection
@@ -52,7 +54,7 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     private var pendingCount: Int { slots.count - head }
 
     var activity: ConnectionActivity {
-        if pendingCount > 0 || parsingPaused { return .busy }
+        if pendingCount > 0 || parsingPaused || streaming != nil { return .busy }
         if !protocolDecided && prefaceMatched > 0 { return .readingHead }
         if parser.isReadingHead { return .readingHead }
         if !parser.isBetweenRequests && !parser.hasFailed { return .readingBody }
@@ -210,6 +212,19 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
                 log(slot, status: nil, bytes: 0)
                 connection.close()
                 return
+            case .stream(var streamHead, let stream):
+                connection.context.finalize(&streamHead, for: slot.request, date: connection.loop.date.current())
+                streamHead.body = []
+                connection.enqueue {
+                    HTTPResponseSerializer.writeStreamHead(streamHead, to: &$0, requestVersion: slot.request.version)
+                }
+                if logging { log(slot, status: streamHead.status, bytes: 0) }
+                // Nothing is answered after a stream: the connection ends with it.
+                acceptingRequests = false
+                slots.removeAll()
+                head = 0
+                startStreaming(stream, headOnly: slot.request.method == "HEAD", chunked: slot.request.version != .http1_0)
+                return
             case .response(var response):
                 connection.context.finalize(&response, for: slot.request, date: connection.loop.date.current())
                 let headOnly = slot.request.method == "HEAD"
@@ -262,12 +277,21 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
 
     func peerClosed() {
         acceptingRequests = false
+        // A stream's reader that hangs up is gone: nobody reads the rest.
+        if streaming != nil {
+            connection.close()
+            return
+        }
         endAfterPending()
     }
 
     func drain() {
         draining = true
         acceptingRequests = false
+        if let streaming {
+            streaming.finish()
+            return
+        }
         endAfterPending()
     }
 
@@ -284,5 +308,21 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
         acceptingRequests = false
         slots = []
         head = 0
+        streaming?.stop()
+        streaming = nil
+    }
+
+    // MARK: Streams
+
+    private func startStreaming(_ stream: ResponseStream, headOnly: Bool, chunked: Bool) {
+        guard !headOnly else {
+            stream.end()
+            connection.closeAfterFlush()
+            return
+        }
+        let framing: StreamPump.Framing = chunked ? .chunked : .untilClose
+        let pump = StreamPump(stream: stream, connection: connection, framing: framing)
+        streaming = pump
+        pump.start()
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import HTTP
 import HTTP2
 
@@ -33,6 +34,11 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
     /// The client sent EOF: streams still waiting for its bytes never finish.
     private var peerGone = false
     private let logging: Bool
+    /// Streamed bodies being sent, by stream (``HTTPReply/stream``).
+    private var outgoing: [Int32: ResponseStream] = [:]
+    /// Beats quiet streams and notices ones the client reset; runs while `outgoing` is not empty.
+    private var heartbeat: DispatchSourceTimer?
+    private var quietStreams: Set<Int32> = []
 
     /// A connection that opened with the client preface.
     init(connection: Connection) {
@@ -68,7 +74,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
     }
 
     var activity: ConnectionActivity {
-        if !inFlight.isEmpty { return .busy }
+        if !inFlight.isEmpty || !outgoing.isEmpty { return .busy }
         if let session, session.openStreamCount > 0 { return .readingBody }
         return .idle
     }
@@ -146,6 +152,14 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
         case .close:
             session.reset(stream)
             log(entry, status: nil, bytes: 0)
+        case .stream(var head, let body):
+            connection.context.finalize(&head, for: entry.request, date: connection.loop.date.current())
+            log(entry, status: head.status, bytes: 0)
+            if session.respondStreaming(head, to: stream), entry.request.method != "HEAD" {
+                startStreaming(body, on: stream)
+            } else {
+                body.end()
+            }
         case .response(var response):
             connection.context.finalize(&response, for: entry.request, date: connection.loop.date.current())
             session.respond(response, to: stream)
@@ -167,7 +181,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
             if !connection.isOutputBacklogged { connection.enqueue { session.drainOutput(into: &$0) } }
         } while waitingHead < waiting.count && mayDispatch(session)
         guard !closed else { return }
-        let idle = inFlight.isEmpty && waitingHead == waiting.count
+        let idle = inFlight.isEmpty && outgoing.isEmpty && waitingHead == waiting.count
         if session.isFinished || (idle && (peerGone || (draining && session.openStreamCount == 0))) {
             connection.closeAfterFlush()
         }
@@ -183,15 +197,17 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
     // MARK: Ending
 
     func peerClosed() {
-        // The client sends nothing more; answers already owed still go out.
+        // The client sends nothing more; answers already owed still go out, streams end.
         peerGone = true
         session?.terminate(graceful: true)
+        finishStreams()
         pump()
     }
 
     func drain() {
         draining = true
         session?.terminate(graceful: true)
+        finishStreams()
         pump()
     }
 
@@ -204,6 +220,74 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
         inFlight = [:]
         waiting = []
         waitingHead = 0
+        for body in outgoing.values { body.end() }
+        outgoing = [:]
+        heartbeat?.cancel()
+        heartbeat = nil
+    }
+
+    // MARK: Streams
+
+    private func startStreaming(_ body: ResponseStream, on stream: Int32) {
+        outgoing[stream] = body
+        let loop = connection.loop
+        body.attach { [weak self] in
+            loop.queue.async { [weak self] in self?.pumpStream(stream) }
+        }
+        guard heartbeat == nil else { return }
+        let interval = DispatchTimeInterval.seconds(body.heartbeatSeconds)
+        let timer = DispatchSource.makeTimerSource(queue: loop.queue)
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(250))
+        timer.setEventHandler { [weak self] in self?.beat() }
+        heartbeat = timer
+        timer.resume()
+    }
+
+    /// Moves what `stream`'s body holds into the session; a reader too slow for its flow
+    /// control window (or gone) loses the stream.
+    private func pumpStream(_ stream: Int32) {
+        guard !closed, let session, let body = outgoing[stream] else { return }
+        let (bytes, ending) = body.take()
+        quietStreams.remove(stream)
+        let queued = ending == .overflowed ? nil : session.appendStreamBody(bytes, to: stream, end: ending == .finished)
+        if queued == nil || queued! > StreamPump.maxBacklogBytes {
+            session.cancelStreaming(stream)
+            endStream(stream)
+        } else if ending == .finished {
+            endStream(stream)
+        }
+        pump()
+        connection.flushSoon()
+    }
+
+    private func beat() {
+        guard !closed, let session else { return }
+        for (stream, body) in outgoing {
+            if !session.isOpen(stream) {
+                endStream(stream)   // the client reset it
+            } else if quietStreams.contains(stream) && !body.heartbeat.isEmpty {
+                if session.appendStreamBody(body.heartbeat, to: stream) == nil { endStream(stream) }
+            }
+        }
+        quietStreams = Set(outgoing.keys)
+        pump()
+        connection.flushSoon()
+    }
+
+    private func endStream(_ stream: Int32) {
+        outgoing.removeValue(forKey: stream)?.end()
+        if outgoing.isEmpty {
+            heartbeat?.cancel()
+            heartbeat = nil
+        }
+    }
+
+    private func finishStreams() {
+        guard let session else { return }
+        for (stream, body) in outgoing {
+            _ = session.appendStreamBody(body.take().bytes, to: stream, end: true)
+            endStream(stream)
+        }
     }
 }
 

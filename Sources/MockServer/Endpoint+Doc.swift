@@ -116,6 +116,19 @@ extension Endpoint {
             return EndpointDoc(summary: "Moves the manual clock; pushes due by the new time are sent before it answers", body: "ClockMove",
                                responses: [(200, "the new time", "ClockState"), (400, "malformed body", problem),
                                            (409, "the clock is the system clock", problem), (422, "bad move", problem)])
+        case .events:
+            return EndpointDoc(
+                summary: "A live text/event-stream of checks, rules, changes, pushes, tokens, ingest, faults, projects, clock moves and resets (what the dashboard at /ui reads; curl -N shows it)",
+                query: [.init(name: "project", description: "only this project's events (server-wide ones such as clock always come)"),
+                        .init(name: "kinds", description: "comma-separated event kinds to receive: " + EventFeed.kinds.joined(separator: ", "))],
+                responses: [(200, "the stream: `event: <kind>` and `data: <one line of JSON>` per event, a `: keep-alive` comment every 15 s; a reader more than 256 KiB behind is disconnected", nil),
+                            (404, "unknown project", problem), (422, "unknown event kind", problem)])
+        case .dashboard:
+            return EndpointDoc(summary: "The live dashboard (HTML, works offline; asks for the admin token when the server has one)",
+                               responses: [(200, "the page", nil)])
+        case .dashboardAsset:
+            return EndpointDoc(summary: "The dashboard's script and style sheet",
+                               responses: [(200, "the asset", nil), (404, "no such asset", problem)])
         case .exportState:
             return EndpointDoc(summary: "A snapshot of everything, in the shape --config reads",
                                responses: [(200, "the snapshot", "StateSnapshot")])

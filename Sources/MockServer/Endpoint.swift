@@ -9,6 +9,7 @@ enum Endpoint: String, CaseIterable, Sendable {
     case liftAll, listChanges, ingestCounts, listTokens, listPushes
     case listFaults, addFault, clearFaults
     case journal, reset, getClock, setClock, exportState, importState
+    case events, dashboard, dashboardAsset
 }
 
 /// One route: a method and a path pattern whose `{name}` segments capture a value.

@@ -21,6 +21,7 @@ extension MockServer {
             return s.projects[key]?.faults
         }
         guard let faults else { throw Problem.unknownProject(key) }
+        announce(faults: faults, project: key)
         return jsonResponse(201, .object([("faults", .array(faults.map(\.json)))]))
     }
 
@@ -32,6 +33,7 @@ extension MockServer {
             return true
         }
         guard found else { throw Problem.unknownProject(key) }
+        announce(faults: [], project: key)
         return noContent()
     }
 
@@ -139,6 +141,7 @@ extension MockServer {
             throw Problem.field("/set", "give advance_seconds or set, not both", typeError: false)
         }
         manual.advance(to: target)
+        announceClock()
         return clockResponse(200)
     }
 }

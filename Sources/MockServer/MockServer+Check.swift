@@ -92,11 +92,15 @@ extension MockServer {
             case fault(Fault)
             case invalid(Problem)
         }
+        // The journal line, announced on the event stream once the lock is released.
+        var journaled: RequestJournal.Entry?
         let lookup: Lookup = state.withLock { s in
             guard let runtime = s.projects[project] else { return .gone }
             if fault == nil, !runtime.faults.isEmpty, let armed = s.projects[project]?.faults.consume() {
                 if case .delay = armed.kind {} else {
-                    s.journal.append(query.entry(at: now, project: project, status: Self.faultStatus(armed), fault: armed.name))
+                    let entry = query.entry(at: now, project: project, status: Self.faultStatus(armed), fault: armed.name)
+                    s.journal.append(entry)
+                    journaled = entry
                 }
                 return .fault(armed)
             }
@@ -107,12 +111,15 @@ extension MockServer {
             }
             if let answer = runtime.cache[device], answer.isValid(at: now) {
                 let notModified = ifNoneMatch.map { EntityTag.matches(ifNoneMatch: $0, etag: answer.etag) } ?? false
-                s.journal.append(query.entry(at: now, project: project, status: notModified ? 304 : 200,
-                                             etag: answer.etag, lifetime: answer.lifetime, fault: fault))
+                let entry = query.entry(at: now, project: project, status: notModified ? 304 : 200,
+                                        etag: answer.etag, lifetime: answer.lifetime, fault: fault)
+                s.journal.append(entry)
+                journaled = entry
                 return .hit(answer, notModified: notModified)
             }
             return .miss(runtime.state, runtime.stamp, device)
         }
+        if let journaled { announce(check: journaled) }
         let answer: EvaluatedAnswer
         let notModified: Bool
         switch lookup {
@@ -136,9 +143,12 @@ extension MockServer {
                     }
                     s.projects[project]?.cache[device] = answer
                 }
-                s.journal.append(query.entry(at: now, project: project, status: notModified ? 304 : 200,
-                                             etag: answer.etag, lifetime: answer.lifetime, fault: fault))
+                let entry = query.entry(at: now, project: project, status: notModified ? 304 : 200,
+                                        etag: answer.etag, lifetime: answer.lifetime, fault: fault)
+                s.journal.append(entry)
+                journaled = entry
             }
+            if let journaled { announce(check: journaled) }
         }
         let serverTime = now.rfc3339
         let headers = HTTPHeaders([

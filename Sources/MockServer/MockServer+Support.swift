@@ -67,6 +67,7 @@ extension MockServer {
                 }
             }
             state.withLock { planned.apply(&$0) }
+            announce(planned.events)
             return planned.result
         }
     }

@@ -26,6 +26,8 @@ public final class MockServer: Responder {
     let router = Router.standard
     let state: Mutex<ServerState>
     let writer = Mutex<Void>(())
+    /// The admin event stream's subscribers (`GET /admin/events`).
+    let feed = EventFeed()
 
     /// Starts from the store's state when it has one, else from `options.seed` (written to the store).
     /// Throws ``ConfigError`` when the store cannot be read or holds something invalid.
@@ -84,6 +86,7 @@ public final class MockServer: Responder {
 
     func handle(_ endpoint: Endpoint, _ call: Call, reply: @escaping @Sendable (HTTPReply) -> Void) {
         if endpoint == .check { return check(call, reply: reply) }
+        if endpoint == .events { return events(call, reply: reply) }
         let response: HTTPResponse
         do {
             response = try syncHandle(endpoint, call)
@@ -95,9 +98,11 @@ public final class MockServer: Responder {
 
     func syncHandle(_ endpoint: Endpoint, _ call: Call) throws(Problem) -> HTTPResponse {
         switch endpoint {
-        case .check: return Problem(status: 500, detail: "the check is answered asynchronously").response
+        case .check, .events: return Problem(status: 500, detail: "\(endpoint.rawValue) is answered asynchronously").response
         case .index: return document(indexResponse())
         case .health: return text(200, "ok\n")
+        case .dashboard: return dashboardResponse(asset: "index.html")
+        case .dashboardAsset: return dashboardResponse(asset: call["asset"])
         case .openAPI:
             let host = call.request.headers["Host"].flatMap { Self.isPlainHost($0) ? $0 : nil } ?? "127.0.0.1:8080"
             return document(jsonResponse(200, OpenAPI.document(router: router, server: "http://" + host)))

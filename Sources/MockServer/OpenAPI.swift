@@ -37,8 +37,8 @@ enum OpenAPI {
                 if let schema {
                     let type = schema == "Problem" ? "application/problem+json" : "application/json"
                     response.append(("content", .object([(type, .object([("schema", ref(schema))]))])))
-                } else if route.endpoint == .index {
-                    response.append(("content", .object([("text/plain", .object([("schema", .object([("type", "string")]))]))])))
+                } else if let types = mediaTypes(route.endpoint, status: status) {
+                    response.append(("content", .object(types.map { ($0, .object([("schema", .object([("type", "string")]))])) })))
                 }
                 responses[String(status)] = .object(response)
             }
@@ -69,6 +69,18 @@ enum OpenAPI {
                 ]))])),
             ])),
         ])
+    }
+
+    /// The media type of a body that is not JSON, for the endpoints that answer one.
+    static func mediaTypes(_ endpoint: Endpoint, status: Int) -> [String]? {
+        guard status == 200 else { return nil }
+        switch endpoint {
+        case .index, .health: return ["text/plain"]
+        case .events: return ["text/event-stream"]
+        case .dashboard: return ["text/html"]
+        case .dashboardAsset: return ["text/javascript", "text/css"]
+        default: return nil
+        }
     }
 
     static func ref(_ name: String) -> JSON { .object([("$ref", .string("#/components/schemas/" + name))]) }

@@ -37,6 +37,7 @@ from accepted import accepted  # noqa: E402
 # Values for path parameters of discovered endpoints ({rule} is filled in once created).
 PATH_VALUES = {
     "project": "demo",
+    "asset": "dashboard.js",
     "token": "8f1e3c9b0a4d7e2f6c5b8a9d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b",
 }
 

@@ -116,6 +116,21 @@ final class TestClient {
         return Response(status: status, headers: headers, body: body)
     }
 
+    /// Everything up to and including `marker` (a streamed body's next event, say).
+    func readText(through marker: String) throws -> String {
+        let needle = Array(marker.utf8)
+        while true {
+            if buffer.count >= needle.count {
+                for i in 0 ... buffer.count - needle.count where Array(buffer[i ..< i + needle.count]) == needle {
+                    let text = String(decoding: buffer[..<(i + needle.count)], as: UTF8.self)
+                    buffer.removeFirst(i + needle.count)
+                    return text
+                }
+            }
+            guard try fill() else { throw Failure(description: "connection closed before \"\(marker)\"") }
+        }
+    }
+
     /// True when the server closed the connection (after any buffered bytes).
     func readsEndOfStream() throws -> Bool {
         while true {

@@ -45,6 +45,9 @@ public final class ResponderTransport: Transport {
                                                                   body: response.body)) }
             case .close:
                 result.withLock { $0 = .failure(TransportError("connection reset by the server")) }
+            case .stream(_, let stream):
+                stream.end()   // SDKs never ask for a stream; nothing here would read it
+                result.withLock { $0 = .failure(TransportError("the server answered with an event stream")) }
             }
         }
         let synchronous = answered.withLock { was -> Bool in

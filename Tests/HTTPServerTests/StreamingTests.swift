@@ -1,0 +1,131 @@
+import Dispatch
+import Glibc
+import HTTP
+@testable import HTTPServer
+import Synchronization
+import Testing
+
+/// Answers every request with a stream and hands the streams to the test.
+final class StreamResponder: Responder {
+    let streams = Mutex<[ResponseStream]>([])
+    let opened = DispatchSemaphore(value: 0)
+    let ended = DispatchSemaphore(value: 0)
+
+    func respond(to request: HTTPRequest, reply: @escaping @Sendable (HTTPReply) -> Void) {
+        let stream = ResponseStream(maxBufferedBytes: 64 << 10, heartbeat: Array(": beat\n\n".utf8), heartbeatSeconds: 1)
+        stream.onEnd { [ended] in ended.signal() }
+        streams.withLock { $0.append(stream) }
+        reply(.stream(HTTPResponse(status: 200, headers: ["Content-Type": "text/event-stream"]), stream))
+        opened.signal()
+    }
+
+    func waitForStream() -> ResponseStream? {
+        guard opened.wait(timeout: .now() + 10) == .success else { return nil }
+        return streams.withLock { $0.last }
+    }
+}
+
+func withStreamServer(_ body: (Int, HTTPServer, StreamResponder) throws -> Void) throws {
+    let responder = StreamResponder()
+    let server = HTTPServer(configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0), responder: responder)
+    let port = try server.start()
+    defer {
+        let stopped = DispatchSemaphore(value: 0)
+        server.stop(graceful: false) { stopped.signal() }
+        _ = stopped.wait(timeout: .now() + 10)
+    }
+    try body(port, server, responder)
+}
+
+@Suite struct StreamingTests {
+    @Test func sendsAStreamAsChunksWhileItIsWrittenAndEndsItWithTheLastChunk() throws {
+        try withStreamServer { port, _, responder in
+            let client = try TestClient(port: port)
+            try client.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
+            let stream = try #require(responder.waitForStream())
+            #expect(stream.write(Array("data: one\n\n".utf8)))
+            let head = try client.readText(through: "data: one\n\n")
+            #expect(head.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(head.contains("Transfer-Encoding: chunked\r\n"))
+            #expect(head.contains("Connection: close\r\n"))
+            #expect(!head.contains("Content-Length"))
+            #expect(head.hasSuffix("\r\nb\r\ndata: one\n\n"))
+            #expect(stream.write(Array("data: two\n\n".utf8)))
+            #expect(try client.readText(through: "data: two\n\n").hasSuffix("b\r\ndata: two\n\n"))
+            stream.finish()
+            #expect(try client.readText(through: "0\r\n\r\n").hasSuffix("\r\n0\r\n\r\n"))
+            #expect(try client.readsEndOfStream())
+            #expect(responder.ended.wait(timeout: .now() + 5) == .success)
+        }
+    }
+
+    @Test func anHTTP10StreamEndsWhenTheConnectionCloses() throws {
+        try withStreamServer { port, _, responder in
+            let client = try TestClient(port: port)
+            try client.send("GET /events HTTP/1.0\r\n\r\n")
+            let stream = try #require(responder.waitForStream())
+            stream.write(Array("data: x\n\n".utf8))
+            let text = try client.readText(through: "data: x\n\n")
+            #expect(!text.contains("chunked"))
+            #expect(text.hasSuffix("\r\n\r\ndata: x\n\n"))
+            stream.finish()
+            #expect(try client.readsEndOfStream())
+        }
+    }
+
+    @Test func aClientThatHangsUpEndsItsStreamAndLaterWritesAreRefused() throws {
+        try withStreamServer { port, server, responder in
+            var client: TestClient? = try TestClient(port: port)
+            try client?.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
+            let stream = try #require(responder.waitForStream())
+            client = nil   // closes the socket
+            #expect(responder.ended.wait(timeout: .now() + 5) == .success)
+            #expect(!stream.write(Array("data: late\n\n".utf8)))
+            #expect(!stream.isOpen)
+            var waited = 0
+            while server.connectionCount > 0 && waited < 5000 { usleep(10_000); waited += 10 }
+            #expect(server.connectionCount == 0)
+        }
+    }
+
+    @Test func aReaderThatStopsReadingIsDroppedNotBufferedFor() throws {
+        try withStreamServer { port, server, responder in
+            let client = try TestClient(port: port)
+            try client.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
+            let stream = try #require(responder.waitForStream())
+            let event = Array(("data: " + String(repeating: "x", count: 8000) + "\n\n").utf8)
+            var written = 0
+            // The client never reads: socket buffers fill, then the server's bound cuts it off.
+            while stream.write(event) && written < 256 << 20 {
+                written += event.count
+                if written % (512 << 10) < event.count { usleep(2_000) }
+            }
+            #expect(written < 64 << 20, "the stream took \(written) bytes for a reader that reads nothing")
+            #expect(responder.ended.wait(timeout: .now() + 10) == .success)
+            var waited = 0
+            while server.connectionCount > 0 && waited < 5000 { usleep(10_000); waited += 10 }
+            #expect(server.connectionCount == 0)
+        }
+    }
+
+    @Test func aQuietStreamGetsHeartbeats() throws {
+        try withStreamServer { port, _, responder in
+            let client = try TestClient(port: port)
+            try client.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
+            _ = try #require(responder.waitForStream())
+            #expect(try client.readText(through: ": beat\n\n").contains(": beat"))
+        }
+    }
+
+    @Test func theWriteBoundEndsAStreamNobodyTakesFrom() {
+        let stream = ResponseStream(maxBufferedBytes: 100)
+        let ended = Mutex(false)
+        stream.onEnd { ended.withLock { $0 = true } }
+        #expect(stream.write(Array(repeating: 1, count: 60)))
+        #expect(!stream.write(Array(repeating: 1, count: 60)))
+        #expect(stream.take().ending == .overflowed)
+        stream.end()
+        #expect(ended.withLock { $0 })
+        #expect(!stream.write([1]))
+    }
+}
