@@ -61,10 +61,10 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["HTTP", "JSON"], path: "Tests/TestSupport"),
 
         .testTarget(name: "ClockTests", dependencies: ["Clock"]),
-        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "JSONTests", dependencies: ["TestSupport", "JSON"]),
         .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer", "HTTP2", "HTTP", "Sockets", "Clock"]),
-        .testTarget(name: "YAMLTests", dependencies: ["YAML", "JSON"]),
+        .testTarget(name: "YAMLTests", dependencies: ["TestSupport", "YAML", "JSON"]),
         .testTarget(name: "ReleaseControlTests", dependencies: ["TestSupport", "ReleaseControl", "Clock", "JSON"]),
         .testTarget(name: "PersistenceTests", dependencies: ["TestSupport", "Persistence", "MockServer", "ReleaseControl", "Clock", "JSON"]),
         .testTarget(name: "MockServerTests", dependencies: ["TestSupport", "MockServer", "ReleaseControl", "HTTP", "JSON", "Clock"]),

@@ -69,40 +69,6 @@ public enum JSON: Equatable, Sendable {
     }
 }
 
-/// An ordered JSON object. Duplicate keys from a parse keep the last value, as most parsers do.
-public struct JSONObject: Equatable, Sendable, Sequence {
-    public private(set) var pairs: [(key: String, value: JSON)]
-
-    public init(_ pairs: [(String, JSON)] = []) {
-        self.pairs = []
-        self.pairs.reserveCapacity(pairs.count)
-        for (k, v) in pairs { self[k] = v }
-    }
-
-    public subscript(key: String) -> JSON? {
-        get { pairs.first { $0.key == key }?.value }
-        set {
-            if let i = pairs.firstIndex(where: { $0.key == key }) {
-                if let newValue { pairs[i].value = newValue } else { pairs.remove(at: i) }
-            } else if let newValue {
-                pairs.append((key, newValue))
-            }
-        }
-    }
-
-    public var keys: [String] { pairs.map(\.key) }
-    public var count: Int { pairs.count }
-
-    public func makeIterator() -> IndexingIterator<[(key: String, value: JSON)]> {
-        pairs.makeIterator()
-    }
-
-    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
-        lhs.pairs.count == rhs.pairs.count
-            && zip(lhs.pairs, rhs.pairs).allSatisfy { $0.key == $1.key && $0.value == $1.value }
-    }
-}
-
 extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByArrayLiteral, ExpressibleByNilLiteral, ExpressibleByFloatLiteral
 {

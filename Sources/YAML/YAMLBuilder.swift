@@ -3,10 +3,30 @@ import JSON
 
 /// Turns libyaml's event stream into one ``YAMLDocument``; the only code that touches libyaml.
 struct YAMLBuilder {
-    private enum Frame {
-        case sequence(items: [JSON], pointer: String, anchor: String?, nodes: Int)
-        case mapping(pairs: [(String, JSON)], pointer: String, anchor: String?, nodes: Int,
-                     pendingKey: (String, YAMLMark)?, merges: [JSONObject], explicitKeys: Set<String>)
+    /// One open collection. Mutated in place through `stack[top]`, never copied out and
+    /// back: copying a frame copied its key set on every insert (a 20k-key mapping took 9 s).
+    private struct Frame {
+        enum Kind { case sequence, mapping }
+        let kind: Kind
+        let pointer: String
+        let anchor: String?
+        /// Nodes in this collection so far, itself included.
+        var nodes = 1
+        var items: [JSON] = []
+        var pairs: [(String, JSON)] = []
+        /// A mapping's key waiting for its value; nil when the next node is a key.
+        var pendingKey: (String, YAMLMark)?
+        var merges: [JSONObject] = []
+        var explicitKeys: Set<String> = []
+
+        init(_ kind: Kind, pointer: String, anchor: String?) {
+            self.kind = kind
+            self.pointer = pointer
+            self.anchor = anchor
+        }
+
+        /// True for a mapping whose next node is a key.
+        var awaitsKey: Bool { kind == .mapping && pendingKey == nil }
     }
 
     private var stack: [Frame] = []
@@ -66,12 +86,12 @@ struct YAMLBuilder {
 
     private var currentPointer: String? {
         guard let top = stack.last else { return "" }
-        switch top {
-        case .sequence(let items, let pointer, _, _):
-            return YAMLDocument.pointer(pointer, items.count)
-        case .mapping(_, let pointer, _, _, let pendingKey, _, _):
-            guard let key = pendingKey else { return nil }  // the node is a key
-            return YAMLDocument.pointer(pointer, key.0)
+        switch top.kind {
+        case .sequence:
+            return YAMLDocument.pointer(top.pointer, top.items.count)
+        case .mapping:
+            guard let key = top.pendingKey else { return nil }  // the node is a key
+            return YAMLDocument.pointer(top.pointer, key.0)
         }
     }
 
@@ -90,16 +110,16 @@ struct YAMLBuilder {
             let tag = Self.cString(s.tag)
             let plain = s.style == YAML_PLAIN_SCALAR_STYLE
             // A mapping waiting for a key takes this scalar as the key.
-            if case .mapping(let pairs, let pointer, let a, let n, nil, let merges, var explicit)? = stack.last {
-                if explicit.contains(text) && !(plain && text == "<<") {
-                    return .failure(YAMLError("duplicate key '\(text)'", at: mark))
+            if stack.last?.awaitsKey == true {
+                if plain && text == "<<" {
+                    stack[stack.count - 1].pendingKey = (text, mark)
+                    keyMarks[YAMLDocument.pointer(stack[stack.count - 1].pointer, text)] = mark
+                    if let anchor { anchors[anchor] = (.string(text), 1) }
+                    return .success(())
                 }
-                if !(plain && text == "<<") { explicit.insert(text) }
-                stack[stack.count - 1] = .mapping(pairs: pairs, pointer: pointer, anchor: a, nodes: n,
-                                                  pendingKey: (text, mark), merges: merges, explicitKeys: explicit)
-                keyMarks[YAMLDocument.pointer(pointer, text)] = mark
-                if let anchor { anchors[anchor] = (.string(text), 1) }
-                return .success(())
+                let outcome = injectKey(text, mark: mark)
+                if case .success = outcome, let anchor { anchors[anchor] = (.string(text), 1) }
+                return outcome
             }
             var value: JSON
             if let tag, tag != "!" {
@@ -117,7 +137,7 @@ struct YAMLBuilder {
             guard let (value, nodes) = anchors[name] else {
                 return .failure(YAMLError("unknown alias '*\(name)'", at: mark))
             }
-            if case .mapping(_, _, _, _, nil, _, _)? = stack.last {
+            if stack.last?.awaitsKey == true {
                 guard case .string(let key) = value else {
                     return .failure(YAMLError("an alias used as a mapping key must name a scalar", at: mark))
                 }
@@ -133,28 +153,26 @@ struct YAMLBuilder {
             }
             marks[pointer] = mark
             if event.type == YAML_SEQUENCE_START_EVENT {
-                let s = event.data.sequence_start
-                stack.append(.sequence(items: [], pointer: pointer, anchor: Self.cString(s.anchor), nodes: 1))
+                stack.append(Frame(.sequence, pointer: pointer, anchor: Self.cString(event.data.sequence_start.anchor)))
             } else {
-                let m = event.data.mapping_start
-                stack.append(.mapping(pairs: [], pointer: pointer, anchor: Self.cString(m.anchor), nodes: 1,
-                                      pendingKey: nil, merges: [], explicitKeys: []))
+                stack.append(Frame(.mapping, pointer: pointer, anchor: Self.cString(event.data.mapping_start.anchor)))
             }
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
             guard let top = stack.popLast() else { return .success(()) }
-            let value: JSON, anchor: String?, nodes: Int, pointer: String
-            switch top {
-            case .sequence(let items, let p, let a, let n):
-                value = .array(items); anchor = a; nodes = n; pointer = p
-            case .mapping(let pairs, let p, let a, let n, _, let merges, let explicit):
-                var object = JSONObject(pairs)
-                for merged in merges {
-                    for (k, v) in merged where !explicit.contains(k) && object[k] == nil {
+            let value: JSON
+            switch top.kind {
+            case .sequence:
+                value = .array(top.items)
+            case .mapping:
+                var object = JSONObject(top.pairs)
+                for merged in top.merges {
+                    for (k, v) in merged where !top.explicitKeys.contains(k) && object[k] == nil {
                         object[k] = v
                     }
                 }
-                value = .object(object); anchor = a; nodes = n; pointer = p
+                value = .object(object)
             }
+            let anchor = top.anchor, nodes = top.nodes, pointer = top.pointer
             if let anchor { anchors[anchor] = (value, nodes) }
             let m = marks[pointer] ?? mark
             totalNodes -= nodes - 1  // children were counted as they arrived; `add` counts them again
@@ -170,15 +188,15 @@ struct YAMLBuilder {
         return tag.hasPrefix(prefix) ? "!!" + tag.dropFirst(prefix.count) : "tag \(tag) (only !!str, !!int, !!float, !!bool, !!null are supported)"
     }
 
+    /// Makes `key` the pending key of the mapping on top; a repeated key is an error.
     private mutating func injectKey(_ key: String, mark: YAMLMark) -> Result<Void, YAMLError> {
-        guard case .mapping(let pairs, let pointer, let a, let n, nil, let merges, var explicit)? = stack.last else {
-            return .success(())
+        guard stack.last?.awaitsKey == true else { return .success(()) }
+        let top = stack.count - 1
+        guard stack[top].explicitKeys.insert(key).inserted else {
+            return .failure(YAMLError("duplicate key '\(key)'", at: mark))
         }
-        if explicit.contains(key) { return .failure(YAMLError("duplicate key '\(key)'", at: mark)) }
-        explicit.insert(key)
-        stack[stack.count - 1] = .mapping(pairs: pairs, pointer: pointer, anchor: a, nodes: n,
-                                          pendingKey: (key, mark), merges: merges, explicitKeys: explicit)
-        keyMarks[YAMLDocument.pointer(pointer, key)] = mark
+        stack[top].pendingKey = (key, mark)
+        keyMarks[YAMLDocument.pointer(stack[top].pointer, key)] = mark
         return .success(())
     }
 
@@ -188,38 +206,39 @@ struct YAMLBuilder {
         guard totalNodes <= YAML.maximumNodes else {
             return .failure(YAMLError("the document expands to more than \(YAML.maximumNodes) nodes (aliases copy their anchor): refusing a possible alias bomb", at: mark))
         }
-        guard let top = stack.popLast() else {
+        guard !stack.isEmpty else {
             root = value
             if recordMark { marks[""] = mark }
             return .success(())
         }
-        switch top {
-        case .sequence(var items, let pointer, let anchor, let n):
-            if recordMark { marks[YAMLDocument.pointer(pointer, items.count)] = mark }
-            items.append(value)
-            stack.append(.sequence(items: items, pointer: pointer, anchor: anchor, nodes: n + nodes))
-        case .mapping(var pairs, let pointer, let anchor, let n, let pendingKey, var merges, let explicit):
-            guard let (key, keyMark) = pendingKey else { return .success(()) }
-            if key == "<<", !explicit.contains("<<") {
+        let top = stack.count - 1
+        switch stack[top].kind {
+        case .sequence:
+            if recordMark { marks[YAMLDocument.pointer(stack[top].pointer, stack[top].items.count)] = mark }
+            stack[top].items.append(value)
+            stack[top].nodes += nodes
+        case .mapping:
+            guard let (key, keyMark) = stack[top].pendingKey else { return .success(()) }
+            stack[top].pendingKey = nil
+            stack[top].nodes += nodes
+            if key == "<<", !stack[top].explicitKeys.contains("<<") {
                 switch value {
-                case .object(let o): merges.append(o)
+                case .object(let o): stack[top].merges.append(o)
                 case .array(let list):
                     for item in list {
                         guard case .object(let o) = item else {
                             return .failure(YAMLError("a merge key (<<) takes a mapping or a list of mappings", at: mark))
                         }
-                        merges.append(o)
+                        stack[top].merges.append(o)
                     }
                 default:
                     return .failure(YAMLError("a merge key (<<) takes a mapping or a list of mappings", at: keyMark))
                 }
-                keyMarks[YAMLDocument.pointer(pointer, key)] = nil
+                keyMarks[YAMLDocument.pointer(stack[top].pointer, key)] = nil
             } else {
-                if recordMark { marks[YAMLDocument.pointer(pointer, key)] = mark }
-                pairs.append((key, value))
+                if recordMark { marks[YAMLDocument.pointer(stack[top].pointer, key)] = mark }
+                stack[top].pairs.append((key, value))
             }
-            stack.append(.mapping(pairs: pairs, pointer: pointer, anchor: anchor, nodes: n + nodes,
-                                  pendingKey: nil, merges: merges, explicitKeys: explicit))
         }
         return .success(())
     }

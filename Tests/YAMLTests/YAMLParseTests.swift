@@ -1,6 +1,7 @@
 import JSON
 import Testing
 @testable import YAML
+import TestSupport
 
 @Suite struct YAMLParseTests {
     @Test func mappingsSequencesAndScalarsBecomeJSON() throws {
@@ -145,5 +146,30 @@ import Testing
 
     @Test func invalidUTF8IsAnError() {
         #expect(throws: YAMLError.self) { try YAML.parse([0x61, 0x3A, 0x20, 0xFF, 0xFE, 0x0A]) }
+    }
+}
+
+/// Mappings with many keys load in linear time (issue 12, point 3: the builder copied its
+/// key set on every insert, so 20k keys took 9 s and 60k never finished).
+@Suite struct YAMLManyKeysTests {
+    static func mappingText(keys: Int) -> [UInt8] {
+        var text = ""
+        text.reserveCapacity(keys * 16)
+        for i in 0..<keys { text += "key-\(i): \(i)\n" }
+        return Array(text.utf8)
+    }
+
+    @Test func aSixtyThousandKeyMappingLoadsInLinearTime() throws {
+        let small = Self.mappingText(keys: 3_750), large = Self.mappingText(keys: 60_000)
+        var loaded = JSON.null
+        let growth = try ScalingProbe.growth(small: { _ = try YAML.parse(small) }, large: { loaded = try YAML.parse(large).json })
+        #expect(loaded.objectValue?.count == 60_000)
+        #expect(loaded["key-59999"] == 59_999)
+        #expect(growth < 64, "16× the keys cost \(growth)× the CPU time")
+    }
+
+    @Test func duplicatesAreStillFoundInABigMapping() {
+        let text = String(decoding: Self.mappingText(keys: 5_000), as: UTF8.self) + "key-17: again\n"
+        #expect(throws: YAMLError.self) { try YAML.parse(text) }
     }
 }

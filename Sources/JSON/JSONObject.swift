@@ -1,0 +1,77 @@
+/// An ordered JSON object. Duplicate keys from a parse keep the last value (in the first
+/// key's place), as most parsers do.
+///
+/// Pairs are stored in order; objects beyond a handful of keys also keep a hash index from
+/// key to position, so building or reading an object of n keys costs O(n) overall rather
+/// than the O(n²) of searching the pairs on every insert (a 110k-key body once held an
+/// event loop for 80 s). Small objects, the common case, skip the index: a short linear
+/// scan is cheaper than hashing.
+///
+/// ```swift
+/// var object = JSONObject([("lifetime", .number(60))])
+/// object["etag"] = .string("W/\"1\"")
+/// object.keys   // ["lifetime", "etag"]
+/// ```
+public struct JSONObject: Equatable, Sendable, Sequence {
+    public private(set) var pairs: [(key: String, value: JSON)]
+    /// Position of each key in `pairs`; nil while the object is small enough to scan.
+    private var index: [String: Int]?
+
+    /// Objects with more keys than this get the hash index.
+    static let indexThreshold = 12
+
+    public init(_ pairs: [(String, JSON)] = []) {
+        self.pairs = []
+        self.pairs.reserveCapacity(pairs.count)
+        for (k, v) in pairs { self[k] = v }
+    }
+
+    /// Where `key` sits in `pairs`, if present.
+    private func position(of key: String) -> Int? {
+        if let index { return index[key] }
+        return pairs.firstIndex { $0.key == key }
+    }
+
+    public subscript(key: String) -> JSON? {
+        get { position(of: key).map { pairs[$0].value } }
+        set {
+            if let i = position(of: key) {
+                if let newValue { pairs[i].value = newValue } else { remove(at: i) }
+            } else if let newValue {
+                pairs.append((key, newValue))
+                if index != nil {
+                    index?[key] = pairs.count - 1
+                } else if pairs.count > Self.indexThreshold {
+                    buildIndex()
+                }
+            }
+        }
+    }
+
+    /// Removing shifts later pairs: O(n), and rare (parsing never removes).
+    private mutating func remove(at position: Int) {
+        pairs.remove(at: position)
+        guard index != nil else { return }
+        if pairs.count <= Self.indexThreshold { index = nil } else { buildIndex() }
+    }
+
+    private mutating func buildIndex() {
+        var built: [String: Int] = [:]
+        built.reserveCapacity(pairs.count * 2)
+        for (i, pair) in pairs.enumerated() { built[pair.key] = i }
+        index = built
+    }
+
+    public var keys: [String] { pairs.map(\.key) }
+    public var count: Int { pairs.count }
+
+    public func makeIterator() -> IndexingIterator<[(key: String, value: JSON)]> {
+        pairs.makeIterator()
+    }
+
+    /// Equal when the same keys hold equal values in the same order (the index is a cache).
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        lhs.pairs.count == rhs.pairs.count
+            && zip(lhs.pairs, rhs.pairs).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+    }
+}
