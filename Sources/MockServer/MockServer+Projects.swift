@@ -80,7 +80,7 @@ extension MockServer {
 
     func ingest(_ call: Call) throws(Problem) -> HTTPResponse {
         let key = call.project, module = call["module"]
-        let modules = ["errors", "analytics", "tracing", "feedback", "surveys"]
+        let modules = SDKModule.ingestModules.map(\.rawValue)
         guard state.withLock({ $0.projects[key] != nil }) else { throw Problem.unknownProject(key) }
         guard modules.contains(module) else {
             throw Problem(status: 422, title: "Unknown module",

@@ -71,6 +71,10 @@ public final class MockServer: Responder {
                 reply(.response(problem.response))
                 return
             }
+            if let problem = Self.identifierProblem(parameters) {
+                reply(.response(problem.response))
+                return
+            }
             handle(route.endpoint, Call(request: request, parameters: parameters), reply: reply)
         }
     }
@@ -132,6 +136,17 @@ public final class MockServer: Responder {
         case .exportState: return exportState()
         case .importState: return try importState(call)
         }
+    }
+
+    /// Every path parameter is an identifier (project, rule, token, module): one with a
+    /// control character is refused before any endpoint sees it.
+    static func identifierProblem(_ parameters: [String: String]) -> Problem? {
+        for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
+            guard let problem = Identifier.problem(value) else { continue }
+            return Problem(status: 422, title: "Invalid identifier", detail: "the \(name) in the path \(problem)",
+                           errors: [.init(parameter: name, message: problem)])
+        }
+        return nil
     }
 
     /// A `Host` value safe to echo into the document: host name or address and port only.

@@ -17,7 +17,7 @@ extension PushRecord {
         var targets: [PushTarget] = []
         var deliveries: [TokenDelivery] = []
         for item in results {
-            guard let token = item["token"]?.stringValue, let platformName = item["platform"]?.stringValue,
+            guard let token = item["token"]?.stringValue, PushTokens.problem(token: token) == nil, let platformName = item["platform"]?.stringValue,
                   let platform = Platform(rawValue: platformName), let resultName = item["result"]?.stringValue
             else { return nil }
             let reason = item["reason"]?.stringValue ?? ""

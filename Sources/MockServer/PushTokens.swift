@@ -8,7 +8,7 @@ enum PushTokens {
     static func problem(token: String) -> String? {
         if token.isEmpty { return "must not be empty" }
         if token.utf8.count > maximumLength { return "longer than \(maximumLength) bytes" }
-        return nil
+        return Identifier.problem(token)
     }
 
     enum PlatformResult { case success(Platform), failure(String) }

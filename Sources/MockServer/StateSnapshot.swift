@@ -168,8 +168,12 @@ extension StateSnapshot {
             switch object["ingest"] {
             case nil, .null?: break
             case .object(let counts)?:
+                let modules = SDKModule.ingestModules.map(\.rawValue)
                 for (module, value) in counts {
-                    if let n = value.intValue, n >= 0 { project.ingest[module] = n } else {
+                    if !modules.contains(module) {
+                        fail(base + "/ingest/" + FieldProblem.escape(module),
+                             "unknown module; expected one of \(modules.joined(separator: ", "))")
+                    } else if let n = value.intValue, n >= 0 { project.ingest[module] = n } else {
                         fail(base + "/ingest/" + FieldProblem.escape(module), "expected a non-negative integer", type: true)
                     }
                 }

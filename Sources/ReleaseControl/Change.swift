@@ -65,13 +65,13 @@ public struct Change: Sendable, Equatable {
         var ruleId: String?
         switch json["rule"] {
         case nil, .null?: ruleId = nil
-        case .string(let id)?: ruleId = id
+        case .string(let id)? where Identifier.problem(id) == nil: ruleId = id
         default: return nil
         }
         var lifted: [String] = []
         if let items = json["lifted"]?.arrayValue {
             for item in items {
-                guard let s = item.stringValue else { return nil }
+                guard let s = item.stringValue, Identifier.problem(s) == nil else { return nil }
                 lifted.append(s)
             }
         }

@@ -28,6 +28,9 @@ public struct Rule: Sendable, Equatable {
         guard case .string(let id)? = json["id"], !id.isEmpty else {
             throw ValidationFailure(problems: [FieldProblem(pointer: "/id", message: "a stored rule needs its id as a non-empty string", isTypeError: false)])
         }
+        if let problem = Identifier.problem(id) {
+            throw ValidationFailure(problems: [FieldProblem(pointer: "/id", message: "the rule id \(problem)", isTypeError: false)])
+        }
         return try decode(json, id: id)
     }
 

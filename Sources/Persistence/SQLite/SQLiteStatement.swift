@@ -28,9 +28,18 @@ final class SQLiteStatement {
         }
     }
 
+    /// Binds the string's UTF-8 bytes with their length, never as a C string: a NUL inside
+    /// the text would otherwise end it there (two tokens `abc` and `abc\0x` became one row).
     func bind(_ index: Int32, _ value: String?) throws(SQLiteError) {
-        guard let value else { return try bindNull(index) }
-        try check(sqlite3_bind_text(stmt, index, value, -1, Self.transient), "binding text ?\(index)")
+        guard var value else { return try bindNull(index) }
+        let rc = value.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { text in
+                // An empty buffer may have no address, and SQLite reads a null pointer as NULL.
+                guard let base = text.baseAddress else { return sqlite3_bind_text(stmt, index, "", 0, Self.transient) }
+                return sqlite3_bind_text(stmt, index, base, Int32(clamping: text.count), Self.transient)
+            }
+        }
+        try check(rc, "binding text ?\(index)")
     }
 
     func bind(_ index: Int32, _ value: Int64?) throws(SQLiteError) {
