@@ -30,6 +30,8 @@ final class GatewayConnection: @unchecked Sendable {
         var deadline: UInt64
     }
 
+    /// `open` once TCP connected; the connect deadline still runs until the peer's SETTINGS
+    /// arrive (`.ready`), so the handshake is part of connecting.
     enum Phase { case connecting, open, closed }
 
     let id: Int
@@ -286,8 +288,9 @@ final class GatewayConnection: @unchecked Sendable {
     private func armTimer() {
         guard let timer, phase != .closed else { return }
         let tick = min(max(requestTimeoutNanoseconds / 4, 5_000_000), 250_000_000)
-        let first = phase == .connecting ? min(connectDeadline, DispatchTime.now().uptimeNanoseconds &+ tick)
-            : DispatchTime.now().uptimeNanoseconds &+ tick
+        let now = DispatchTime.now().uptimeNanoseconds
+        let handshaking = phase == .connecting || !settings.reported
+        let first = handshaking ? min(connectDeadline, now &+ tick) : now &+ tick
         timer.schedule(deadline: DispatchTime(uptimeNanoseconds: first), repeating: .nanoseconds(Int(tick)), leeway: .milliseconds(5))
     }
 
@@ -302,6 +305,15 @@ final class GatewayConnection: @unchecked Sendable {
                 return
             }
         case .open:
+            // Connecting ends with the peer's SETTINGS, not with TCP: a peer that accepts and
+            // never speaks HTTP/2 would otherwise hold every queued request forever.
+            if !settings.reported {
+                if now >= connectDeadline {
+                    close(reason: "connect to \(label) timed out after \(connectTimeoutNanoseconds / 1_000_000) ms: "
+                        + "TCP connected but no HTTP/2 SETTINGS arrived")
+                }
+                return
+            }
             // Answered streams leave their entries behind; drop them from the front first.
             while let head = deadlines.first, streams[head.streamID] == nil { _ = deadlines.popFirst() }
             while let head = deadlines.first, head.deadline <= now {

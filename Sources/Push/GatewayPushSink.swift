@@ -28,7 +28,9 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
         public var maxConnections: Int = 4
         /// Our own cap on streams per connection, below the peer's when it allows more.
         public var maxStreamsPerConnection: Int = 1000
+        /// From starting the TCP connect until the peer's HTTP/2 SETTINGS arrive.
         public var connectTimeoutMilliseconds: Int = 2_000
+        /// From sending a request until its answer.
         public var requestTimeoutMilliseconds: Int = 10_000
         public var retry = RetryPolicy()
         /// Tokens queued, in flight or waiting to retry, per gateway; more fail at once.

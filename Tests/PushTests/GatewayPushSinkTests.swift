@@ -124,6 +124,33 @@ import Testing
         }
     }
 
+    /// Issue 12, point 6: the handshake is part of connecting. A peer that completes TCP and
+    /// never sends its SETTINGS used to leave every token pending forever.
+    @Test func aGatewayThatAcceptsButNeverSpeaksHTTP2FailsEveryTokenWithinTheConnectTimeout() throws {
+        let silent = try #require(BoundPort(listening: true))
+        defer { silent.close() }
+        let url = GatewayURL(host: "127.0.0.1", port: silent.port)
+        var configuration = GatewayPushSink.Configuration(apnsGateway: url, fcmGateway: url)
+        configuration.connectTimeoutMilliseconds = 150
+        configuration.retry = RetryPolicy(maxAttempts: 2, initialBackoffMilliseconds: 5)
+        let sink = try GatewayPushSink(configuration: configuration)
+        defer { sink.shutdown() }
+        let targets = (0..<20).map { PushTarget(token: Self.hexToken($0), platform: .ios) }
+            + (0..<5).map { PushTarget(token: "fcm-\($0)", platform: .android) }
+        let collector = Collector(expected: targets.count)
+        sink.deliver(push(targets), completion: collector.completion)
+        let results = try #require(collector.wait(seconds: 20), "tokens still pending after 20 s")
+        #expect(results.count == targets.count)
+        for target in targets {
+            guard case .failed(let reason)? = results[target.token] else {
+                Issue.record("\(target.token): \(String(describing: results[target.token]))")
+                continue
+            }
+            #expect(reason.contains("timed out after 150 ms: TCP connected but no HTTP/2 SETTINGS arrived"), "\(reason)")
+            #expect(reason.contains("gave up after 2 attempts"), "\(reason)")
+        }
+    }
+
     @Test func anUnavailableGatewayIsRetriedThenRecordedAsFailed() throws {
         let harness = try Harness()
         defer { harness.stop() }
@@ -298,7 +325,9 @@ struct BoundPort {
     let fd: Int32
     let port: Int
 
-    init?() {
+    /// `listening`: the kernel completes every TCP handshake (up to the backlog) and nothing
+    /// is ever accepted, read or written: a peer that never speaks.
+    init?(listening: Bool = false) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
         var address = sockaddr_in()
@@ -311,7 +340,7 @@ struct BoundPort {
                 bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
             }
         }
-        guard bound else { Glibc.close(fd); return nil }
+        guard bound, !listening || listen(fd, 64) == 0 else { Glibc.close(fd); return nil }
         self.fd = fd
         self.port = Int(UInt16(bigEndian: address.sin_port))
     }
