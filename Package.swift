@@ -72,6 +72,6 @@ let package = Package(
         .testTarget(name: "LerixSDKTests", dependencies: ["LerixSDK", "Clock", "JSON"]),
         .testTarget(name: "AdapterTests", dependencies: ["TestSupport", "Adapter", "LerixSDK", "JSON", "Clock"]),
         .testTarget(name: "ScenarioRunnerTests", dependencies: ["TestSupport", "ScenarioRunner", "YAML", "JSON", "Clock"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "JSON", "HTTP"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "JSON", "HTTP", "YAML"]),
     ]
 )

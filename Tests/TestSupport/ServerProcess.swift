@@ -107,11 +107,12 @@ public final class ServerProcess: @unchecked Sendable {
         String(decoding: stdoutPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
-    /// Runs `lerix-mock ARGS` to completion and returns status, stdout and stderr.
-    public static func run(_ arguments: [String], input: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+    /// Runs `lerix-mock ARGS` to completion (in `directory` when given) and returns status, stdout and stderr.
+    public static func run(_ arguments: [String], input: String? = nil, in directory: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let out = Pipe(), err = Pipe(), inp = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -46,7 +46,9 @@ public struct ScenarioSuite: Sendable {
             }
             if isDirectory.boolValue {
                 let base = path.hasSuffix("/") ? String(path.dropLast()) : path
-                let found = (fm.enumerator(atPath: base)?.allObjects as? [String] ?? [])
+                // A linked folder is read through its link (the enumerator does not follow one).
+                let real = URL(fileURLWithPath: base).resolvingSymlinksInPath().path
+                let found = (fm.enumerator(atPath: real)?.allObjects as? [String] ?? [])
                     .filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") || $0.hasSuffix(".json") }
                     .sorted()
                     .map { base + "/" + $0 }
