@@ -9,10 +9,7 @@ import YAML
 /// `make test`): every health check asks its own service's port, the image is built once,
 /// the context leaves local build output out, and the image can run the bundled scenarios.
 @Suite struct DockerFilesTests {
-    static var root: String {
-        let parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        return parts.dropLast(3).joined(separator: "/")
-    }
+    static var root: String { TestFiles.packageRoot }
 
     static func text(_ path: String) throws -> String { try String(contentsOfFile: root + "/" + path, encoding: .utf8) }
 
@@ -105,8 +102,7 @@ import YAML
 
     /// `docker run … scenarios` is `lerix-mock scenarios` in the image's working folder.
     @Test func scenariosWithoutAPathRunTheScenariosFolderOfTheWorkingFolder() throws {
-        let workdir = FileManager.default.temporaryDirectory.path + "/lerix-image-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: workdir, withIntermediateDirectories: true)
+        let workdir = try TestFiles.folder()
         defer { try? FileManager.default.removeItem(atPath: workdir) }
         try FileManager.default.createSymbolicLink(atPath: workdir + "/Scenarios", withDestinationPath: Self.root + "/Scenarios")
         let run = try ServerProcess.run(["scenarios", "--filter", "refresh-fetches-now"], in: workdir)

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import TestSupport
 import Testing
 import YAML
 
@@ -7,10 +8,7 @@ import YAML
 /// the repository, and docs/behaviour.md explains every row of the spec catalogue, with
 /// scenarios that really cover it.
 @Suite struct DocsTests {
-    static var root: String {
-        let parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        return parts.dropLast(3).joined(separator: "/")
-    }
+    static var root: String { TestFiles.packageRoot }
 
     /// README.md, every Markdown file under docs/ and Scenarios/.
     static func markdownFiles() throws -> [String] {

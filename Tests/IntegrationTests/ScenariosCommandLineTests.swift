@@ -5,24 +5,13 @@ import Testing
 /// `lerix-mock scenarios` where a harness could say "ok" to a mistake: the built binary, its
 /// output and exit status, as CI meets them.
 @Suite struct ScenariosCommandLineTests {
-    /// A temporary folder with the given files, removed by the caller.
-    func folder(_ files: [String: String]) throws -> String {
-        let path = FileManager.default.temporaryDirectory.path + "/scenarios-cli-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        for (name, text) in files { try text.write(toFile: path + "/" + name, atomically: true, encoding: .utf8) }
-        return path
-    }
-
     static let passing = "name: passes\ntags: [fast]\ndevices:\n  phone: {platform: android}\nsteps:\n  - launch: phone\n  - expect: {device: phone, checks: 1}\n"
 
     /// The package's own Scenarios/ folder.
-    static var bundled: String {
-        let parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        return parts.dropLast(3).joined(separator: "/") + "/Scenarios"
-    }
+    static var bundled: String { TestFiles.packageRoot + "/Scenarios" }
 
     @Test func aFilterThatMatchesNothingFailsWithASuggestion() throws {
-        let dir = try folder(["a.yaml": Self.passing])
+        let dir = try TestFiles.folder(["a.yaml": Self.passing])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let run = try ServerProcess.run(["scenarios", dir, "--filter", "pases"])
         #expect(run.status == 2)
@@ -31,7 +20,7 @@ import Testing
     }
 
     @Test func aTagNoScenarioHasFailsEvenBesideOneThatMatches() throws {
-        let dir = try folder(["a.yaml": Self.passing])
+        let dir = try TestFiles.folder(["a.yaml": Self.passing])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let alone = try ServerProcess.run(["scenarios", dir, "--tag", "fats"])
         #expect(alone.status == 2)
@@ -46,7 +35,7 @@ import Testing
     }
 
     @Test func aFolderWithoutScenariosFails() throws {
-        let dir = try folder(["notes.txt": "nothing here\n"])
+        let dir = try TestFiles.folder(["notes.txt": "nothing here\n"])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let run = try ServerProcess.run(["scenarios", dir])
         #expect(run.status == 2)
@@ -54,7 +43,7 @@ import Testing
     }
 
     @Test func anUnwritableJUnitPathIsReportedBeforeAnythingRuns() throws {
-        let dir = try folder(["a.yaml": Self.passing])
+        let dir = try TestFiles.folder(["a.yaml": Self.passing])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let run = try ServerProcess.run(["scenarios", dir, "--junit", dir + "/no/such/folder/report.xml"])
         #expect(run.status == 2)
@@ -66,7 +55,7 @@ import Testing
     }
 
     @Test func aFileThatDoesNotParseIsAJUnitErrorWithEveryMistake() throws {
-        let dir = try folder([
+        let dir = try TestFiles.folder([
             "a-broken.yaml": """
                 name: broken
                 tagz: [x]
@@ -105,7 +94,7 @@ import Testing
     }
 
     @Test func coversIdsAreCheckedOutsideScenariosAndCoverageWorksThere() throws {
-        let dir = try folder(["s.yaml": "name: s\ncovers: [check.app-strat]\ndevices: {}\nsteps: []\n",
+        let dir = try TestFiles.folder(["s.yaml": "name: s\ncovers: [check.app-strat]\ndevices: {}\nsteps: []\n",
                               "t.yaml": "name: t\ncovers: [check.app-start]\ndevices: {}\nsteps: []\n"])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let run = try ServerProcess.run(["scenarios", dir])

@@ -1,14 +1,11 @@
+import TestSupport
 import Testing
 @testable import ScenarioRunner
 
 /// Runs the project's own Scenarios/ suite in process (MockServer + Swift SDK host), as
 /// `make test` does, so a change that breaks a spec row fails here with the scenario's report.
 @Suite struct BundledSuiteTests {
-    static var scenariosFolder: String {
-        // Tests/ScenarioRunnerTests/BundledSuiteTests.swift -> the package root's Scenarios/
-        let parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        return parts.dropLast(3).joined(separator: "/") + "/Scenarios"
-    }
+    static var scenariosFolder: String { TestFiles.packageRoot + "/Scenarios" }
 
     static func run(filter: (Scenario) -> Bool, seed: UInt64 = 1, verbose: Bool = false, viaGateway: Bool = true) throws -> SuiteResult {
         var suite = try ScenarioSuite.load(paths: [scenariosFolder])

@@ -4,16 +4,8 @@ import Testing
 
 /// `lerix-mock scenarios` as a user runs it: the built binary, its output and exit status.
 @Suite struct ScenariosCommandTests {
-    /// A temporary folder with the given files, removed by the caller.
-    func folder(_ files: [String: String]) throws -> String {
-        let path = FileManager.default.temporaryDirectory.path + "/scenarios-cli-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        for (name, text) in files { try text.write(toFile: path + "/" + name, atomically: true, encoding: .utf8) }
-        return path
-    }
-
     @Test func aFailingSuiteExitsOneWithActionableOutputAndJUnit() throws {
-        let dir = try folder([
+        let dir = try TestFiles.folder([
             "a-typo.yaml": "name: typo\ndevices:\n  phone: {platform: ios}\nsteps:\n  - lanch: phone\n",
             "b-fails.yaml": "name: fails\ndevices:\n  phone: {platform: ios, app_version: \"1.0.0\"}\nsteps:\n  - launch: phone\n  - expect: {device: phone, screen: maintenance}\n",
             "c-passes.yaml": "name: passes\ndevices:\n  phone: {platform: android}\nsteps:\n  - launch: phone\n  - expect: {device: phone, screen: none, checks: 1}\n",
@@ -33,7 +25,7 @@ import Testing
     }
 
     @Test func filterAndTagSelectScenarios() throws {
-        let dir = try folder([
+        let dir = try TestFiles.folder([
             "one.yaml": "name: one\ntags: [fast]\ndevices: {}\nsteps: []\n",
             "two.yaml": "name: two\ndevices: {}\nsteps: []\n",
         ])
@@ -46,7 +38,7 @@ import Testing
     }
 
     @Test func coverageListsRowsWithAndWithoutScenarios() throws {
-        let dir = try folder([
+        let dir = try TestFiles.folder([
             "spec-catalogue.yaml": "rows:\n  - {id: a.one, section: A, text: First}\n  - {id: a.two, section: A, text: Second}\n",
             "s.yaml": "name: s\ncovers: [a.one]\ndevices: {}\nsteps: []\n",
         ])
