@@ -32,8 +32,8 @@ enum ScenariosCommand: CLICommand {
         A file that does not parse is reported with every mistake in it, each at its
         file:line:column, and counts as an error (JUnit <error>), never as a pass.
 
-        Exit status: 0 when every selected scenario passed (or was skipped), 1 when a scenario
-        failed or a file is in error, 2 for bad usage (including a --filter or --tag that selects
+        Exit status: 0 when every selected scenario passed or was skipped and at least one
+        passed, 1 when a scenario failed, a file is in error or every scenario was skipped, 2 for bad usage (including a --filter or --tag that selects
         nothing, and a --junit path that cannot be written).
         """
 
@@ -98,6 +98,7 @@ enum ScenariosCommand: CLICommand {
         }
         let result = SuiteRunner(options: options).run(suite, in: environment)
         CLI.printOut("\n\(result.summary)" + (result.adapterName.isEmpty ? "" : " (adapter: \(result.adapterName))"))
+        if let nothingRan = result.nothingRan { CLI.printError("lerix-mock scenarios: \(nothingRan)") }
         if let junit, let problem = ReportFile.write(JUnitReport.xml(result), to: junit) {
             CLI.printError("lerix-mock scenarios: --junit: \(problem)")
             return 2

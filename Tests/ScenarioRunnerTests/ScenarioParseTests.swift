@@ -241,6 +241,11 @@ import Testing
         #expect(e?.description == "s.yaml:2:10: `covers` names 'offline.deadline-pases', which is not in the spec catalogue (did you mean 'offline.deadline-passes'?)")
     }
 
+    @Test func aMisspeltCapabilityIsAnErrorNotASilentSkip() {
+        let e = error("name: x\nneeds: [ofline_deadline]\ndevices: {}\nsteps: []\n")
+        #expect(e?.description == "s.yaml:2:9: unknown adapter capability 'ofline_deadline' (did you mean 'offline_deadline'?)")
+    }
+
     @Test func setUpRulesCannotExpectARefusal() {
         let e = error("name: x\nrules:\n  - {name: m, type: maintenance, starts_at: +1h, ends_at: +9d, rejected: true}\ndevices: {}\nsteps: []\n")
         #expect(e?.message.hasPrefix("`rejected` belongs on a `create_rule` step") == true, "\(String(describing: e))")

@@ -140,6 +140,14 @@ import Testing
         #expect(outcome.status == .skipped("the adapter lacks platform:macos"))
     }
 
+    @Test func aRunWhoseEveryScenarioWasSkippedIsNotGreen() throws {
+        let scenario = try Scenario.parse(Array("name: mac\ndevices:\n  mac: {platform: macos}\nsteps:\n  - launch: mac\n".utf8), file: "mac.yaml")
+        let result = SuiteRunner(options: SuiteOptions()).run(ScenarioSuite(scenarios: [scenario]), in: FakeEnvironment())
+        #expect(result.skipped == 1 && result.failed == 0 && result.errors == 0)
+        #expect(!result.succeeded)
+        #expect(result.nothingRan == "no scenario ran: all 1 selected were skipped")
+    }
+
     @Test func ingestCountsAndTimeStepsWork() throws {
         let (outcome, _) = try run("""
             name: ingest

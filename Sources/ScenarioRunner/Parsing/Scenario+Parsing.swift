@@ -1,3 +1,4 @@
+import Adapter
 import Clock
 import JSON
 import ReleaseControl
@@ -40,7 +41,14 @@ extension Scenario {
                                 tags: [], covers: [], needs: [], project: "demo", rules: [], devices: [], groups: [:], steps: [])
         scenario.description = root.attempt { () throws(ScenarioError) in try root.child("description")?.string() } ?? nil
         scenario.tags = root.child("tags")?.list().compactMap { n in n.attempt { () throws(ScenarioError) in try n.string() } } ?? []
-        scenario.needs = root.child("needs")?.list().compactMap { n in n.attempt { () throws(ScenarioError) in try n.string() } } ?? []
+        for node in root.child("needs")?.list() ?? [] {
+            guard let need = node.attempt({ () throws(ScenarioError) in try node.string() }) else { continue }
+            // A misspelt capability would make every adapter lack it: the scenario skipped, never run.
+            if !AdapterHost.capabilities.contains(need) {
+                node.diagnostics.record(node.error(Suggestion.message("unknown adapter capability '\(need)'", for: need, in: AdapterHost.capabilities)))
+            }
+            scenario.needs.append(need)
+        }
         if let project = root.child("project"), let p = project.attempt({ () throws(ScenarioError) in try project.string() }) { scenario.project = p }
         for node in root.child("covers")?.list() ?? [] {
             guard let id = node.attempt({ () throws(ScenarioError) in try node.string() }) else { continue }

@@ -36,8 +36,14 @@ public struct SuiteResult: Sendable {
     /// Files that do not parse and scenarios that could not be set up.
     public var errors: Int { outcomes.filter { $0.status == .error }.count }
     public var skipped: Int { outcomes.filter { if case .skipped = $0.status { return true } else { return false } }.count }
-    /// Nothing failed and nothing was in error (skips aside): the run is green.
-    public var succeeded: Bool { failed == 0 && errors == 0 }
+    /// Nothing failed, nothing was in error, and something ran: a run whose every scenario was
+    /// skipped (an adapter that emulates none of them) tested nothing, so it is not green.
+    public var succeeded: Bool { failed == 0 && errors == 0 && (passed > 0 || outcomes.isEmpty) }
+    /// Why a run without failures is still not green, or nil.
+    public var nothingRan: String? {
+        guard failed == 0, errors == 0, passed == 0, skipped > 0 else { return nil }
+        return "no scenario ran: all \(skipped) selected were skipped"
+    }
     public var summary: String {
         "\(passed) passed, \(failed) failed, " + (errors > 0 ? "\(errors) error\(errors == 1 ? "" : "s"), " : "") + "\(skipped) skipped"
     }
