@@ -71,6 +71,22 @@ import Testing
         #expect(outcome.failure.contains("rejected: true"))
     }
 
+    @Test func aSetUpRuleTheServerRefusesIsAnErrorNamingTheRuleAndField() throws {
+        let scenario = try Scenario.parse(Array("""
+            name: refused at set-up
+            rules:
+              - {name: high, type: required_update, below: "9.9.9"}
+            devices: {}
+            steps: []
+            """.utf8), file: "g.yaml")
+        let result = SuiteRunner(options: SuiteOptions()).run(ScenarioSuite(scenarios: [scenario]), in: FakeEnvironment())
+        let outcome = try #require(result.outcomes.first)
+        #expect(outcome.status == .error, "no verdict was reached: the scenario never started")
+        #expect(outcome.failure.contains("rule 'high' at g.yaml:3:5: the server refused it with 422"), "\(outcome.failure)")
+        #expect(outcome.failure.contains("/below: this server blocks no version above 9"))
+        #expect(JUnitReport.xml(result).contains("<error message=\"setting up: "))
+    }
+
     @Test func countsRelativeToThePreviousExpectationAndTimesRelativeToTimeZero() throws {
         let outcome = try run("""
             name: relative
