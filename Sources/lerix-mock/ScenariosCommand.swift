@@ -27,6 +27,7 @@ enum ScenariosCommand: CLICommand {
                              a spec-catalogue.yaml given or in the folder, else the built-in one)
           --seed N           seed for random push drops (default 1); same seed, same run
           --coverage         print which spec rows have scenarios, and which have none
+                             (of the scenarios --filter and --tag select, when given)
           -v                 print every step and push as it happens
 
         A file that does not parse is reported with every mistake in it, each at its
@@ -68,11 +69,6 @@ enum ScenariosCommand: CLICommand {
             CLI.printError("lerix-mock scenarios: \(error)")
             return 2
         }
-        if parsed.flag("--coverage") {
-            for error in suite.errors { CLI.printError("\(error)") }
-            CLI.printOut(CoverageReport.text(catalogue: suite.catalogue, scenarios: suite.scenarios))
-            return suite.brokenFiles.isEmpty ? 0 : 1
-        }
         let filter = parsed.value("--filter")
         let tags = parsed.allValues("--tag")
         if suite.scenarios.isEmpty, suite.brokenFiles.isEmpty {
@@ -83,6 +79,11 @@ enum ScenariosCommand: CLICommand {
             for broken in suite.brokenFiles { CLI.printError("\(broken)") }
             CLI.printError("lerix-mock scenarios: \(problem)")
             return 2
+        }
+        if parsed.flag("--coverage") {
+            for error in suite.errors { CLI.printError("\(error)") }
+            CLI.printOut(CoverageReport.text(catalogue: suite.catalogue, scenarios: suite.selected(filter: filter, tags: tags)))
+            return suite.brokenFiles.isEmpty ? 0 : 1
         }
         let environment: any ScenarioEnvironment
         do {

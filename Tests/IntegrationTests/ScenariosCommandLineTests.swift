@@ -105,6 +105,8 @@ import Testing
         #expect(coverage.stdout.contains("✓ check.app-start"))
         #expect(coverage.stdout.contains("✗ push.throttle"))
         #expect(coverage.stdout.contains("spec coverage: 1 of "))
+        let selected = try ServerProcess.run(["scenarios", dir + "/t.yaml", "--coverage", "--filter", "nothing-like-it"])
+        #expect(selected.status == 2, "--coverage honours --filter too")
     }
 
     @Test func aGlobOverScenariosTakesTheCatalogueAsTheCatalogueNotAsAScenario() throws {

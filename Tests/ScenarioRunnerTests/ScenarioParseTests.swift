@@ -241,6 +241,14 @@ import Testing
         #expect(e?.description == "s.yaml:2:10: `covers` names 'offline.deadline-pases', which is not in the spec catalogue (did you mean 'offline.deadline-passes'?)")
     }
 
+    @Test func aStepOverNoDeviceIsAnErrorNotAVacuousPass() {
+        let e = error("name: x\ndevices: {}\nsteps:\n  - expect: {device: all, screen: none}\n")
+        #expect(e?.message == "'all' names no device; a step needs at least one")
+        // A device entry that did not parse is reported once, not again at each step naming it.
+        let broken = errors("name: x\ndevices:\n  p: {platform: andriod}\nsteps:\n  - launch: p\n")
+        #expect(broken.count == 1, "\(broken)")
+    }
+
     @Test func aMisspeltCapabilityIsAnErrorNotASilentSkip() {
         let e = error("name: x\nneeds: [ofline_deadline]\ndevices: {}\nsteps: []\n")
         #expect(e?.description == "s.yaml:2:9: unknown adapter capability 'ofline_deadline' (did you mean 'offline_deadline'?)")

@@ -80,6 +80,7 @@ extension Scenario {
             for (key, node) in entries {
                 guard let expanded = node.attempt({ () throws(ScenarioError) in try DeviceSpec.parse(name: key, node) }) else {
                     scenario.groups[key] = []   // still a known name, so steps naming it add no second error
+                    context.brokenDevices.insert(key)
                     continue
                 }
                 if let twin = expanded.first(where: { d in scenario.devices.contains { $0.name == d.name } }) {

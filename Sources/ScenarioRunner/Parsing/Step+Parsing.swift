@@ -7,6 +7,8 @@ import YAML
 struct StepContext {
     var scenario: Scenario
     var rules: [String: JSON] = [:]
+    /// Device entries that did not parse (already reported): steps may name them without a second error.
+    var brokenDevices: Set<String> = []
 
     init(scenario: Scenario) { self.scenario = scenario }
 
@@ -26,6 +28,11 @@ struct StepContext {
                 let known = Array(scenario.groups.keys) + scenario.devices.prefix(200).map(\.name)
                 throw item.error(Suggestion.message("no device or group named '\(name)'", for: name, in: known))
             }
+        }
+        // An expectation over no device would hold without looking at anything.
+        let names = node.list().compactMap(\.json.stringValue)
+        if out.isEmpty, !names.contains(where: brokenDevices.contains) {
+            throw node.error("\(names.map { "'\($0)'" }.joined(separator: ", ")) names no device; a step needs at least one")
         }
         var seen = Set<String>()
         return out.filter { seen.insert($0).inserted }
