@@ -7,21 +7,14 @@ extension Instant {
     /// Instant(secondsSinceEpoch: 784_111_777).httpDate   // "Sun, 06 Nov 1994 08:49:37 GMT"
     /// ```
     public var httpDate: String {
-        let (secondsTotal, _) = millisecondsSinceEpoch.floorDivided(by: 1000)
-        let (days, secondOfDay) = secondsTotal.floorDivided(by: 86_400)
+        let (days, secondOfDay) = secondsSinceEpoch.floorDivided(by: 86_400)
         let (year, month, day) = Self.civil(fromDays: days)
         // IMF-fixdate has four year digits; an instant outside them is clamped, never trapped on.
         guard (0...9999).contains(year) else { return year < 0 ? "Sat, 01 Jan 0000 00:00:00 GMT" : "Fri, 31 Dec 9999 23:59:59 GMT" }
         let weekday = Int((days + 4).floorDivided(by: 7).1)   // 1970-01-01 was a Thursday
         let dayName = Self.dayNames[weekday], monthName = Self.monthNames[Int(month) - 1]
         return String(unsafeUninitializedCapacity: 29) { buffer in
-            func put(_ value: Int64, _ width: Int, at offset: Int) {
-                var v = value
-                for i in stride(from: offset + width - 1, through: offset, by: -1) {
-                    buffer[i] = UInt8(truncatingIfNeeded: 48 + v % 10)
-                    v /= 10
-                }
-            }
+            func put(_ value: Int64, _ width: Int, at offset: Int) { Self.putDigits(value, width, at: offset, in: buffer) }
             for k in 0..<3 { buffer[k] = dayName[k]; buffer[8 + k] = monthName[k] }
             buffer[3] = 44; buffer[4] = 32; put(day, 2, at: 5); buffer[7] = 32
             buffer[11] = 32; put(year, 4, at: 12); buffer[16] = 32

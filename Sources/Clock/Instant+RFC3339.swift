@@ -9,18 +9,22 @@ extension Instant {
         let (year, month, day) = Self.civil(fromDays: days)
         guard (0...9999).contains(year) else { return Self.widePaddedRFC3339(year, month, day, secondOfDay, milli) }
         return String(unsafeUninitializedCapacity: 24) { buffer in
-            func put(_ value: Int64, _ width: Int, at offset: Int) {
-                var v = value
-                for i in stride(from: offset + width - 1, through: offset, by: -1) {
-                    buffer[i] = UInt8(truncatingIfNeeded: 48 + v % 10)
-                    v /= 10
-                }
-            }
+            func put(_ value: Int64, _ width: Int, at offset: Int) { Self.putDigits(value, width, at: offset, in: buffer) }
             put(year, 4, at: 0); buffer[4] = 45; put(month, 2, at: 5); buffer[7] = 45; put(day, 2, at: 8)
             buffer[10] = 84; put(secondOfDay / 3600, 2, at: 11); buffer[13] = 58
             put(secondOfDay % 3600 / 60, 2, at: 14); buffer[16] = 58; put(secondOfDay % 60, 2, at: 17)
             buffer[19] = 46; put(milli, 3, at: 20); buffer[23] = 90
             return 24
+        }
+    }
+
+    /// Writes `value` as `width` decimal digits (zero-padded) at `offset`: the fixed-width
+    /// fields of RFC 3339 and IMF-fixdate.
+    static func putDigits(_ value: Int64, _ width: Int, at offset: Int, in buffer: UnsafeMutableBufferPointer<UInt8>) {
+        var v = value
+        for i in stride(from: offset + width - 1, through: offset, by: -1) {
+            buffer[i] = UInt8(truncatingIfNeeded: 48 + v % 10)
+            v /= 10
         }
     }
 

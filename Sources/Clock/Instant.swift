@@ -31,6 +31,9 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
         Instant(millisecondsSinceEpoch: millisecondsSinceEpoch &+ milliseconds)
     }
 
+    /// Whole seconds since the epoch, floored (so -1 ms is second -1).
+    public var secondsSinceEpoch: Int64 { millisecondsSinceEpoch.floorDivided(by: 1000).0 }
+
     /// Milliseconds from `other` to `self` (negative when `self` is earlier).
     public func milliseconds(since other: Instant) -> Int64 {
         millisecondsSinceEpoch &- other.millisecondsSinceEpoch

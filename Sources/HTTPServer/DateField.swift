@@ -21,10 +21,8 @@ final class DateField: @unchecked Sendable {
     /// The clock's current second as IMF-fixdate.
     func current() -> String {
         let now = clock.now
-        let (whole, _) = now.millisecondsSinceEpoch.quotientAndRemainder(dividingBy: 1000)
-        let floored = now.millisecondsSinceEpoch < 0 && whole * 1000 != now.millisecondsSinceEpoch ? whole - 1 : whole
-        if floored != second {
-            second = floored
+        if now.secondsSinceEpoch != second {
+            second = now.secondsSinceEpoch
             value = now.httpDate
         }
         return value

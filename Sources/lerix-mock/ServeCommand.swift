@@ -22,7 +22,8 @@ enum ServeCommand: CLICommand {
           --port N               port (default 8080; 0 picks a free port)
           --config FILE          seed projects, rules and push tokens (JSON or YAML)
           --state FILE           durable state in SQLite (a new file is seeded from --config)
-          --clock system|manual  the server's clock (default system); manual moves only via POST /admin/clock
+          --clock system|manual  the server's clock (default system); manual moves only via POST /admin/clock;
+                                 answers' server_time, Lerix-Server-Time and Date all read it
           --start-time T         the manual clock's start, RFC 3339 (default: now)
           --apns-gateway URL     deliver pushes for ios/macos tokens to this APNs-style gateway (http:// = h2c)
           --fcm-gateway URL      deliver pushes for android tokens to this FCM-style gateway (http:// = h2c)
