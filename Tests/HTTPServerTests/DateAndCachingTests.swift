@@ -101,3 +101,20 @@ private struct DatedResponder: Responder {
         reply(.response(HTTPResponse(status: 200, headers: ["Date": "Mon, 01 Jan 2001 00:00:00 GMT"], body: Array("x".utf8))))
     }
 }
+
+@Suite struct HTTP2RejectionTests {
+    @Test func anHTTP2BodyOverTheLimitGetsADatedProblemThatNoCacheKeeps() throws {
+        try withServer({ $0.limits.maxBodyBytes = 1000 }) { port, _, responder in
+            let client = try H2SocketClient(port: port)
+            let id = try client.session.submit(HTTPRequest(method: "POST", target: "/echo", body: [UInt8](repeating: 1, count: 5000)))
+            try client.run { client.responses.count == 1 }
+            let response = try #require(client.responses[id])
+            #expect(response.status == 413)
+            #expect(response.headers["content-type"] == "application/problem+json")
+            #expect(String(decoding: response.body, as: UTF8.self).contains("larger than 1000 bytes"))
+            #expect(response.headers["date"]?.hasSuffix(" GMT") == true)
+            #expect(response.headers["cache-control"] == "no-store")
+            #expect(responder.received.withLock { $0.isEmpty })
+        }
+    }
+}
