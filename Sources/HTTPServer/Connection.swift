@@ -33,9 +33,11 @@ final class Connection: @unchecked Sendable {
     private var readPaused = false
     private var wantsWrite = false
     /// Reading stops while more than this much output waits for the client, whatever
-    /// produced it; it resumes once the backlog is under the low-water mark.
-    static let outputHighWater = 1 << 20
-    static let outputLowWater = 256 << 10
+    /// produced it; it resumes once the backlog is under the low-water mark. Also the most
+    /// answer bytes one connection makes per round, so big answers to one client cannot
+    /// keep a loop from its other connections for long.
+    static let outputHighWater = 256 << 10
+    static let outputLowWater = 64 << 10
     /// True from the moment unsent output passes the high-water mark until it drains under
     /// the low-water mark. Handlers stop producing answers while it holds.
     private(set) var isOutputBacklogged = false
@@ -254,13 +256,17 @@ final class Connection: @unchecked Sendable {
     }
 
     /// Tells the handler the backlog cleared, so it produces the answers it held back.
-    /// Repeats while the socket takes each new backlog at once, else the last clearing
-    /// would go unheard (no writability event follows a complete write).
+    /// One round per socket event, so a fast reader of big answers cannot hold the loop:
+    /// when the socket took the new backlog at once too, the next round waits for the next
+    /// writability report (level-triggered, so at once after the other ready sockets).
     private func notifyIfDrained() {
-        while backlogCleared && !isClosed {
-            backlogCleared = false
-            handler?.outputDrained()
-            flushOutput()
+        guard backlogCleared, !isClosed else { return }
+        backlogCleared = false
+        handler?.outputDrained()
+        flushOutput()
+        if backlogCleared && !isClosed && !wantsWrite {
+            wantsWrite = true
+            updateInterest()
         }
     }
 

@@ -79,16 +79,23 @@ final class EventLoop: @unchecked Sendable {
     ///
     /// Polls again after a batch: requests that arrived while it was served are taken
     /// now instead of after another Dispatch wake-up (a few rounds at most, for fairness).
+    /// A batch that took long ends the wake-up at once, so work queued behind it (new
+    /// connections, late answers) is not held up by further rounds; epoll still reports
+    /// what is left.
     private func serveReady() {
+        let started = ServerContext.now()
         for _ in 0 ..< 4 {
             let ready = epoll.poll { fd, events in
                 let index = Int(fd)
                 guard index >= 0, index < table.count, let connection = table[index] else { return }
                 connection.handle(events)
             }
-            if ready == 0 { return }
+            if ready == 0 || ServerContext.now() &- started > Self.longBatch { return }
         }
     }
+
+    /// Past this (2 ms), a wake-up serves no further batch.
+    private static let longBatch: UInt64 = 2_000_000
 
     /// Takes over an accepted (non-blocking) socket. On this loop's queue.
     func adopt(_ fd: Int32) {

@@ -243,13 +243,7 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
                 }
             }
         }
-        if head == slots.count {
-            slots.removeAll(keepingCapacity: slots.capacity <= 16)
-            head = 0
-        } else if head >= 32 {
-            slots.removeFirst(head)
-            head = 0
-        }
+        slots.dropConsumedPrefix(&head, threshold: 32)
         resumeParsingIfPossible()
         if draining && pendingCount == 0 { connection.closeAfterFlush() }
     }

@@ -19,7 +19,8 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
         var startedAt: UInt64
     }
 
-    /// Past this many unsent answer bytes on one connection, new requests wait.
+    /// Past this many unsent answer bytes in the session, new requests wait (the
+    /// connection's own backlog is bounded by ``Connection/outputHighWater`` beside it).
     static let maxHeldResponseBytes = Connection.outputHighWater
 
     let connection: Connection
@@ -135,13 +136,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
             // Reset while it waited: no answer is wanted.
             if session.isStreamOpen(stream) { dispatch(request, on: stream) }
         }
-        if waitingHead == waiting.count {
-            waiting.removeAll(keepingCapacity: waiting.count <= 16)
-            waitingHead = 0
-        } else if waitingHead >= 64 {
-            waiting.removeFirst(waitingHead)
-            waitingHead = 0
-        }
+        waiting.dropConsumedPrefix(&waitingHead, threshold: 64)
     }
 
     // MARK: Output
