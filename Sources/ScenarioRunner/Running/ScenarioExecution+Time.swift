@@ -58,6 +58,7 @@ extension ScenarioExecution {
                 let policy = policies[device] ?? .deliver
                 if policy.dropProbability > 0, policy.dropProbability >= 1 || rng.unit() < policy.dropProbability {
                     note("push \(push.id) to \(device) dropped")
+                    recordTimelinePush(device: device, push: push.id, outcome: .dropped)
                     continue
                 }
                 let at = max(push.sentAt, now).adding(milliseconds: policy.delayMilliseconds)
@@ -90,13 +91,16 @@ extension ScenarioExecution {
             pendingDeliveries.removeFirst()
             if offline.contains(first.device) {
                 note("push \(first.push) to \(first.device) lost: the device is offline")
+                recordTimelinePush(device: first.device, push: first.push, outcome: .lostOffline)
                 continue
             }
             if !running.contains(first.device) {
                 note("push \(first.push) to \(first.device) ignored: the app is not running")
+                recordTimelinePush(device: first.device, push: first.push, outcome: .ignoredNotRunning)
                 continue
             }
             note("push \(first.push) reaches \(first.device)")
+            recordTimelinePush(device: first.device, push: first.push, outcome: .received)
             _ = try adapter.command("push", [("device", .string(first.device))])
         }
     }

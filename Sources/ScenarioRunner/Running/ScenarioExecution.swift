@@ -48,6 +48,8 @@ final class ScenarioExecution {
     var seenPushes: Set<Int> = []
     /// When the server may next send a throttled push (remote servers only).
     var pushCheckpoint: Instant?
+    /// Set when an HTML report is asked for: samples the run into a timeline.
+    var recorder: TimelineRecorder?
 
     init(scenario: Scenario, world: ScenarioWorld, seed: UInt64, verbose: Bool) {
         self.scenario = scenario
@@ -77,24 +79,30 @@ final class ScenarioExecution {
             outcome.log = log
             return outcome
         }
+        recordTimelineStart()
         for (index, step) in scenario.steps.enumerated() {
             if verbose { log.append("\(TimeSyntax.relative(now.milliseconds(since: t0)))  \(step.text)") }
             do {
                 try perform(step)
                 try settle()
+                recordTimeline(after: step)
             } catch let failure as StepFailure {
                 outcome.status = .failed
                 outcome.failureSummary = "step \(index + 1) (\(step.location)): \(failure.message)"
                 outcome.failure = report(step: step, index: index, failure: failure)
+                recordTimeline(after: step)
+                recordTimelineFailure(step: step, index: index, message: failure.message)
                 break
             } catch {
                 outcome.status = .failed
                 outcome.failureSummary = "step \(index + 1) (\(step.location)): \(error)"
                 outcome.failure = report(step: step, index: index, failure: StepFailure("\(error)", devices: step.action.deviceNames))
+                recordTimelineFailure(step: step, index: index, message: "\(error)")
                 break
             }
         }
         outcome.virtualMilliseconds = now.milliseconds(since: t0)
+        outcome.timeline = finishTimeline()
         outcome.log = log
         return outcome
     }

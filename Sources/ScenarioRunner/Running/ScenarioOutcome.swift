@@ -24,4 +24,6 @@ public struct ScenarioOutcome: Sendable {
     public var log: [String]
     public var covers: [String]
     public var tags: [String]
+    /// The run over virtual time, when an HTML report was asked for (``SuiteOptions/recordTimelines``).
+    public var timeline: ScenarioTimeline? = nil
 }

@@ -14,6 +14,8 @@ public struct SuiteOptions: Sendable {
     public var tags: [String]
     public var seed: UInt64
     public var verbose: Bool
+    /// Sample each run into a ``ScenarioTimeline`` (for `--html`).
+    public var recordTimelines = false
     /// Called with each outcome as it completes (for live output).
     public var progress: (@Sendable (ScenarioOutcome) -> Void)?
 
@@ -95,7 +97,9 @@ public struct SuiteRunner {
                     outcome = Self.broken(scenario, "")
                     outcome.status = .skipped("needs the in-process push gateway (runs without --server and --direct-push)")
                 } else {
-                    outcome = ScenarioExecution(scenario: scenario, world: world, seed: options.seed, verbose: options.verbose).run()
+                    let execution = ScenarioExecution(scenario: scenario, world: world, seed: options.seed, verbose: options.verbose)
+                    if options.recordTimelines { execution.recorder = TimelineRecorder(scenario: scenario) }
+                    outcome = execution.run()
                 }
             } catch {
                 outcome = Self.broken(scenario, "could not start the scenario's server and adapter: \(error)")
