@@ -11,6 +11,13 @@ func withServer(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in }
                 responder: TestResponder = TestResponder(),
                 log: (@Sendable (RequestLogEntry) -> Void)? = nil,
                 _ body: (Int, HTTPServer, TestResponder) throws -> Void) throws {
+    try withServer(of: responder, configure, log: log, body)
+}
+
+/// ``withServer(_:responder:log:_:)`` for any responder.
+func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Configuration) -> Void = { _ in },
+                              log: (@Sendable (RequestLogEntry) -> Void)? = nil,
+                              _ body: (Int, HTTPServer, R) throws -> Void) throws {
     var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
     configure(&configuration)
     let server = HTTPServer(configuration: configuration, responder: responder, log: log)

@@ -26,15 +26,16 @@ final class StreamResponder: Responder {
 }
 
 func withStreamServer(_ body: (Int, HTTPServer, StreamResponder) throws -> Void) throws {
-    let responder = StreamResponder()
-    let server = HTTPServer(configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0), responder: responder)
-    let port = try server.start()
-    defer {
-        let stopped = DispatchSemaphore(value: 0)
-        server.stop(graceful: false) { stopped.signal() }
-        _ = stopped.wait(timeout: .now() + 10)
+    try withServer(of: StreamResponder(), { _ in }, body)
+}
+
+/// Waits (at most 5 s) for the server to have closed every connection.
+func waitForNoConnections(_ server: HTTPServer) {
+    var waited = 0
+    while server.connectionCount > 0 && waited < 5000 {
+        usleep(10_000)
+        waited += 10
     }
-    try body(port, server, responder)
 }
 
 @Suite struct StreamingTests {
@@ -82,8 +83,7 @@ func withStreamServer(_ body: (Int, HTTPServer, StreamResponder) throws -> Void)
             #expect(responder.ended.wait(timeout: .now() + 5) == .success)
             #expect(!stream.write(Array("data: late\n\n".utf8)))
             #expect(!stream.isOpen)
-            var waited = 0
-            while server.connectionCount > 0 && waited < 5000 { usleep(10_000); waited += 10 }
+            waitForNoConnections(server)
             #expect(server.connectionCount == 0)
         }
     }
@@ -102,8 +102,7 @@ func withStreamServer(_ body: (Int, HTTPServer, StreamResponder) throws -> Void)
             }
             #expect(written < 64 << 20, "the stream took \(written) bytes for a reader that reads nothing")
             #expect(responder.ended.wait(timeout: .now() + 10) == .success)
-            var waited = 0
-            while server.connectionCount > 0 && waited < 5000 { usleep(10_000); waited += 10 }
+            waitForNoConnections(server)
             #expect(server.connectionCount == 0)
         }
     }

@@ -54,6 +54,20 @@ import Testing
         #expect(folderAsFile.stderr.contains("it is a folder"))
     }
 
+    @Test func htmlIsWrittenBesideJUnitAndAnUnwritablePathIsReportedFirst() throws {
+        let dir = try TestFiles.folder(["a.yaml": Self.passing])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let bad = try ServerProcess.run(["scenarios", dir, "--html", dir + "/no/such/folder/report.html"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--html: cannot write \(dir)/no/such/folder/report.html"), "\(bad.stderr)")
+        #expect(!bad.stdout.contains("PASS"), "the suite ran before the path was checked")
+        let run = try ServerProcess.run(["scenarios", dir, "--html", dir + "/r.html", "--junit", dir + "/r.xml"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let html = try String(contentsOfFile: dir + "/r.html", encoding: .utf8)
+        #expect(html.contains("<section class=\"scenario passed\"") && html.contains("<svg class=\"timeline\""))
+        #expect(FileManager.default.fileExists(atPath: dir + "/r.xml"))
+    }
+
     @Test func aFileThatDoesNotParseIsAJUnitErrorWithEveryMistake() throws {
         let dir = try TestFiles.folder([
             "a-broken.yaml": """
