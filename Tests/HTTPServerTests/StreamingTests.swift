@@ -116,6 +116,26 @@ func waitForNoConnections(_ server: HTTPServer) {
         }
     }
 
+    @Test func anH2cStreamSendsWhatIsWrittenLaterAndEndsWithTheStream() throws {
+        try withStreamServer { port, _, responder in
+            let client = try H2SocketClient(port: port)
+            let id = try client.session.submit(HTTPRequest(method: "GET", target: "/events"))
+            try client.send()
+            let stream = try #require(responder.waitForStream())
+            // Written after the head went out: the deferred body resumes for each write.
+            #expect(stream.write(Array("data: one\n\n".utf8)))
+            usleep(50_000)
+            #expect(stream.write(Array("data: two\n\n".utf8)))
+            stream.finish()
+            try client.run { client.responses[id] != nil }
+            let response = try #require(client.responses[id])
+            #expect(response.status == 200)
+            #expect(response.headers["content-type"] == "text/event-stream")
+            #expect(String(decoding: response.body, as: UTF8.self) == "data: one\n\ndata: two\n\n")
+            #expect(responder.ended.wait(timeout: .now() + 5) == .success)
+        }
+    }
+
     @Test func theWriteBoundEndsAStreamNobodyTakesFrom() {
         let stream = ResponseStream(maxBufferedBytes: 100)
         let ended = Mutex(false)
