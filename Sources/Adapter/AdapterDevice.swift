@@ -7,7 +7,7 @@ import Synchronization
 final class AdapterDevice {
     let id: String
     var configuration: LerixConfiguration
-    let clock: DeviceClock
+    let clock: VirtualDeviceClock
     let storage: any Storage
     let transport: DeviceTransport
     let log: @Sendable (String) -> Void
@@ -19,7 +19,7 @@ final class AdapterDevice {
     /// The last failed check of earlier processes (the state shows the latest since `create`).
     private var earlierFailure: CheckFailure?
 
-    init(id: String, configuration: LerixConfiguration, clock: DeviceClock, storage: any Storage,
+    init(id: String, configuration: LerixConfiguration, clock: VirtualDeviceClock, storage: any Storage,
          network: any AdapterNetwork, log: @escaping @Sendable (String) -> Void) {
         self.id = id
         self.configuration = configuration
@@ -27,7 +27,7 @@ final class AdapterDevice {
         self.storage = storage
         self.transport = DeviceTransport(network: network)
         self.log = log
-        sdk = Lerix(configuration: configuration, scheduler: clock, transport: transport, storage: storage, online: true,
+        sdk = Lerix(configuration: configuration, clock: clock, transport: transport, storage: storage, online: true,
                     log: log)
     }
 
@@ -37,7 +37,7 @@ final class AdapterDevice {
     func launch() {
         terminate()
         retire()
-        sdk = Lerix(configuration: configuration, scheduler: clock, transport: transport, storage: storage,
+        sdk = Lerix(configuration: configuration, clock: clock, transport: transport, storage: storage,
                     online: transport.isOnline, log: log)
         isRunning = true
         sdk.start()
@@ -55,7 +55,7 @@ final class AdapterDevice {
         configuration.appVersion = appVersion
         configuration.build = build
         retire()
-        sdk = Lerix(configuration: configuration, scheduler: clock, transport: transport, storage: storage,
+        sdk = Lerix(configuration: configuration, clock: clock, transport: transport, storage: storage,
                     online: transport.isOnline, log: log)
     }
 

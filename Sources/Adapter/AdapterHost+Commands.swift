@@ -1,3 +1,4 @@
+import Foundation
 import Clock
 import JSON
 import LerixSDK
@@ -55,6 +56,13 @@ extension AdapterHost {
             return []
         case "track":
             return try track(fields)
+        case "set_clock":
+            // The user sets the device clock; true time does not move (this adapter's addition).
+            let device = try device(fields)
+            guard fields.has("clock_offset_seconds") else { throw CommandError("missing field clock_offset_seconds") }
+            let seconds = try fields.number("clock_offset_seconds", default: 0)
+            device.clock.setOffset(milliseconds: Int64((seconds * 1000).rounded()))
+            return []
         case "advance":
             try advance(to: try fields.time("to"))
             return []
@@ -101,8 +109,12 @@ extension AdapterHost {
         guard let flavor = Flavor(rawValue: flavorName) else {
             throw CommandError("config.flavor must be native or flutter, not \(flavorName)")
         }
+        let baseText = try config.string("base_url")
+        guard let baseURL = URL(string: baseText), baseURL.scheme != nil, baseURL.host != nil else {
+            throw CommandError("config.base_url must be an absolute URL such as http://127.0.0.1:8080, not \(baseText)")
+        }
         let configuration = LerixConfiguration(
-            baseURL: try config.string("base_url"), project: try config.string("project"), platform: platform,
+            baseURL: baseURL, project: try config.string("project"), platform: platform,
             flavor: flavor, appVersion: try config.optionalString("app_version"), build: try config.optionalString("build"),
             // Absent: this SDK's own; null: none, as the runner's journal lookup reads it.
             sdkName: try config.optionalString("sdk", default: "swift"),
@@ -124,7 +136,7 @@ extension AdapterHost {
         } else {
             deviceOrder.append(id)
         }
-        let clock = DeviceClock(timeline: timeline, offsetMilliseconds: Int64((offsetSeconds * 1000).rounded()))
+        let clock = VirtualDeviceClock(timeline: timeline, offsetMilliseconds: Int64((offsetSeconds * 1000).rounded()))
         let log = options.log
         devices[id] = AdapterDevice(id: id, configuration: configuration, clock: clock, storage: storage,
                                     network: network, log: { log("device \(id): \($0)") })
@@ -141,7 +153,7 @@ extension AdapterHost {
         let items: [JSON] = (0..<count).map { n in
             .object([("device", .string(device.id)), ("module", .string(name)), ("n", .number(Double(n)))])
         }
-        device.sdk.track(module, items: items)
+        device.sdk.track(module, json: items)
         return []
     }
 

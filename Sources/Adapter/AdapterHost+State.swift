@@ -35,12 +35,12 @@ extension AdapterHost {
             ("not_modified", .number(Double(statistics.notModified))),
             ("failed_checks", .number(Double(statistics.failedChecks))),
             ("last_failure", device.lastCheckFailure.map(Self.failureJSON) ?? .null),
-            ("last_success", state.lastSuccess.map { .string($0.rfc3339) } ?? .null),
+            ("last_success", state.lastSuccess.map { .string(Instant($0).rfc3339) } ?? .null),
             ("etag", state.etag.map(JSON.string) ?? .null),
             ("polling", .bool(state.polling)),
             ("running", .bool(device.isRunning)),
             ("online", .bool(device.isOnline)),
-            ("device_time", .string(device.clock.now.rfc3339)),
+            ("device_time", .string(device.clock.instant.rfc3339)),
         ]
     }
 }

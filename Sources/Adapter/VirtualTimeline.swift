@@ -6,8 +6,8 @@ import Synchronization
 ///
 /// ```swift
 /// let timeline = VirtualTimeline(now: start)
-/// let phone = DeviceClock(timeline: timeline, offsetMilliseconds: 3_600_000)  // an hour fast
-/// phone.schedule(at: phone.now.adding(seconds: 60)) { print("device timer") }
+/// let phone = VirtualDeviceClock(timeline: timeline, offsetMilliseconds: 3_600_000)  // an hour fast
+/// phone.schedule(after: .seconds(60)) { print("device timer") }
 /// timeline.nextDeadline   // start + 60 s, in true time
 /// ```
 public final class VirtualTimeline: Sendable {

@@ -1,5 +1,5 @@
-import Clock
-import JSON
+package import Clock
+package import JSON
 
 /// One release control answer read part by part: each part is either a usable value or
 /// ``Part/unusable`` (absent or of the wrong type), in which case the SDK keeps its saved value.
@@ -9,45 +9,45 @@ import JSON
 /// answer.lifetime        // .unusable: a string is not a lifetime
 /// answer.maintenance     // .value([])
 /// ```
-public struct CheckAnswer: Equatable, Sendable {
+package struct CheckAnswer: Equatable, Sendable {
     /// A part of the answer: a value to apply, or nothing usable.
-    public enum Part<Value: Equatable & Sendable>: Equatable, Sendable {
+    package enum Part<Value: Equatable & Sendable>: Equatable, Sendable {
         case value(Value)
         case unusable
 
-        public var value: Value? {
+        package var value: Value? {
             if case .value(let v) = self { return v }
             return nil
         }
 
-        public var isUsable: Bool { value != nil }
+        package var isUsable: Bool { value != nil }
     }
 
     /// Why a body is not an answer at all (then the check failed and nothing changes).
-    public struct Unreadable: Error, Equatable, Sendable, CustomStringConvertible {
-        public var reason: String
-        public var description: String { reason }
+    package struct Unreadable: Error, Equatable, Sendable, CustomStringConvertible {
+        package var reason: String
+        package var description: String { reason }
     }
 
-    public var serverTime: Part<Instant> = .unusable
-    public var lifetime: Part<Int> = .unusable
-    public var requiredUpdate: Part<RequiredUpdate?> = .unusable
-    public var optionalUpdate: Part<OptionalUpdate?> = .unusable
-    public var maintenance: Part<[MaintenanceWindow]> = .unusable
-    public var sdkSwitches: Part<[SDKSwitch]> = .unusable
+    package var serverTime: Part<Instant> = .unusable
+    package var lifetime: Part<Int> = .unusable
+    package var requiredUpdate: Part<RequiredUpdate?> = .unusable
+    package var optionalUpdate: Part<OptionalUpdate?> = .unusable
+    package var maintenance: Part<[MaintenanceWindow]> = .unusable
+    package var sdkSwitches: Part<[SDKSwitch]> = .unusable
 
-    public init() {}
+    package init() {}
 
     /// Whether every part could be used (only then is the answer's ETag worth keeping: a 304 on
     /// it would otherwise freeze a part the SDK never read).
-    public var isComplete: Bool {
+    package var isComplete: Bool {
         serverTime.isUsable && lifetime.isUsable && requiredUpdate.isUsable && optionalUpdate.isUsable
             && maintenance.isUsable && sdkSwitches.isUsable
     }
 
     /// Reads a 200 body. Throws only when the body is not a JSON object; any part of the wrong
     /// type becomes ``Part/unusable`` and the rest is kept.
-    public static func parse(_ body: [UInt8]) throws(Unreadable) -> CheckAnswer {
+    package static func parse(_ body: [UInt8]) throws(Unreadable) -> CheckAnswer {
         let json: JSON
         do {
             json = try JSON.parse(body)
@@ -61,7 +61,7 @@ public struct CheckAnswer: Equatable, Sendable {
     }
 
     /// Reads the parts of an answer object.
-    public init(object: JSONObject) {
+    package init(object: JSONObject) {
         if let text = object["server_time"]?.stringValue, let time = Instant(rfc3339: text) {
             serverTime = .value(time)
         }

@@ -1,5 +1,6 @@
-import Clock
-import JSON
+package import Clock
+import Foundation
+package import JSON
 
 /// Why the last failed check got no usable answer: the network, the server's status, or a
 /// body that is not an answer. ``LerixState/lastCheckFailure`` holds the latest one.
@@ -20,6 +21,7 @@ public struct CheckFailure: Equatable, Sendable, CustomStringConvertible {
         case body
     }
 
+    /// What failed.
     public var kind: Kind
     /// The HTTP status, when a response arrived.
     public var status: Int?
@@ -27,6 +29,9 @@ public struct CheckFailure: Equatable, Sendable, CustomStringConvertible {
     public var reason: String
     /// When the check failed (device clock).
     package var instant: Instant
+
+    /// When the check failed (device clock).
+    public var at: Date { instant.date }
 
     package init(kind: Kind, status: Int? = nil, reason: String, at instant: Instant) {
         self.kind = kind
@@ -45,5 +50,6 @@ public struct CheckFailure: Equatable, Sendable, CustomStringConvertible {
         self.init(kind: .status, status: response.status, reason: reason, at: instant)
     }
 
+    /// `status failure: the server answered 404: …`
     public var description: String { "\(kind.rawValue) failure: \(reason)" }
 }

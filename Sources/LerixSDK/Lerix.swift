@@ -1,5 +1,6 @@
-import Clock
-import JSON
+package import Clock
+import Foundation
+package import JSON
 import Synchronization
 
 /// The release control part of the Lerix SDK: keeps the last answer on the device, checks
@@ -7,37 +8,51 @@ import Synchronization
 ///
 /// ```swift
 /// let lerix = Lerix(
-///     configuration: LerixConfiguration(baseURL: "https://api.lerix.dev", project: "demo",
+///     configuration: LerixConfiguration(baseURL: URL(string: "https://api.lerix.dev")!, project: "demo",
 ///                                       platform: .ios, appVersion: "2.3.0", build: "41"),
 ///     storage: try FileStorage(folder: applicationSupport + "/Lerix"))
 /// let observation = lerix.observe { state in render(state.screen) }
 /// lerix.start()                       // saved answer first, then a check
-/// // scene phase changes:
-/// lerix.enterForeground(); lerix.enterBackground()
-/// // silent push handler:
-/// lerix.didReceiveSilentPush()
+/// lerix.enterForeground()             // scene phase changes
+/// lerix.enterBackground()
+/// lerix.didReceiveSilentPush()        // silent push handler
 /// let fresh = await lerix.refresh()
-/// if !lerix.isPaused(.analytics) { … }
+/// if !lerix.isPaused(.analytics) { lerix.track(.analytics, ["event": "opened"]) }
 /// ```
 ///
+/// Every event has two forms: the plain one returns at once (the work it starts goes on in the
+/// background); the `async` one returns, with the state, once that work (the check, the
+/// flush of queued items) has finished, so a test needs no sleeps:
+///
+/// ```swift
+/// let state = await lerix.start()     // the launch check has been answered (or failed)
+/// ```
+///
+/// In `async` code Swift picks the `async` form; the plain form is what a synchronous closure
+/// (a SwiftUI `onChange`, a delegate callback) calls.
+///
 /// All I/O goes through the injected ``Transport`` and ``Storage``, all time through the
-/// injected `Scheduler`; the logic lives in ``ReleaseControlMachine``. Events are handled one
-/// at a time, in order, on whichever thread delivers them; handlers run outside the lock.
+/// injected ``DeviceClock``. Events are handled one at a time, in order, on whichever thread
+/// delivers them; handlers and observers run outside the SDK's lock.
 public final class Lerix: Sendable {
+    /// Receives a state: an observer, or whoever waits for an event's work.
     public typealias Observer = @Sendable (LerixState) -> Void
 
     private struct Inner {
         var machine: ReleaseControlMachine
         var mailbox: [ReleaseControlMachine.Event] = []
         var draining = false
-        var timer: Cancellable?
+        var timer: (any DeviceTimer)?
         var refreshWaiters: [Observer] = []
+        /// Waiting for every request in flight to finish (the `async` events).
+        var idleWaiters: [Observer] = []
         var observers: [UInt64: Observer] = [:]
         var nextObserverID: UInt64 = 0
     }
 
+    /// What this instance was created with.
     public let configuration: LerixConfiguration
-    private let scheduler: any Scheduler
+    private let clock: any DeviceClock
     private let transport: any Transport
     private let storage: any Storage
     private let log: (@Sendable (String) -> Void)?
@@ -45,16 +60,20 @@ public final class Lerix: Sendable {
 
     /// Loads the saved answer from `storage`; nothing is sent until ``start()``.
     /// - Parameters:
-    ///   - scheduler: the clock and timers (a device clock; tests and the adapter pass a manual one).
+    ///   - clock: the device clock and timers; tests pass a ``ManualDeviceClock``.
+    ///   - transport: the network; ``URLSessionTransport`` by default.
+    ///   - storage: where the answer survives restarts (``FileStorage``; ``InMemoryStorage`` in tests).
     ///   - online: whether the network is reachable now; report changes with
     ///     ``networkReachabilityChanged(isReachable:)``.
+    ///   - log: where the SDK says what went wrong (a check that failed for a new reason, a save
+    ///     that failed); nothing is logged without it.
     public init(
-        configuration: LerixConfiguration, scheduler: any Scheduler = SystemScheduler(),
+        configuration: LerixConfiguration, clock: any DeviceClock = SystemDeviceClock(),
         transport: any Transport = URLSessionTransport(), storage: any Storage, online: Bool = true,
         log: (@Sendable (String) -> Void)? = nil
     ) {
         self.configuration = configuration
-        self.scheduler = scheduler
+        self.clock = clock
         self.transport = transport
         self.storage = storage
         self.log = log
@@ -64,20 +83,47 @@ public final class Lerix: Sendable {
         inner = Mutex(Inner(machine: machine))
     }
 
+    // MARK: - Events
+
     /// App start: applies the saved answer at once, then checks (and sends queued items).
     public func start() { submit(.launch) }
 
+    /// App start; returns once the launch check and the sends it allowed have finished.
+    @discardableResult
+    public func start() async -> LerixState { await settled(after: .launch) }
+
     /// Back to the foreground (web: the tab is visible again): checks if the answer is stale.
+    /// A check already in flight (the launch's) is joined, not repeated.
     public func enterForeground() { submit(.foreground) }
+
+    /// Back to the foreground; returns once the check it needed (if any) has finished.
+    @discardableResult
+    public func enterForeground() async -> LerixState { await settled(after: .foreground) }
 
     /// To the background: polling stops until the next foreground.
     public func enterBackground() { submit(.background) }
 
-    /// Reachability from the platform's network monitor.
+    /// To the background; returns once requests already in flight have finished.
+    @discardableResult
+    public func enterBackground() async -> LerixState { await settled(after: .background) }
+
+    /// Reachability from the platform's network monitor. Back online, a check missed offline
+    /// (or due on the web) runs.
     public func networkReachabilityChanged(isReachable: Bool) { submit(.network(online: isReachable)) }
 
-    /// A Lerix silent push arrived: checks at once, even in the background.
+    /// Reachability changed; returns once the check and sends it caused have finished.
+    @discardableResult
+    public func networkReachabilityChanged(isReachable: Bool) async -> LerixState {
+        await settled(after: .network(online: isReachable))
+    }
+
+    /// A Lerix silent push arrived: checks at once, even in the background. During a check one
+    /// more follows it (the push may announce a change made after that check left).
     public func didReceiveSilentPush() { submit(.push) }
+
+    /// A silent push arrived; returns once the check it caused has finished.
+    @discardableResult
+    public func didReceiveSilentPush() async -> LerixState { await settled(after: .push) }
 
     /// The user tapped Later: the optional prompt hides until the next launch.
     public func later() { submit(.later) }
@@ -85,10 +131,22 @@ public final class Lerix: Sendable {
     /// The user tapped Skip: this rule's optional prompt hides for good.
     public func skip() { submit(.skip) }
 
-    /// Queues items for a module; they are sent unless an SDK switch pauses the module.
-    public func track(_ module: LerixModule, items: [JSON]) { submit(.track(module, items)) }
+    /// Queues items for a module; they are sent unless an SDK switch pauses the module (then
+    /// they wait on the device, and go after its end). On a first launch they wait for the
+    /// first answer, which may carry a switch.
+    public func track(_ module: LerixModule, _ items: [TrackedItem]) { submit(.track(module, items.map(\.json))) }
 
-    public func track(_ module: LerixModule, _ item: JSON) { track(module, items: [item]) }
+    /// Queues items already in JSON (the adapter's hot path).
+    package func track(_ module: LerixModule, json items: [JSON]) { submit(.track(module, items)) }
+
+    /// Queues one item for a module.
+    public func track(_ module: LerixModule, _ item: TrackedItem) { track(module, [item]) }
+
+    /// Queues items; returns once the send they allowed has finished (at once while paused).
+    @discardableResult
+    public func track(_ module: LerixModule, _ items: [TrackedItem]) async -> LerixState {
+        await settled(after: .track(module, items.map(\.json)))
+    }
 
     /// The process is going away: timers stop, nothing in flight is applied any more.
     public func shutdown() { submit(.terminate) }
@@ -100,21 +158,31 @@ public final class Lerix: Sendable {
         submit(.refresh)
     }
 
-    /// Checks now and returns the new state.
+    /// Checks now and returns the new state (at once offline or with release control off).
     public func refresh() async -> LerixState {
         await withCheckedContinuation { continuation in
             refresh { continuation.resume(returning: $0) }
         }
     }
 
+    // MARK: - State
+
     /// What the app shows now.
     public var state: LerixState {
-        inner.withLock { $0.machine.state(at: scheduler.now) }
+        inner.withLock { s in
+            let (now, uptime) = reading()
+            s.machine.followClock(now: now, uptimeMilliseconds: uptime)
+            return s.machine.state(at: now)
+        }
     }
 
     /// Whether an SDK switch pauses `module` now.
     public func isPaused(_ module: LerixModule) -> Bool {
-        inner.withLock { $0.machine.isPaused(module, at: scheduler.now) }
+        inner.withLock { s in
+            let (now, uptime) = reading()
+            s.machine.followClock(now: now, uptimeMilliseconds: uptime)
+            return s.machine.isPaused(module, at: now)
+        }
     }
 
     /// What this instance sent since it was created.
@@ -166,11 +234,39 @@ public final class Lerix: Sendable {
                     return nil
                 }
                 let next = s.mailbox.removeFirst()
-                return s.machine.handle(next, now: scheduler.now)
+                let (now, uptime) = reading()
+                return s.machine.handle(next, now: now, uptimeMilliseconds: uptime)
             }
-            guard let actions else { return }
+            guard let actions else {
+                wakeIdleWaiters()
+                return
+            }
             for action in actions { perform(action) }
         }
+    }
+
+    /// The device clock now, as the machine takes it.
+    private func reading() -> (Instant, Int64) {
+        (Instant(clock.now), clock.uptime.milliseconds)
+    }
+
+    /// Returns with the state once `event` and every request in flight have finished.
+    private func settled(after event: ReleaseControlMachine.Event) async -> LerixState {
+        await withCheckedContinuation { continuation in
+            inner.withLock { $0.idleWaiters.append { continuation.resume(returning: $0) } }
+            submit(event)
+        }
+    }
+
+    private func wakeIdleWaiters() {
+        let (state, waiters) = inner.withLock { s -> (LerixState?, [Observer]) in
+            guard !s.idleWaiters.isEmpty, !s.draining, s.machine.isIdle else { return (nil, []) }
+            let waiting = s.idleWaiters
+            s.idleWaiters = []
+            return (s.machine.state(at: reading().0), waiting)
+        }
+        guard let state else { return }
+        for waiter in waiters { waiter(state) }
     }
 
     private func perform(_ action: ReleaseControlMachine.Action) {
@@ -180,14 +276,16 @@ public final class Lerix: Sendable {
                 submit(.completed(purpose, result))
             }
         case .scheduleTimer(let deadline):
-            let old = inner.withLock { s -> Cancellable? in
+            let old = inner.withLock { s -> (any DeviceTimer)? in
                 let previous = s.timer
                 s.timer = nil
                 return previous
             }
             old?.cancel()
             if let deadline {
-                let handle = scheduler.schedule(at: deadline) { [weak self] in self?.submit(.timer) }
+                // The machine plans on the wall clock; the timer waits by uptime from now.
+                let delay = Duration.milliseconds(deadline.milliseconds(since: Instant(clock.now)))
+                let handle = clock.schedule(after: delay) { [weak self] in self?.submit(.timer) }
                 inner.withLock { $0.timer = handle }
             }
         case .persist(let saved):
@@ -198,7 +296,7 @@ public final class Lerix: Sendable {
             }
         case .stateChanged:
             let (state, observers) = inner.withLock { s in
-                (s.machine.state(at: scheduler.now), Array(s.observers.values))
+                (s.machine.state(at: reading().0), Array(s.observers.values))
             }
             for observer in observers { observer(state) }
         case .checkFailed(let failure):
@@ -207,7 +305,7 @@ public final class Lerix: Sendable {
             let (state, waiters) = inner.withLock { s -> (LerixState, [Observer]) in
                 let waiting = s.refreshWaiters
                 s.refreshWaiters = []
-                return (s.machine.state(at: scheduler.now), waiting)
+                return (s.machine.state(at: reading().0), waiting)
             }
             for waiter in waiters { waiter(state) }
         }
@@ -222,6 +320,7 @@ public final class LerixObservation: Sendable {
         self.onCancel = Mutex(onCancel)
     }
 
+    /// Stops the observer's calls; later calls do nothing.
     public func cancel() {
         let action = onCancel.withLock { handler -> (@Sendable () -> Void)? in
             let current = handler

@@ -4,12 +4,14 @@ public struct LerixStatistics: Equatable, Sendable {
     public var checks = 0
     /// The 304s among them.
     public var notModified = 0
-    /// Checks that got no usable answer (network error, 5xx, unreadable body).
+    /// Checks that got no usable answer (no response, a status but 200 and 304, an unreadable body); why the last one failed is
+    /// ``LerixState/lastCheckFailure``.
     public var failedChecks = 0
     /// Items the ingest endpoint accepted, per module.
     public var sent: [LerixModule: Int] = [:]
     /// Successful push token registrations.
     public var tokenRegistrations = 0
 
+    /// All zero.
     public init() {}
 }

@@ -1,5 +1,5 @@
-import Clock
-import JSON
+package import Clock
+package import JSON
 
 extension ReleaseControlMachine {
     /// Applies a finished request: an answer, a 304, a failure, or an ingest/registration result.

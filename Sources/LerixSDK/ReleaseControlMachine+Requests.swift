@@ -1,4 +1,4 @@
-import JSON
+package import JSON
 
 extension ReleaseControlMachine {
     /// `GET …/release-control` with the device's attributes and, when the saved parts all came
@@ -38,7 +38,7 @@ extension ReleaseControlMachine {
     private func projectURL() -> String { Self.projectURL(configuration) }
 
     private static func projectURL(_ configuration: LerixConfiguration) -> String {
-        configuration.baseURL + "/v1/projects/" + Self.percentEncoded(configuration.project)
+        configuration.base + "/v1/projects/" + Self.percentEncoded(configuration.project)
     }
 
     /// RFC 3986 percent-encoding of everything but the unreserved characters.

@@ -1,8 +1,8 @@
-import Clock
+package import Clock
 
 extension ReleaseControlMachine {
     /// The observable state at device time `now`, from the saved answer and the offline rules.
-    public func state(at now: Instant) -> LerixState {
+    package func state(at now: Instant) -> LerixState {
         var state = LerixState()
         let serverNow = saved.serverTime(at: now)
         let releaseControl = configuration.enabled
@@ -20,7 +20,7 @@ extension ReleaseControlMachine {
         if releaseControl {
             state.maintenance = saved.maintenance
                 .filter { $0.effectiveEnd > serverNow }
-                .sorted { $0.startsAt < $1.startsAt }
+                .sorted { $0.start < $1.start }
             state.activeMaintenance = state.maintenance.first { $0.isActive(at: serverNow) }
         }
         var paused = Set<LerixModule>()
@@ -29,7 +29,7 @@ extension ReleaseControlMachine {
         }
         state.pausedModules = paused.sorted()
         for (module, items) in saved.queue where !items.isEmpty { state.queued[module] = items.count }
-        state.lastSuccess = saved.lastSuccess
+        state.lastSuccess = saved.lastSuccess?.date
         state.etag = saved.etag
         state.lastCheckFailure = lastCheckFailure
         state.polling = isPolling
@@ -62,7 +62,7 @@ extension ReleaseControlMachine {
     /// the 7-day drop of optional updates no longer applies to it.
     func optionalTurnedRequired(now: Instant) -> RequiredUpdate? {
         guard configuration.appliesDeadlinesOffline, let optional = saved.optionalUpdate, optional.kind == .recommended,
-              let deadline = optional.becomesRequiredOn, deadline <= saved.serverTime(at: now),
+              let deadline = optional.deadline, deadline <= saved.serverTime(at: now),
               let expiry = optionalExpiry, saved.deviceTime(atServerTime: deadline) < expiry
         else { return nil }
         return optional.asRequired

@@ -1,4 +1,4 @@
-import Clock
+package import Clock
 
 extension ReleaseControlMachine {
     /// Sends queued items of modules no switch pauses, and a due push token registration.
@@ -36,13 +36,13 @@ extension ReleaseControlMachine {
         if isRunning {
             if isPolling && isOnline { consider(nextPoll(now: now)) }
             for window in saved.maintenance where configuration.enabled {
-                consider(saved.deviceTime(atServerTime: window.startsAt))
+                consider(saved.deviceTime(atServerTime: window.start))
                 consider(saved.deviceTime(atServerTime: window.effectiveEnd))
             }
             for sdkSwitch in saved.sdkSwitches { consider(saved.deviceTime(atServerTime: sdkSwitch.endsAt)) }
             if let optional = saved.optionalUpdate, configuration.enabled {
                 if configuration.appliesDeadlinesOffline, optional.kind == .recommended,
-                   let deadline = optional.becomesRequiredOn {
+                   let deadline = optional.deadline {
                     consider(saved.deviceTime(atServerTime: deadline))
                 }
                 if let lastSuccess = saved.lastSuccess {

@@ -1,5 +1,5 @@
-import Clock
-import JSON
+package import Clock
+package import JSON
 
 /// The SDK's whole release control logic as a value: it takes an event and the device clock's
 /// `now`, updates its state, and returns the actions its owner performs (send a request, set
@@ -11,9 +11,9 @@ import JSON
 /// let actions = machine.handle(.launch, now: clock.now)
 /// // [.stateChanged, .send(<GET …/release-control?platform=ios…>, .check), .scheduleTimer(at: …)]
 /// ```
-public struct ReleaseControlMachine: Sendable {
+package struct ReleaseControlMachine: Sendable {
     /// Something that happened to the app or the network.
-    public enum Event: Equatable, Sendable {
+    package enum Event: Equatable, Sendable {
         case launch
         case foreground
         case background
@@ -31,14 +31,14 @@ public struct ReleaseControlMachine: Sendable {
     }
 
     /// What a request is for, handed back with its result.
-    public enum Purpose: Equatable, Sendable {
+    package enum Purpose: Equatable, Sendable {
         case check
         case ingest(LerixModule, count: Int)
         case pushToken
     }
 
     /// Work for the owner.
-    public enum Action: Equatable, Sendable {
+    package enum Action: Equatable, Sendable {
         case send(TransportRequest, Purpose)
         /// Replace the wake-up timer; nil cancels it. The instant is on the device clock.
         case scheduleTimer(at: Instant?)
@@ -52,29 +52,31 @@ public struct ReleaseControlMachine: Sendable {
     }
 
     /// The key under which ``SavedAnswer`` is stored.
-    public static let storageKey = "lerix-release-control.json"
+    package static let storageKey = "lerix-release-control.json"
     /// Checks never come closer together than this, whatever lifetime an answer sets.
-    public static let minimumPollSeconds = 10
+    package static let minimumPollSeconds = 10
     /// The optional update is dropped this long after the last successful check.
-    public static let optionalUpdateMaximumAgeSeconds: Int64 = 7 * 86_400
+    package static let optionalUpdateMaximumAgeSeconds: Int64 = 7 * 86_400
+    /// A wall-clock change smaller than this is jitter between two readings, not the user.
+    package static let clockJumpToleranceMilliseconds: Int64 = 100
     /// At most this many items go in one ingest request.
-    public static let ingestBatchSize = 500
+    package static let ingestBatchSize = 500
     /// A 304 that only renews freshness is persisted at most this often (device seconds), and
     /// whenever the app goes to the background, loses the network or ends.
-    public static let renewalPersistSeconds: Int64 = 6 * 3600
+    package static let renewalPersistSeconds: Int64 = 6 * 3600
 
-    public let configuration: LerixConfiguration
-    public internal(set) var saved: SavedAnswer
-    public internal(set) var statistics = LerixStatistics()
-    public internal(set) var isRunning = false
-    public internal(set) var isForeground = false
-    public internal(set) var isOnline = true
-    public internal(set) var isDeferredByLater = false
+    package let configuration: LerixConfiguration
+    package internal(set) var saved: SavedAnswer
+    package internal(set) var statistics = LerixStatistics()
+    package internal(set) var isRunning = false
+    package internal(set) var isForeground = false
+    package internal(set) var isOnline = true
+    package internal(set) var isDeferredByLater = false
     /// Why the last check that failed failed (this instance only, like ``statistics``).
-    public internal(set) var lastCheckFailure: CheckFailure?
+    package internal(set) var lastCheckFailure: CheckFailure?
     /// Whether ``handle(_:now:)`` compares the state before and after each event to report
     /// ``Action/stateChanged``; an owner with no observers turns it off to save the work.
-    public var reportsStateChanges = true {
+    package var reportsStateChanges = true {
         didSet { if reportsStateChanges != oldValue { lastReportedState = nil } }
     }
 
@@ -96,8 +98,10 @@ public struct ReleaseControlMachine: Sendable {
     /// `…/release-control?…` for this configuration (it never changes for one instance).
     let checkURL: String
     var lastReportedState: LerixState?
+    /// The wall clock and uptime at the last event of this process (see ``followClock``).
+    var lastClockReading: (wall: Instant, uptime: Int64)?
 
-    public init(configuration: LerixConfiguration, saved: SavedAnswer, online: Bool = true) {
+    package init(configuration: LerixConfiguration, saved: SavedAnswer, online: Bool = true) {
         self.configuration = configuration
         self.saved = saved
         self.isOnline = online
@@ -111,19 +115,23 @@ public struct ReleaseControlMachine: Sendable {
     }
 
     /// Whether `module` is paused by a saved SDK switch at `now`.
-    public func isPaused(_ module: LerixModule, at now: Instant) -> Bool {
+    package func isPaused(_ module: LerixModule, at now: Instant) -> Bool {
         let serverNow = saved.serverTime(at: now)
         return saved.sdkSwitches.contains { $0.endsAt > serverNow && $0.modules.contains(module) }
     }
 
     /// Whether the SDK checks every lifetime while in the foreground.
-    public var isPolling: Bool {
+    package var isPolling: Bool {
         isRunning && isForeground && configuration.enabled && saved.lifetime <= 60
     }
 
-    /// Handles one event at device time `now`.
-    public mutating func handle(_ event: Event, now: Instant) -> [Action] {
+    /// Handles one event at device time `now`. With the uptime (a clock that never jumps),
+    /// a change of the device clock since the last event is followed first (``followClock``).
+    package mutating func handle(_ event: Event, now: Instant, uptimeMilliseconds: Int64? = nil) -> [Action] {
         var actions: [Action] = []
+        if let uptimeMilliseconds, followClock(now: now, uptimeMilliseconds: uptimeMilliseconds) {
+            persist(into: &actions)
+        }
         switch event {
         case .launch:
             launch(now: now, into: &actions)
@@ -192,6 +200,32 @@ public struct ReleaseControlMachine: Sendable {
             }
         }
         return actions
+    }
+
+    /// Whether nothing is in flight: every request sent has completed.
+    package var isIdle: Bool { !checkInFlight && ingestInFlight.isEmpty && !tokenRegistrationInFlight }
+
+    /// Follows a change of the device clock within this process. The wall clock moved by more
+    /// (or less) than the uptime since the last reading: the user set the clock. Every saved
+    /// device-clock reading moves with it, and the server-time correction the other way, so
+    /// ages, the poll, the 7-day drop and window times stay what they truly are, whichever
+    /// way the clock went. Returns whether it moved anything (then the saved answer is due a
+    /// write). Jumps under ``clockJumpToleranceMilliseconds`` are reading jitter, not a change.
+    @discardableResult
+    package mutating func followClock(now: Instant, uptimeMilliseconds uptime: Int64) -> Bool {
+        defer { lastClockReading = (now, uptime) }
+        guard let last = lastClockReading else { return false }
+        let jump = now.milliseconds(since: last.wall) - (uptime - last.uptime)
+        guard abs(jump) >= Self.clockJumpToleranceMilliseconds else { return false }
+        func moved(_ reading: Instant?) -> Instant? { reading?.adding(milliseconds: jump) }
+        saved.receivedAt = moved(saved.receivedAt)
+        saved.lastSuccess = moved(saved.lastSuccess)
+        saved.serverOffsetMilliseconds -= jump
+        lastAttempt = moved(lastAttempt)
+        lastPersistedRenewal = moved(lastPersistedRenewal)
+        timerAt = moved(timerAt)  // the timer waits by uptime: the same moment, renamed
+        renewalUnsaved = true
+        return true
     }
 
     private mutating func launch(now: Instant, into actions: inout [Action]) {

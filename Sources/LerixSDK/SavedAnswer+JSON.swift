@@ -1,9 +1,9 @@
-import Clock
-import JSON
+package import Clock
+package import JSON
 
 extension SavedAnswer {
     /// The file format the storage keeps (versioned, so a later SDK can migrate it).
-    public var json: JSON {
+    package var json: JSON {
         var queueObject = JSONObject()
         for module in LerixModule.allCases {
             if let items = queue[module], !items.isEmpty { queueObject[module.rawValue] = .array(items) }
@@ -29,7 +29,7 @@ extension SavedAnswer {
     }
 
     /// Reads a saved file part by part, like an answer: a damaged part is lost, never the rest.
-    public init(json: JSON) {
+    package init(json: JSON) {
         self.init()
         guard let object = json.objectValue else { return }
         let answer = CheckAnswer(object: object)
@@ -55,10 +55,10 @@ extension SavedAnswer {
     }
 
     /// Bytes for ``Storage``.
-    public var encoded: [UInt8] { json.serialized() }
+    package var encoded: [UInt8] { json.serialized() }
 
     /// Reads bytes from ``Storage``; unreadable bytes give an empty saved answer.
-    public init(encoded bytes: [UInt8]) {
+    package init(encoded bytes: [UInt8]) {
         self.init(json: (try? JSON.parse(bytes)) ?? .null)
     }
 }

@@ -7,18 +7,20 @@ import Foundation
 /// the platform negotiates, gzip handled by the system.
 ///
 /// ```swift
-/// let lerix = Lerix(configuration: config, transport: URLSessionTransport(timeoutSeconds: 10), storage: disk)
+/// let lerix = Lerix(configuration: config, transport: URLSessionTransport(timeout: .seconds(10)), storage: disk)
 /// ```
 public final class URLSessionTransport: Transport, @unchecked Sendable {
     // URLSession is thread-safe; both properties are immutable after init.
     private let session: URLSession
     private let timeoutSeconds: Double
 
-    public init(session: URLSession = .shared, timeoutSeconds: Double = 30) {
+    /// Sends through `session`; a request without an answer after `timeout` fails.
+    public init(session: URLSession = .shared, timeout: Duration = .seconds(30)) {
         self.session = session
-        self.timeoutSeconds = timeoutSeconds
+        self.timeoutSeconds = Double(timeout.milliseconds) / 1000
     }
 
+    /// Sends `request`; `completion` runs on URLSession's queue.
     public func send(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
         guard let url = URL(string: request.url) else {
             completion(.failure(TransportError("not a URL: \(request.url)")))

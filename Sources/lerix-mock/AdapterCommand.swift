@@ -11,7 +11,8 @@ enum AdapterCommand: CLICommand {
 
         Reads one JSON command per line on stdin and answers one JSON line each on stdout, in
         order (commands: hello, create, launch, foreground, background, push, refresh, network,
-        terminate, install, later, skip, track, advance, next_deadline, state). Logs go to stderr.
+        terminate, install, later, skip, track, advance, next_deadline, state, and set_clock:
+        the user sets a device's clock, {"device", "clock_offset_seconds"}). Logs go to stderr.
 
           --server-clock URL       also move that server's manual clock (POST URL/admin/clock) to
                                    every instant at which timers fire, so one `advance` may span a week
@@ -61,7 +62,7 @@ enum AdapterCommand: CLICommand {
         let network: any AdapterNetwork
         switch parsed.value("--client") ?? "sockets" {
         case "sockets": network = SocketNetwork(options: socketOptions)
-        case "urlsession": network = TransportNetwork(URLSessionTransport(timeoutSeconds: Double(timeout)))
+        case "urlsession": network = TransportNetwork(URLSessionTransport(timeout: .seconds(timeout)))
         case let other:
             CLI.printError("lerix-mock adapter: --client must be sockets or urlsession, not \(other)")
             return 2

@@ -193,7 +193,7 @@ import Glibc
         _ = admin.call("POST", "/admin/projects/demo/rules", ["type": "required_update", "below": "2.4.0"])
         var options = AdapterHost.Options()
         options.serverClockURL = base
-        let host = AdapterHost(network: TransportNetwork(URLSessionTransport(timeoutSeconds: 10)), options: options)
+        let host = AdapterHost(network: TransportNetwork(URLSessionTransport(timeout: .seconds(10))), options: options)
         let driver = Driver(host)
         driver.send("create", [("device", "a"), ("now", .string(Self.start)), ("config", [
             "base_url": .string(base), "project": "demo", "platform": "macos", "app_version": "2.3.0", "build": "7",

@@ -333,4 +333,24 @@ import Glibc
         driver.send("launch", [("device", "a")])
         #expect(driver.state("a")["last_failure"]?["reason"] == "connection refused", "kept across launches")
     }
+
+    /// `set_clock`: the user sets the device clock within a run; the SDK counts true time.
+    @Test func setClockMovesTheDeviceClockAndTheSDKStillCountsTrueTime() {
+        let backend = Backend()
+        let driver = Driver(backend.makeHost())
+        driver.create("a")
+        driver.send("launch", [("device", "a")])
+        driver.send("background", [("device", "a")])
+        driver.advance(seconds: 200)
+        #expect(driver.send("set_clock", [("device", "a")])["error"]?.stringValue == "missing field clock_offset_seconds")
+        #expect(driver.send("set_clock", [("device", "a"), ("clock_offset_seconds", -7200)])["ok"] == true)
+        let deviceTime = Instant(rfc3339: Driver.start)?.adding(seconds: 200 - 7200).rfc3339
+        #expect(driver.state("a")["device_time"]?.stringValue == deviceTime)
+        driver.send("foreground", [("device", "a")])
+        #expect(driver.state("a")["checks"] == 1, "200 s old truly")
+        driver.send("background", [("device", "a")])
+        driver.advance(seconds: 100)
+        driver.send("foreground", [("device", "a")])
+        #expect(driver.state("a")["checks"] == 2, "300 s old truly, although the clock went back 2 h")
+    }
 }

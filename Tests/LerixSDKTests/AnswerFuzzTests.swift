@@ -1,3 +1,4 @@
+import Foundation
 import Clock
 import JSON
 import LerixSDK
@@ -57,7 +58,7 @@ import Testing
     @Test func thousandsOfMutatedAnswersNeverCrashAndKeepEveryValidPart() {
         var rng = Random(state: 0x9E37_79B9_7F4A_7C15)
         let now = Instant(rfc3339: "2026-12-02T11:00:00.000Z") ?? Instant(millisecondsSinceEpoch: 0)
-        let config = LerixConfiguration(baseURL: "http://x", project: "demo", platform: .android, appVersion: "2.3.0", build: "1")
+        let config = LerixConfiguration(baseURL: URL(string: "http://x")!, project: "demo", platform: .android, appVersion: "2.3.0", build: "1")
         var machine = ReleaseControlMachine(configuration: config, saved: SavedAnswer())
         _ = machine.handle(.launch, now: now)
         _ = machine.handle(.completed(.check, .success(TransportResponse(status: 200, body: Self.valid.serialized()))), now: now)

@@ -1,3 +1,4 @@
+import Foundation
 import Clock
 import JSON
 import LerixSDK
@@ -20,14 +21,12 @@ final class FakeServer: Sendable {
         var checks = 0
     }
 
-    let clock: ManualScheduler
     /// The server's clock is the true clock; devices may be offset from it.
-    let trueClock: ManualScheduler
+    let trueNow: @Sendable () -> Instant
     let contents = Mutex(Contents())
 
-    init(trueClock: ManualScheduler) {
-        self.trueClock = trueClock
-        self.clock = trueClock
+    init(trueNow: @escaping @Sendable () -> Instant) {
+        self.trueNow = trueNow
     }
 
     func update(_ change: (inout Contents) -> Void) { contents.withLock { change(&$0) } }
@@ -35,7 +34,7 @@ final class FakeServer: Sendable {
     var checks: Int { contents.withLock { $0.checks } }
 
     func answer(_ request: TransportRequest) -> TransportResult {
-        let serverNow = trueClock.now
+        let serverNow = trueNow()
         return contents.withLock { c -> TransportResult in
             if request.url.contains("/ingest/") {
                 let module = String(request.url.split(separator: "/").last ?? "")
@@ -74,22 +73,21 @@ final class FakeServer: Sendable {
     }
 }
 
-/// One test's world: true time, a device clock (maybe wrong), a server, a disk, a network.
+/// One test's world: true time, a device clock (maybe wrong, maybe set by the user), a server,
+/// a disk, a network. True time is the device's uptime from the start: it never jumps.
 final class World: Sendable {
     static let start = Instant(rfc3339: "2026-12-02T11:00:00.000Z") ?? Instant(millisecondsSinceEpoch: 0)
 
-    let trueClock = ManualScheduler(now: World.start)
-    let device: ManualScheduler
+    let device: ManualDeviceClock
     let server: FakeServer
     let transport: InMemoryTransport
     let storage = InMemoryStorage()
-    let deviceOffsetSeconds: Int64
     let online = Locked(true)
 
     init(deviceOffsetSeconds: Int64 = 0) {
-        self.deviceOffsetSeconds = deviceOffsetSeconds
-        device = ManualScheduler(now: World.start.adding(seconds: deviceOffsetSeconds))
-        let server = FakeServer(trueClock: trueClock)
+        let device = ManualDeviceClock(now: World.start.adding(seconds: deviceOffsetSeconds).date)
+        self.device = device
+        let server = FakeServer(trueNow: { World.start.adding(milliseconds: device.uptime.milliseconds) })
         self.server = server
         let online = self.online
         transport = InMemoryTransport { request in
@@ -97,30 +95,26 @@ final class World: Sendable {
         }
     }
 
+    /// True time now.
+    var trueNow: Instant { server.trueNow() }
+
     func config(
         platform: Platform = .ios, flavor: Flavor = .native, version: String? = "2.3.0", build: String? = "41",
         enabled: Bool = true, pushToken: String? = nil
     ) -> LerixConfiguration {
         LerixConfiguration(
-            baseURL: "http://lerix.test", project: "demo", platform: platform, flavor: flavor,
+            baseURL: URL(string: "http://lerix.test")!, project: "demo", platform: platform, flavor: flavor,
             appVersion: version, build: build, sdkName: "swift", sdkVersion: "1.4.0", enabled: enabled, pushToken: pushToken)
     }
 
     func sdk(_ configuration: LerixConfiguration? = nil) -> Lerix {
-        Lerix(configuration: configuration ?? config(), scheduler: device, transport: transport, storage: storage,
+        Lerix(configuration: configuration ?? config(), clock: device, transport: transport, storage: storage,
               online: online.withLock { $0 })
     }
 
     /// Moves true time (and the device clock with it), firing the device's due timers.
     func advance(seconds: Int64) {
-        let target = trueClock.now.adding(seconds: seconds)
-        let deviceTarget = target.adding(seconds: deviceOffsetSeconds)
-        while let next = device.nextDeadline, next <= deviceTarget {
-            trueClock.advance(to: next.adding(seconds: -deviceOffsetSeconds))
-            device.advance(to: next)
-        }
-        trueClock.advance(to: target)
-        device.advance(to: deviceTarget)
+        device.advance(by: .seconds(seconds))
     }
 
     func setOnline(_ value: Bool, _ sdk: Lerix) {
@@ -129,7 +123,7 @@ final class World: Sendable {
     }
 
     /// A server time `seconds` from true now, RFC 3339.
-    func at(_ seconds: Int64) -> JSON { .string(trueClock.now.adding(seconds: seconds).rfc3339) }
+    func at(_ seconds: Int64) -> JSON { .string(trueNow.adding(seconds: seconds).rfc3339) }
 
     var checkRequests: [TransportRequest] { transport.requests.filter { $0.url.contains("/release-control") } }
 }
@@ -173,5 +167,20 @@ final class HeldTransport: Transport {
             if batch.isEmpty { return }
             for (request, completion) in batch { completion(answer(request)) }
         }
+    }
+}
+
+/// A transport that answers later on another thread, as URLSession does: the `async` events
+/// must wait for those answers, not return when the request leaves.
+final class LaterTransport: Transport {
+    private let answer: @Sendable (TransportRequest) -> TransportResult
+
+    init(_ answer: @escaping @Sendable (TransportRequest) -> TransportResult) {
+        self.answer = answer
+    }
+
+    func send(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
+        let answer = self.answer
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { completion(answer(request)) }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import LerixSDK
 import Testing
 #if canImport(Glibc)

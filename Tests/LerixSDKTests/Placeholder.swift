@@ -1,1 +1,2 @@
+import Foundation
 // Placeholder until this target's tests land.

@@ -1,3 +1,4 @@
+import Foundation
 import Clock
 import JSON
 import LerixSDK
@@ -10,7 +11,7 @@ import Testing
         world.server.update { $0.sdkSwitch = [["rule": "s", "modules": ["analytics"], "ends_at": world.at(600)]] }
         let sdk = world.sdk()
         sdk.start()
-        sdk.track(.analytics, items: [1, 2, 3])
+        sdk.track(.analytics, [1, 2, 3])
         sdk.track(.errors, ["e": 1])
         #expect(world.server.ingest == ["errors": 1])
         #expect(sdk.state.queued == [.analytics: 3])
@@ -25,7 +26,7 @@ import Testing
         world.server.update { $0.sdkSwitch = [["rule": "s", "modules": ["all"], "ends_at": world.at(600)]] }
         let sdk = world.sdk()
         sdk.start()
-        sdk.track(.surveys, items: [1, 2])
+        sdk.track(.surveys, [1, 2])
         sdk.shutdown()
         world.advance(seconds: 601)
         world.server.update { $0.sdkSwitch = [] }
@@ -56,7 +57,7 @@ import Testing
         world.online.withLock { $0 = false }
         let sdk = world.sdk(world.config(pushToken: "tok-1"))
         sdk.start()
-        sdk.track(.analytics, items: [1])
+        sdk.track(.analytics, [1])
         #expect(world.transport.requests.isEmpty, "offline: nothing, and nothing known about switches")
         world.online.withLock { $0 = true }
         world.server.update { $0.status = 503 }

@@ -1,3 +1,4 @@
+import Foundation
 import Clock
 import JSON
 import LerixSDK
@@ -142,7 +143,7 @@ import Testing
     @Test func refreshFetchesRightAwayAndReturnsTheNewState() async {
         let world = World()
         let sdk = world.sdk()
-        sdk.start()
+        await sdk.start()
         world.server.update { $0.optionalUpdate = ["rule": "o", "kind": "optional", "below": "2.5.0"] }
         let state = await sdk.refresh()
         #expect(state.screen == .optionalUpdate)
@@ -177,8 +178,8 @@ import Testing
         // The 304's Lerix-Server-Time is the new clock reference: a window 20 s away by the
         // server's (skewed) clock starts 20 s from now, not 50.
         world.server.update {
-            $0.maintenance = [["rule": "m", "starts_at": .string(world.trueClock.now.adding(seconds: 50).rfc3339),
-                               "ends_at": .string(world.trueClock.now.adding(seconds: 500).rfc3339)]]
+            $0.maintenance = [["rule": "m", "starts_at": .string(world.trueNow.adding(seconds: 50).rfc3339),
+                               "ends_at": .string(world.trueNow.adding(seconds: 500).rfc3339)]]
         }
         sdk.refresh { _ in }
         world.advance(seconds: 20)
@@ -212,7 +213,7 @@ import Testing
     @Test func startThenForegroundWhileTheLaunchCheckIsInFlightSendsOneCheck() {
         let world = World()
         let held = HeldTransport { world.server.answer($0) }
-        let sdk = Lerix(configuration: world.config(), scheduler: world.device, transport: held, storage: world.storage)
+        let sdk = Lerix(configuration: world.config(), clock: world.device, transport: held, storage: world.storage)
         sdk.start()
         sdk.enterForeground()
         sdk.enterBackground()
@@ -229,7 +230,7 @@ import Testing
     @Test func pushesAndRefreshesDuringACheckAddOneFollowUpCheck() {
         let world = World()
         let held = HeldTransport { world.server.answer($0) }
-        let sdk = Lerix(configuration: world.config(), scheduler: world.device, transport: held, storage: world.storage)
+        let sdk = Lerix(configuration: world.config(), clock: world.device, transport: held, storage: world.storage)
         sdk.start()
         sdk.didReceiveSilentPush()
         sdk.didReceiveSilentPush()
@@ -243,7 +244,7 @@ import Testing
         let world = World()
         world.server.update { $0.lifetime = 60 }
         let held = HeldTransport { world.server.answer($0) }
-        let sdk = Lerix(configuration: world.config(), scheduler: world.device, transport: held, storage: world.storage)
+        let sdk = Lerix(configuration: world.config(), clock: world.device, transport: held, storage: world.storage)
         sdk.start()
         held.releaseAll()
         world.advance(seconds: 60)
@@ -263,14 +264,14 @@ import Testing
         let first = world.sdk()
         first.start()
         first.shutdown()
-        let setBack = ManualScheduler(now: world.device.now.adding(seconds: -7200))
+        world.device.setTime(world.device.now - 7200)
         world.server.update { $0.status = 503 }
-        let second = Lerix(configuration: world.config(), scheduler: setBack, transport: world.transport, storage: world.storage)
+        let second = world.sdk()
         second.start()
         #expect(second.state.lastCheckFailure?.status == 503)
         world.server.update { $0.status = 200; $0.requiredUpdate = ["rule": "r", "below": "9.0.0"] }
         second.enterBackground()
-        setBack.advance(bySeconds: 60)
+        world.advance(seconds: 60)
         second.enterForeground()
         #expect(world.server.checks == 3)
         #expect(second.state.screen == .requiredUpdate)
