@@ -6,8 +6,8 @@ package import JSON
 ///
 /// ```swift
 /// let answer = try CheckAnswer.parse(Array(#"{"lifetime": "60", "maintenance": []}"#.utf8))
-/// answer.lifetime        // .unusable: a string is not a lifetime
-/// answer.maintenance     // .value([])
+/// print(answer.lifetime)       // unusable: a string is not a lifetime
+/// print(answer.maintenance)    // value([])
 /// ```
 package struct CheckAnswer: Equatable, Sendable {
     /// A part of the answer: a value to apply, or nothing usable.

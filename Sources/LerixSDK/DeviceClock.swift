@@ -43,10 +43,13 @@ public struct SystemDeviceClock: DeviceClock {
         self.queue = queue
     }
 
+    /// The system wall clock.
     public var now: Date { Date() }
 
+    /// `ContinuousClock` time since this clock was made (counts sleep, never jumps).
     public var uptime: Duration { ContinuousClock.now - origin }
 
+    /// Runs `work` on the clock's queue after `delay`.
     @discardableResult
     public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> any DeviceTimer {
         let item = DispatchWorkItem(block: work)

@@ -8,9 +8,10 @@ import Darwin
 /// over the old one, so a crash mid-write never leaves half a file.
 ///
 /// ```swift
-/// let storage = try FileStorage(folder: "/var/mobile/…/Library/Lerix")
+/// let storage = try FileStorage(folder: applicationSupport + "/Lerix")
 /// ```
 public struct FileStorage: Storage {
+    /// The folder holding one file per key.
     public let folder: String
 
     /// Uses `folder`, creating it (and its parents) when missing.
@@ -21,6 +22,7 @@ public struct FileStorage: Storage {
         try Self.makeDirectories(path)
     }
 
+    /// The file's bytes, or nil when it does not exist or cannot be read.
     public func load(_ key: String) -> [UInt8]? {
         let fd = open(path(key), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
@@ -36,6 +38,7 @@ public struct FileStorage: Storage {
         }
     }
 
+    /// Writes a temporary file and renames it over the key's file.
     public func save(_ key: String, _ bytes: [UInt8]) throws(StorageError) {
         let target = path(key)
         let temporary = target + ".tmp"

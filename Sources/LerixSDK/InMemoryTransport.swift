@@ -9,10 +9,12 @@ import Synchronization
 /// }
 /// ```
 public final class InMemoryTransport: Transport {
+    /// Answers one request.
     public typealias Handler = @Sendable (TransportRequest) -> TransportResult
 
     private let state: Mutex<(handler: Handler, requests: [TransportRequest])>
 
+    /// Answers with `handler` (by default every request fails with "no handler").
     public init(_ handler: @escaping Handler = { _ in .failure(TransportError("no handler")) }) {
         state = Mutex((handler, []))
     }
@@ -25,10 +27,12 @@ public final class InMemoryTransport: Transport {
         state.withLock { $0.handler = handler }
     }
 
+    /// Forgets the recorded requests.
     public func clearRequests() {
         state.withLock { $0.requests.removeAll() }
     }
 
+    /// Records `request` and answers it at once, before returning.
     public func send(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
         let handler = state.withLock { s -> Handler in
             s.requests.append(request)

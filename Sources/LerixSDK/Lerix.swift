@@ -16,7 +16,7 @@ import Synchronization
 /// lerix.enterForeground()             // scene phase changes
 /// lerix.enterBackground()
 /// lerix.didReceiveSilentPush()        // silent push handler
-/// let fresh = await lerix.refresh()
+/// lerix.refresh { fresh in render(fresh.screen) }  // checks now
 /// if !lerix.isPaused(.analytics) { lerix.track(.analytics, ["event": "opened"]) }
 /// ```
 ///

@@ -33,6 +33,7 @@ public struct LerixConfiguration: Equatable, Sendable {
     /// The SDK's own name and version, which SDK switches match on; nil sends none (an
     /// emulated device without them: a version-bounded switch then never matches it).
     public var sdkName: String?
+    /// This SDK's version as sent (`sdk_version`); see ``sdkName``.
     public var sdkVersion: String?
     /// `false` turns release control off: no checks; a saved SDK switch still applies.
     public var enabled: Bool

@@ -25,13 +25,16 @@ public final class ManualDeviceClock: DeviceClock {
         wallOffset = Mutex(Instant(now).millisecondsSinceEpoch)
     }
 
+    /// The wall clock: moved by ``advance(by:)`` and ``setTime(_:)``.
     public var now: Date { instant.date }
 
+    /// Time passed since the clock was made: moved by ``advance(by:)`` only.
     public var uptime: Duration { .milliseconds(timers.now.millisecondsSinceEpoch) }
 
     /// The wall clock as the SDK's internal instant.
     package var instant: Instant { timers.now.adding(milliseconds: wallOffset.withLock { $0 }) }
 
+    /// Runs `work` inside the ``advance(by:)`` that passes `delay` from now.
     @discardableResult
     public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> any DeviceTimer {
         let deadline = timers.now.adding(milliseconds: max(0, delay.milliseconds))

@@ -20,6 +20,7 @@ public struct OptionalUpdate: Equatable, Sendable {
 
     /// The server's rule id (what Skip remembers).
     public var rule: String
+    /// Optional or recommended.
     public var kind: Kind
     /// The first version that no longer sees the prompt.
     public var below: String?

@@ -8,7 +8,7 @@ package import JSON
 ///
 /// ```swift
 /// var machine = ReleaseControlMachine(configuration: config, saved: SavedAnswer())
-/// let actions = machine.handle(.launch, now: clock.now)
+/// let actions = machine.handle(.launch, now: Instant(rfc3339: "2026-12-02T11:00:00.000Z")!)
 /// // [.stateChanged, .send(<GET …/release-control?platform=ios…>, .check), .scheduleTimer(at: …)]
 /// ```
 package struct ReleaseControlMachine: Sendable {

@@ -10,7 +10,10 @@ public protocol Storage: Sendable {
 
 /// Why saving failed, with the path and the system's reason.
 public struct StorageError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What failed, with the path and the system's reason.
     public var message: String
+    /// An error saying `message`.
     public init(_ message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 }

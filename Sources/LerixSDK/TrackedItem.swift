@@ -25,22 +25,27 @@ extension TrackedItem: ExpressibleByDictionaryLiteral {
 }
 
 extension TrackedItem: ExpressibleByArrayLiteral {
+    /// An array.
     public init(arrayLiteral elements: TrackedItem...) { json = .array(elements.map(\.json)) }
 }
 
 extension TrackedItem: ExpressibleByStringLiteral {
+    /// A string.
     public init(stringLiteral value: String) { json = .string(value) }
 }
 
 extension TrackedItem: ExpressibleByIntegerLiteral {
+    /// A number.
     public init(integerLiteral value: Int) { json = .number(Double(value)) }
 }
 
 extension TrackedItem: ExpressibleByFloatLiteral {
+    /// A number.
     public init(floatLiteral value: Double) { json = .number(value) }
 }
 
 extension TrackedItem: ExpressibleByBooleanLiteral {
+    /// `true` or `false`.
     public init(booleanLiteral value: Bool) { json = .bool(value) }
 }
 
@@ -54,6 +59,8 @@ extension TrackedItem {
     public init(_ text: String) { json = .string(text) }
     /// A number computed at run time; NaN and infinities are sent as `null`.
     public init(_ number: Double) { json = number.isFinite ? .number(number) : .null }
+    /// A whole number computed at run time.
     public init(_ number: Int) { json = .number(Double(number)) }
+    /// A flag computed at run time.
     public init(_ flag: Bool) { json = .bool(flag) }
 }

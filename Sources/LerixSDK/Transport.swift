@@ -9,12 +9,16 @@ public protocol Transport: Sendable {
 
 /// A request the SDK sends.
 public struct TransportRequest: Equatable, Sendable {
+    /// `GET`, `PUT` or `POST`.
     public var method: String
     /// An absolute `http://` or `https://` URL.
     public var url: String
+    /// Header fields in order.
     public var headers: [(name: String, value: String)]
+    /// The body bytes (empty for none).
     public var body: [UInt8]
 
+    /// A request to `url` (a string, not a Foundation `URL`: it is built and parsed on the adapter's hot path).
     public init(method: String, url: String, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.method = method
         self.url = url
@@ -27,6 +31,7 @@ public struct TransportRequest: Equatable, Sendable {
         headers.first { TransportResponse.namesEqual($0.name, name) }?.value
     }
 
+    /// Same method, URL, headers in order, and body.
     public static func == (lhs: TransportRequest, rhs: TransportRequest) -> Bool {
         lhs.method == rhs.method && lhs.url == rhs.url && lhs.body == rhs.body
             && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
@@ -35,10 +40,14 @@ public struct TransportRequest: Equatable, Sendable {
 
 /// A response the transport received.
 public struct TransportResponse: Equatable, Sendable {
+    /// The HTTP status.
     public var status: Int
+    /// Header fields in order.
     public var headers: [(name: String, value: String)]
+    /// The body bytes (empty for a 304).
     public var body: [UInt8]
 
+    /// A response with `status`, header fields in order, and a body.
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers.map { (name: $0.0, value: $0.1) }
@@ -66,6 +75,7 @@ public struct TransportResponse: Equatable, Sendable {
         }
     }
 
+    /// Same status, headers in order, and body.
     public static func == (lhs: TransportResponse, rhs: TransportResponse) -> Bool {
         lhs.status == rhs.status && lhs.body == rhs.body
             && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
@@ -74,9 +84,13 @@ public struct TransportResponse: Equatable, Sendable {
 
 /// Why no response arrived (offline, refused, reset, timed out), in words for a log.
 public struct TransportError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Why, in words for a log.
     public var reason: String
+    /// An error saying `reason`.
     public init(_ reason: String) { self.reason = reason }
+    /// The reason.
     public var description: String { reason }
 }
 
+/// A response, or why none arrived.
 public typealias TransportResult = Result<TransportResponse, TransportError>
