@@ -45,6 +45,7 @@ struct ProjectRuntime: Sendable {
         tokens.values.sorted { $0.sequence < $1.sequence }.map(\.token)
     }
 
+    /// Snapshots keep push ids increasing (``IncreasingIDs``), so the last is the highest.
     var nextPushId: Int { (pushes.last?.id ?? 0) + 1 }
 
     var snapshot: StateSnapshot.Project {

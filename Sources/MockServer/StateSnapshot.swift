@@ -148,8 +148,12 @@ extension StateSnapshot {
             switch object["changes"] {
             case nil, .null?: break
             case .array(let changes)?:
+                var ids = IncreasingIDs(what: "change")
                 for (i, change) in changes.enumerated() {
-                    if let restored = Change.restore(change) { project.changes.append(restored) } else {
+                    if let restored = Change.restore(change) {
+                        if let problem = ids.problem(restored.id) { fail(base + "/changes/\(i)/id", problem) }
+                        project.changes.append(restored)
+                    } else {
                         fail(base + "/changes/\(i)", "not a change as GET /admin/projects/{project}/changes shows it")
                     }
                 }
@@ -158,8 +162,12 @@ extension StateSnapshot {
             switch object["pushes"] {
             case nil, .null?: break
             case .array(let pushes)?:
+                var ids = IncreasingIDs(what: "push")
                 for (i, push) in pushes.enumerated() {
-                    if let record = PushRecord(json: push) { project.pushes.append(record) } else {
+                    if let record = PushRecord(json: push) {
+                        if let problem = ids.problem(record.id) { fail(base + "/pushes/\(i)/id", problem) }
+                        project.pushes.append(record)
+                    } else {
                         fail(base + "/pushes/\(i)", "not a push record as GET /admin/projects/{project}/pushes shows it")
                     }
                 }
@@ -263,5 +271,25 @@ extension StateSnapshot {
             if let token, let platform { tokens.append(Token(token: token, platform: platform, registeredAt: registeredAt)) }
         }
         return tokens
+    }
+}
+
+/// Change and push ids as a store keeps them: positive, unique, and oldest first (a restart
+/// reads them back ordered by id, and new ids continue from the highest). An import that broke
+/// this would come back different after a restart.
+struct IncreasingIDs {
+    let what: String
+    private var last: Int?
+
+    init(what: String) { self.what = what }
+
+    /// Why `id` cannot follow the ids seen so far, or nil.
+    mutating func problem(_ id: Int) -> String? {
+        defer { last = max(last ?? id, id) }
+        if id < 1 { return "\(what) ids are positive integers, not \(id)" }
+        guard let last else { return nil }
+        if id == last { return "duplicate \(what) id \(id)" }
+        if id < last { return "\(what) ids must increase, oldest first: \(id) comes after \(last)" }
+        return nil
     }
 }
