@@ -163,7 +163,7 @@ import TestSupport
             again.close()
         }
         // The generator must exercise both sides of the property.
-        #expect(accepted >= 20)
+        #expect(accepted >= 15)
         #expect(refused >= 10)
     }
 
