@@ -76,14 +76,24 @@ extension MockServer {
         }
     }
 
+    /// Pushes carry a result per token, so a page holds fewer of them.
     func listPushes(_ call: Call) throws(Problem) -> HTTPResponse {
+        let page = try ListPage(call.request, defaultLimit: 100)
         let pushes = try withProject(call.project) { $0.pushes }
-        return jsonResponse(200, .object([("pushes", .array(pushes.map(\.json)))]))
+        let (items, next) = page.take(pushes, cursor: \.id)
+        return jsonResponse(200, .object([("pushes", .array(items.map(\.json))),
+                                          ("next", page.link("/admin/projects/\(call.project)/pushes", next: next))]))
     }
 
+    /// Tokens in registration order; the cursor is the registration's sequence number.
     func listTokens(_ call: Call) throws(Problem) -> HTTPResponse {
-        let tokens = try withProject(call.project) { $0.orderedTokens }
-        return jsonResponse(200, .object([("push_tokens", .array(tokens.map(\.json)))]))
+        let page = try ListPage(call.request, defaultLimit: 1000)
+        let (items, next) = try withProject(call.project) { project in
+            page.take(project.tokens.values.filter { $0.sequence + 1 > page.after }.sorted { $0.sequence < $1.sequence },
+                      cursor: { $0.sequence + 1 })
+        }
+        return jsonResponse(200, .object([("push_tokens", .array(items.map(\.token.json))),
+                                          ("next", page.link("/admin/projects/\(call.project)/push-tokens", next: next))]))
     }
 
     func registerToken(_ call: Call) throws(Problem) -> HTTPResponse {

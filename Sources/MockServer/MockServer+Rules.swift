@@ -72,7 +72,11 @@ extension MockServer {
     }
 
     func listChanges(_ call: Call) throws(Problem) -> HTTPResponse {
-        jsonResponse(200, try projectState(call.project).changesJSON)
+        let page = try ListPage(call.request, defaultLimit: 1000)
+        let changes = try projectState(call.project).changes
+        let (items, next) = page.take(changes, cursor: \.id)
+        return jsonResponse(200, .object([("changes", .array(items.map(\.json))),
+                                          ("next", page.link("/admin/projects/\(call.project)/changes", next: next))]))
     }
 
     /// One release-control change: `mutate` edits a copy of the project's state and says what

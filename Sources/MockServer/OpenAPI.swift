@@ -95,6 +95,10 @@ enum OpenAPI {
     static let time = type("string", [("format", "date-time")])
     static func nullable(_ schema: JSON) -> JSON { .object([("oneOf", [schema, type("null")])]) }
     static func list(_ key: String, _ item: JSON) -> JSON { object([(key, type("array", [("items", item)]))], required: [key]) }
+    /// A ``ListPage`` answer: one page and the link to the next one (null on the last page).
+    static func pagedList(_ key: String, _ item: JSON) -> JSON {
+        object([(key, type("array", [("items", item)])), ("next", nullable(type("string")))], required: [key, "next"])
+    }
     static let platforms = type("array", [("items", type("string", [("enum", ["ios", "android", "macos", "web"])]))])
 
     static let schemas: JSON = .object([
@@ -128,7 +132,7 @@ enum OpenAPI {
         ("RuleList", list("rules", ref("Rule"))),
         ("Change", object([("id", type("integer")), ("at", time), ("blocking", type("boolean"))],
                           required: ["id", "at", "blocking"])),
-        ("ChangeList", list("changes", ref("Change"))),
+        ("ChangeList", pagedList("changes", ref("Change"))),
         ("LiftAllResult", object([("lifted", type("array", [("items", ref("Rule"))])), ("change", ref("Change"))])),
         ("ProjectSettings", object([("apns_topic", type("string")), ("fcm_project", type("string"))])),
         ("Project", object([("key", type("string")), ("apns_topic", nullable(type("string"))),
@@ -139,9 +143,9 @@ enum OpenAPI {
         ("IngestAccepted", object([("accepted", type("integer"))])),
         ("IngestCounts", object([("ingest", type("object", [("additionalProperties", type("integer"))]))])),
         ("PushTokenRegistration", object([("platform", type("string", [("enum", ["ios", "android", "macos"])]))], required: ["platform"])),
-        ("PushTokenList", list("push_tokens", object([("token", type("string")), ("platform", type("string")),
+        ("PushTokenList", pagedList("push_tokens", object([("token", type("string")), ("platform", type("string")),
                                                       ("registered_at", time)]))),
-        ("PushList", list("pushes", object([
+        ("PushList", pagedList("pushes", object([
             ("id", type("integer")), ("sent_at", time), ("changes", type("array", [("items", type("integer"))])),
             ("tokens", type("object", [("additionalProperties", type("integer"))])),
             ("delivered", type("integer")), ("failed", type("integer")), ("pending", type("integer")),

@@ -8,7 +8,7 @@ extension PushGateway {
 
           POST   /3/device/<hex token>                     APNs (apns-topic, apns-push-type, apns-priority)
           POST   /v1/projects/<project>/messages:send      FCM HTTP v1
-          GET    /deliveries[?token=&provider=&limit=]     accepted pushes, oldest first
+          GET    /deliveries[?token=&provider=&limit=&after=]   accepted pushes, oldest first, 1000 a page
           DELETE /deliveries                               clear them (and /stats)
           POST   /control/reject {"token","status","reason"?,"count"?}   reject one token
           DELETE /control/reject                           accept every token again
@@ -70,24 +70,78 @@ extension PushGateway {
         }
     }
 
+    /// Deliveries per page unless `limit` says otherwise, and the most one page may hold: an
+    /// answer never grows with the log (250k records once made one 1.4 GB answer).
+    static let defaultDeliveryPage = 1000
+    static let maxDeliveryPage = 10_000
+
+    /// `GET /deliveries[?token=&provider=&limit=&after=]`: one page, oldest first; `next` is
+    /// the link to the following page (the same filters, `after` the last `seq` shown), or null.
     func listDeliveries(_ request: HTTPRequest) -> HTTPResponse {
-        var items = state.withLock { ($0.log.all, $0.log.total, $0.log.dropped) }
-        if let token = request.query("token") { items.0 = items.0.filter { $0.token == token } }
+        let token = request.query("token")
+        var provider: PushProvider?
         if let p = request.query("provider") {
-            guard let provider = PushProvider(rawValue: p) else {
+            guard let known = PushProvider(rawValue: p) else {
                 return Self.problem(400, "Bad Request", "provider must be apns or fcm")
             }
-            items.0 = items.0.filter { $0.provider == provider }
+            provider = known
         }
+        var limit = Self.defaultDeliveryPage
         if let l = request.query("limit") {
-            guard let limit = Int(l), limit >= 0 else { return Self.problem(400, "Bad Request", "limit must be a whole number") }
-            items.0 = Array(items.0.suffix(limit))
+            guard let n = Int(l), (1...Self.maxDeliveryPage).contains(n) else {
+                return Self.problem(400, "Bad Request", "limit must be a whole number from 1 to \(Self.maxDeliveryPage)")
+            }
+            limit = n
+        }
+        var after = 0
+        if let a = request.query("after") {
+            guard let n = Int(a), n >= 0 else {
+                return Self.problem(400, "Bad Request", "after must be a delivery's seq (a whole number), as the next link gives it")
+            }
+            after = n
+        }
+        let (page, more, total, dropped) = state.withLock { s in
+            let found = s.log.page(after: after, limit: limit) { d in
+                (token == nil || d.token == token) && (provider == nil || d.provider == provider)
+            }
+            return (found.items, found.more, s.log.total, s.log.dropped)
+        }
+        var next = JSON.null
+        if more, let last = page.last {
+            var query = ["after=\(last.sequence)", "limit=\(limit)"]
+            if let provider { query.append("provider=\(provider.rawValue)") }
+            if let token { query.append("token=" + Self.queryEscaped(token)) }
+            next = .string("/deliveries?" + query.joined(separator: "&"))
         }
         return Self.json(200, .object([
-            ("deliveries", .array(items.0.map(\.json))),
-            ("total", .number(Double(items.1))),
-            ("dropped", .number(Double(items.2))),
+            ("deliveries", .array(page.map { item in
+                var json = item.delivery.json
+                if case .object(var object) = json {
+                    object = JSONObject([("seq", .number(Double(item.sequence)))] + object.pairs.map { ($0.key, $0.value) })
+                    json = .object(object)
+                }
+                return json
+            })),
+            ("total", .number(Double(total))),
+            ("dropped", .number(Double(dropped))),
+            ("next", next),
         ]))
+    }
+
+    /// Percent-encodes everything but unreserved characters (RFC 3986), for the next link.
+    static func queryEscaped(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return out
     }
 
     func postReject(_ request: HTTPRequest) -> HTTPResponse {

@@ -16,8 +16,9 @@ import Synchronization
 /// - `POST /v1/projects/<project>/messages:send`: FCM v1 (``FCMValidator``). 200
 ///   `{"name": "projects/<p>/messages/<n>"}`, or Google's `{"error": {"code", "message",
 ///   "status", "details": [{"@type": "…FcmError", "errorCode"}]}}`.
-/// - `GET /deliveries[?token=&provider=apns|fcm&limit=N]` → `{"deliveries": [...], "total": N,
-///   "dropped": N}` (oldest first; the log keeps the most recent `maxRecordedDeliveries`).
+/// - `GET /deliveries[?token=&provider=apns|fcm&limit=N&after=SEQ]` → `{"deliveries": [...],
+///   "total": N, "dropped": N, "next": link or null}`: one page (1000 by default, at most
+///   10000), oldest first, each with its `seq`; the log keeps the most recent `maxRecordedDeliveries`.
 ///   `DELETE /deliveries` clears the log and the counters of `GET /stats`.
 /// - `POST /control/reject {"token": "…", "status": 410, "reason"?: "…", "count"?: N}`: answer
 ///   that token's requests with that status in the provider's form (FCM 404 is `UNREGISTERED`).

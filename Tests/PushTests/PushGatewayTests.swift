@@ -221,6 +221,57 @@ import Testing
         #expect(gateway.deliveredCount == 0)
     }
 
+    /// Issue 12, point 8: one answer never holds the whole log (250k records were one 1.4 GB answer).
+    @Test func deliveriesArePagedOldestFirstWithACursorAndABoundedDefault() {
+        let gateway = PushGateway(scheduler: clock, maxRecordedDeliveries: 3000)
+        for i in 0..<2500 {
+            _ = send(gateway, FCMRequest.silentPush(token: "t\(i)", project: i % 2 == 0 ? "even" : "odd"))
+        }
+        let first = json(send(gateway, HTTPRequest(method: "GET", target: "/deliveries")))
+        #expect(first["deliveries"]?.arrayValue?.count == 1000)
+        #expect(first["deliveries"]?.arrayValue?.first?["seq"] == 1)
+        #expect(first["deliveries"]?.arrayValue?.first?["token"] == "t0")
+        #expect(first["next"] == "/deliveries?after=1000&limit=1000")
+        #expect(first["total"] == 2500)
+
+        // Following `next` visits every delivery once, in order, and ends with null.
+        var seen: [String] = []
+        var target: String? = "/deliveries?limit=700"
+        var pages = 0
+        while let t = target, pages < 10 {
+            let page = json(send(gateway, HTTPRequest(method: "GET", target: t)))
+            seen += page["deliveries"]?.arrayValue?.compactMap { $0["token"]?.stringValue } ?? []
+            target = page["next"]?.stringValue
+            pages += 1
+        }
+        #expect(pages == 4)
+        #expect(seen == (0..<2500).map { "t\($0)" })
+
+        // Filters carry over into the next link.
+        let fcm = json(send(gateway, HTTPRequest(method: "GET", target: "/deliveries?provider=fcm&token=t7&limit=1")))
+        #expect(fcm["deliveries"]?.arrayValue?.compactMap { $0["token"]?.stringValue } == ["t7"])
+        #expect(fcm["next"] == .null)
+        let tail = json(send(gateway, HTTPRequest(method: "GET", target: "/deliveries?after=2498")))
+        #expect(tail["deliveries"]?.arrayValue?.compactMap { $0["seq"]?.intValue } == [2499, 2500])
+
+        for bad in ["limit=0", "limit=10001", "limit=x", "after=-1"] {
+            #expect(send(gateway, HTTPRequest(method: "GET", target: "/deliveries?" + bad)).status == 400, "\(bad)")
+        }
+    }
+
+    @Test func cursorsStayValidWhenTheRingDropsAndAfterAClear() {
+        let gateway = PushGateway(scheduler: clock, maxRecordedDeliveries: 4)
+        for i in 0..<10 { _ = send(gateway, FCMRequest.silentPush(token: "t\(i)", project: "demo")) }
+        let page = json(send(gateway, HTTPRequest(method: "GET", target: "/deliveries?after=2&limit=2")))
+        // Deliveries 1-6 were dropped: the page starts at the oldest kept one.
+        #expect(page["deliveries"]?.arrayValue?.compactMap { $0["seq"]?.intValue } == [7, 8])
+        #expect(page["dropped"] == 6)
+        #expect(send(gateway, HTTPRequest(method: "DELETE", target: "/deliveries")).status == 204)
+        _ = send(gateway, FCMRequest.silentPush(token: "new", project: "demo"))
+        let after = json(send(gateway, HTTPRequest(method: "GET", target: "/deliveries?after=10")))
+        #expect(after["deliveries"]?.arrayValue?.compactMap { $0["token"]?.stringValue } == ["new"])
+    }
+
     @Test func theContractsFCMBodyIsReadWithoutAFullParseAndAnythingElseGetsTheFullCheck() {
         #expect(FCMValidator.canonicalToken(FCMRequest.body(token: "abc")) == "abc")
         #expect(FCMValidator.canonicalToken(FCMRequest.body(token: "a\"b")) == nil)
