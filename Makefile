@@ -103,7 +103,7 @@ soak: release
 	@command -v python3 >/dev/null 2>&1 || { $(SUDO) apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get -o DPkg::Lock::Timeout=600 install -y -qq python3; }
 	python3 Tests/Soak/soak.py .build/release/lerix-mock
 
-fuzz: deps
+fuzz: build
 	./Fuzz/run.sh $(FUZZ_SECONDS)
 
 clean:

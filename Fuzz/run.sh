@@ -24,8 +24,14 @@ fi
 if [ -f "$ROOT/Fuzz/targets/FuzzConnection.swift" ]; then
     TARGETS+=("connection|Clock HTTP HTTP2 Sockets HTTPServer|-lnghttp2 -lz")
 fi
+TARGETS+=(
+    "json-parser|JSON|"
+    "yaml-loader|JSON YAML|-lyaml"
+    "sdk-answer|Clock JSON LerixSDK|"
+    "scenario-parser|Clock JSON HTTP Sockets HTTP2 HTTPServer YAML ReleaseControl MockServer Persistence Push LerixSDK Adapter ScenarioRunner|-lnghttp2 -lz -lsqlite3 -lyaml"
+)
 
-FLAGS=(-O -parse-as-library -sanitize=fuzzer,address -I "$OUT")
+FLAGS=(-O -parse-as-library -sanitize=fuzzer,address -package-name lerix_mock -I "$OUT")
 for shim in "$ROOT"/Sources/C*/; do FLAGS+=(-I "$shim"); done   # system-library module maps
 
 # Each module once per run, instrumented for coverage; a later target reuses it.
@@ -33,7 +39,14 @@ declare -A BUILT=()
 build_module() {
     local name=$1
     [ -n "${BUILT[$name]:-}" ] && return 0
-    local sources=("$ROOT/Sources/$name"/*.swift)
+    local sources=()
+    while IFS= read -r file; do sources+=("$file"); done < <(find "$ROOT/Sources/$name" -name '*.swift' | sort)
+    # Modules with embedded resources need the accessor SwiftPM generates (`make fuzz` builds first).
+    if grep -q "PackageResources" "${sources[@]}"; then
+        local derived=$ROOT/.build/debug/$name.build/DerivedSources/embedded_resources.swift
+        [ -f "$derived" ] || { echo "$name embeds resources: run swift build first (make fuzz does)" >&2; exit 2; }
+        sources+=("$derived")
+    fi
     swiftc "${FLAGS[@]}" -wmo -module-name "$name" -emit-module -emit-module-path "$OUT/$name.swiftmodule" \
         -c "${sources[@]}" -o "$OUT/$name.o" 2> >(grep -v "warning: Cannot export local symbol" >&2)
     BUILT[$name]=1
