@@ -28,6 +28,10 @@ extension Instant {
         }
     }
 
+    /// The instants RFC 3339 writes with a four-digit year (0000-01-01 to 9999-12-31 UTC): the
+    /// only ones the wire carries, so inputs outside them are refused.
+    public static let rfc3339Range = Instant(millisecondsSinceEpoch: -62_167_219_200_000)...Instant(millisecondsSinceEpoch: 253_402_300_799_999)
+
     /// Years outside 0...9999 (never on the wire, but formatting must not trap).
     static func widePaddedRFC3339(_ year: Int64, _ month: Int64, _ day: Int64, _ secondOfDay: Int64, _ milli: Int64) -> String {
         var out = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)

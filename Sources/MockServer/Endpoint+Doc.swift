@@ -6,13 +6,16 @@ struct EndpointDoc: Sendable {
         var name: String
         var required: Bool = false
         var description: String
-        var values: [String] = []
+        /// The values the server accepts, as JSON Schema.
+        var schema: JSON = .object([("type", "string")])
     }
 
     var summary: String
     var query: [QueryParameter] = []
     /// A component schema name in `#/components/schemas` for the request body, if it takes one.
     var body: String? = nil
+    /// False when the body may be left out.
+    var bodyRequired = true
     /// Status → (description, schema name or nil for no body).
     var responses: [(Int, String, String?)]
 }
@@ -33,7 +36,7 @@ extension Endpoint {
                 summary: "What one device must do now: the release-control check SDKs call",
                 query: [
                     .init(name: "platform", required: true, description: "the device's platform",
-                          values: ["ios", "android", "macos", "web"]),
+                          schema: .object([("type", "string"), ("enum", ["ios", "android", "macos", "web"])])),
                     .init(name: "version", description: "the app version (dotted numbers, semver pre-release); empty = absent"),
                     .init(name: "build", description: "the app build; does not affect the answer"),
                     .init(name: "sdk", description: "the SDK's name, e.g. swift"),
@@ -59,7 +62,8 @@ extension Endpoint {
         case .getProject:
             return EndpointDoc(summary: "One project", responses: [(200, "the project", "Project"), (404, "unknown project", problem)])
         case .putProject:
-            return EndpointDoc(summary: "Creates a project, or updates its push settings", body: "ProjectSettings",
+            return EndpointDoc(summary: "Creates a project, or updates its push settings (no body: a project without them)",
+                               body: "ProjectSettings", bodyRequired: false,
                                responses: [(201, "created", "Project"), (200, "updated", "Project"),
                                            (400, "malformed body", problem), (422, "bad project key", problem)])
         case .listRules:
@@ -110,9 +114,11 @@ extension Endpoint {
         case .journal:
             return EndpointDoc(
                 summary: "Recent checks, newest first",
-                query: [.init(name: "project", description: "only this project's checks"),
-                        .init(name: "limit", description: "at most this many (default 100)")],
-                responses: [(200, "{\"requests\": […]}", "RequestList"), (422, "bad limit", problem)])
+                query: [.init(name: "project", description: "only this project's checks (empty: every project)"),
+                        .init(name: "limit", description: "at most this many (default 100)",
+                              schema: .object([("type", "integer"), ("minimum", 1)]))],
+                responses: [(200, "{\"requests\": […]}", "RequestList"), (404, "unknown project", problem),
+                            (422, "bad limit or an unknown parameter", problem)])
         case .reset:
             return EndpointDoc(summary: "Back to the seed: rules, tokens, changes, pushes, journal, ingest, faults (not a change; the clock keeps its time)",
                                responses: [(200, "reset", "ResetResult")])
@@ -139,7 +145,7 @@ extension Endpoint {
             return EndpointDoc(summary: "A snapshot of everything, in the shape --config reads",
                                responses: [(200, "the snapshot", "StateSnapshot")])
         case .importState:
-            return EndpointDoc(summary: "Replaces the whole state with a snapshot, validated as a whole", body: "StateSnapshot",
+            return EndpointDoc(summary: "Replaces the whole state with a snapshot, validated as a whole", body: "StateSnapshotInput",
                                responses: [(200, "replaced", "StateSnapshot"), (400, "malformed snapshot", problem),
                                            (422, "a field breaks a rule; nothing changed", problem)])
         }

@@ -1,4 +1,5 @@
 import JSON
+import ReleaseControl
 
 /// A misbehaviour armed on one project's check endpoint, so SDK engineers can watch their
 /// client survive it. Faults queue: the first armed one applies until its `count` runs out.
@@ -29,51 +30,83 @@ public struct Fault: Sendable, Equatable {
         remaining = count
     }
 
-    /// Decodes a `POST …/faults` body; throws a 400/422 ``Problem`` pointing at the field.
+    /// The kinds a fault may have, as the wire names them.
+    static let kindNames = ["status", "delay", "reset", "malformed", "wrong_types"]
+    /// Largest `count`, `retry_after` and `seconds` accepted (the OpenAPI document states them too).
+    static let maximumCount = 1_000_000_000
+    static let maximumRetryAfter = 86_400
+    static let maximumDelaySeconds = 600.0
+
+    /// The keys a fault of kind `name` may hold (`GET …/faults` shows the same keys).
+    static func fields(kind name: String?) -> BodyFields {
+        switch name {
+        case "status"?: return BodyFields(name: "a status fault", writable: ["kind", "status", "retry_after", "count"])
+        case "delay"?: return BodyFields(name: "a delay fault", writable: ["kind", "seconds", "count"])
+        case let name? where kindNames.contains(name): return BodyFields(name: "a \(name) fault", writable: ["kind", "count"])
+        default: return BodyFields(name: "a fault", writable: ["kind", "status", "retry_after", "seconds", "count"])
+        }
+    }
+
+    /// Decodes a `POST …/faults` body; throws a 400/422 ``Problem`` listing every bad field.
     public init(json: JSON) throws(Problem) {
-        guard let object = json.objectValue else { throw Problem.field("", "expected a JSON object", typeError: true) }
-        guard let kindValue = object["kind"] else { throw Problem.field("/kind", "required", typeError: false) }
-        guard let kindName = kindValue.stringValue else {
-            throw Problem.field("/kind", "expected a string, got \(kindValue.typeName)", typeError: true)
+        guard let object = json.objectValue else {
+            throw Problem.field("", "expected a JSON object like {\"kind\": \"status\", \"status\": 503}, found \(json.typeName)", .wrongType)
         }
-        var count: Int?
-        if let value = object["count"], !value.isNull {
+        var problems: [FieldProblem] = []
+        func fail(_ key: String, _ message: String, _ kind: FieldProblem.Kind) {
+            problems.append(FieldProblem(pointer: "/" + key, message: message, kind: kind))
+        }
+        /// The integer at `key` within `range`, nil when absent, null or bad (bad is recorded).
+        func integer(_ key: String, _ range: ClosedRange<Int>, _ rule: String) -> Int? {
+            guard let value = object[key], !value.isNull else { return nil }
             guard let n = value.intValue else {
-                throw Problem.field("/count", "expected an integer, got \(value.typeName)", typeError: true)
-            }
-            guard n >= 1 else { throw Problem.field("/count", "must be at least 1", typeError: false) }
-            count = n
-        }
-        switch kindName {
-        case "status":
-            guard let value = object["status"] else { throw Problem.field("/status", "required for kind \"status\"", typeError: false) }
-            guard let status = value.intValue else {
-                throw Problem.field("/status", "expected an integer, got \(value.typeName)", typeError: true)
-            }
-            guard (400...599).contains(status) else { throw Problem.field("/status", "must be an error status, 400 to 599", typeError: false) }
-            var retryAfter: Int?
-            if let value = object["retry_after"], !value.isNull {
-                guard let seconds = value.intValue else {
-                    throw Problem.field("/retry_after", "expected an integer number of seconds, got \(value.typeName)", typeError: true)
+                if let number = value.numberValue, number.rounded() == number {
+                    fail(key, rule, .invalidValue)  // an integer, just far out of range
+                } else {
+                    fail(key, "expected an integer, found \(value.numberValue == nil ? value.typeName : "a fraction")", .wrongType)
                 }
-                guard seconds >= 0 else { throw Problem.field("/retry_after", "must not be negative", typeError: false) }
-                retryAfter = seconds
+                return nil
             }
-            kind = .status(status, retryAfter: retryAfter)
-        case "delay":
-            guard let value = object["seconds"] else { throw Problem.field("/seconds", "required for kind \"delay\"", typeError: false) }
-            guard let seconds = value.numberValue else {
-                throw Problem.field("/seconds", "expected a number, got \(value.typeName)", typeError: true)
-            }
-            guard seconds >= 0, seconds <= 600 else { throw Problem.field("/seconds", "must be between 0 and 600", typeError: false) }
-            kind = .delay(milliseconds: Int((seconds * 1000).rounded()))
-        case "reset": kind = .reset
-        case "malformed": kind = .malformed
-        case "wrong_types": kind = .wrongTypes
-        default:
-            throw Problem.field("/kind", "unknown kind \"\(kindName)\"; expected status, delay, reset, malformed or wrong_types",
-                                typeError: false)
+            guard range.contains(n) else { fail(key, rule, .invalidValue); return nil }
+            return n
         }
+        var kindName: String?
+        switch object["kind"] {
+        case nil, .null?: fail("kind", "required: one of " + Self.kindNames.joined(separator: ", "), .missingField)
+        case .string(let name)?:
+            kindName = name
+            if !Self.kindNames.contains(name) {
+                fail("kind", "unknown kind \"\(name)\"" + KeySuggestion.hint(for: name, in: Self.kindNames), .invalidValue)
+            }
+        case let other?: fail("kind", "expected a string, found \(other.typeName)", .wrongType)
+        }
+        problems += Self.fields(kind: kindName).problems(in: object)
+        let count = integer("count", 1...Self.maximumCount, "must be between 1 and \(Self.maximumCount) (leave it out to keep the fault until cleared)")
+        var kind: Kind?
+        switch kindName {
+        case "status"?:
+            let status = integer("status", 400...599, "must be an error status, 400 to 599")
+            if object["status"] == nil || object["status"] == .null { fail("status", "required for kind \"status\"", .missingField) }
+            let retryAfter = integer("retry_after", 0...Self.maximumRetryAfter, "must be between 0 and \(Self.maximumRetryAfter) seconds")
+            if let status { kind = .status(status, retryAfter: retryAfter) }
+        case "delay"?:
+            switch object["seconds"] {
+            case nil, .null?: fail("seconds", "required for kind \"delay\"", .missingField)
+            case .number(let seconds)?:
+                if seconds >= 0, seconds <= Self.maximumDelaySeconds {
+                    kind = .delay(milliseconds: Int((seconds * 1000).rounded()))
+                } else {
+                    fail("seconds", "must be between 0 and \(Int(Self.maximumDelaySeconds))", .invalidValue)
+                }
+            case let other?: fail("seconds", "expected a number, found \(other.typeName)", .wrongType)
+            }
+        case "reset"?: kind = .reset
+        case "malformed"?: kind = .malformed
+        case "wrong_types"?: kind = .wrongTypes
+        default: break
+        }
+        guard problems.isEmpty, let kind else { throw Problem(ValidationFailure(problems: problems)) }
+        self.kind = kind
         remaining = count
     }
 

@@ -39,18 +39,32 @@ extension MockServer {
 
     // MARK: Journal
 
+    /// `?project=` names a project that must exist (404 otherwise, like every project
+    /// endpoint); `?limit=` is a positive integer (one past `Int.max` still means "all").
     func journal(_ call: Call) throws(Problem) -> HTTPResponse {
         var limit = 100
-        if let text = call.request.query("limit"), !text.isEmpty {
-            guard let n = Int(text), n >= 1 else {
-                throw Problem(status: 422, title: "Invalid parameter", detail: "limit must be a positive integer, got \"\(text)\"",
-                              errors: [.init(parameter: "limit", message: "expected a positive integer")])
+        if let text = call.request.query("limit") {
+            guard let n = Self.positiveInteger(text) else {
+                throw Problem.parameter("limit", .invalid, detail: "limit must be a positive integer, got \"\(text)\"",
+                                        message: "expected a positive integer")
             }
             limit = n
         }
         let project = call.request.query("project").flatMap { $0.isEmpty ? nil : $0 }
-        let entries = state.withLock { $0.journal.newest(limit: limit, project: project) }
+        let entries: [RequestJournal.Entry]? = state.withLock { s in
+            if let project, s.projects[project] == nil { return nil }
+            return s.journal.newest(limit: limit, project: project)
+        }
+        guard let entries else { throw Problem.unknownProject(project ?? "") }
         return jsonResponse(200, .object([("requests", .array(entries.map(\.json)))]))
+    }
+
+    /// Decimal digits (an optional `+` first) worth at least 1, saturating at `Int.max`.
+    static func positiveInteger(_ text: String) -> Int? {
+        let digits = text.hasPrefix("+") ? Substring(text.dropFirst()) : Substring(text)
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        guard let n = Int(digits) else { return Int.max }
+        return n >= 1 ? n : nil
     }
 
     // MARK: Reset and state
@@ -94,6 +108,11 @@ extension MockServer {
 
     // MARK: Clock
 
+    /// Ten years, the most one `advance_seconds` may move the clock.
+    static let maximumClockAdvanceSeconds = 10.0 * 365 * 86_400
+    /// The last instant RFC 3339 can write (a four-digit year).
+    static let latestClockTime = Instant.rfc3339Range.upperBound
+
     func clockResponse(_ status: Int) -> HTTPResponse {
         jsonResponse(status, .object([("now", .string(clock.now.rfc3339)),
                                       ("mode", .string(options.clock.isManual ? "manual" : "system"))]))
@@ -108,37 +127,44 @@ extension MockServer {
         }
         let body = try parseBody(call)
         guard let object = body.objectValue else {
-            throw Problem.field("", "expected {\"advance_seconds\": N} or {\"set\": \"<time>\"}, found \(body.typeName)", typeError: true)
+            throw Problem.field("", "expected {\"advance_seconds\": N} or {\"set\": \"<time>\"}, found \(body.typeName)", .wrongType)
         }
-        for key in object.keys where key != "advance_seconds" && key != "set" {
-            throw Problem.field("/" + FieldProblem.escape(key), "unknown field; expected advance_seconds or set", typeError: false)
-        }
+        let now = manual.now
+        let fields = BodyFields(name: "a clock move", writable: ["advance_seconds", "set"],
+                                shown: [("now", .string(now.rfc3339)), ("mode", "manual")])
+        let unknown = fields.problems(in: object)
+        if !unknown.isEmpty { throw Problem(ValidationFailure(problems: unknown)) }
         let target: Instant
         switch (object["advance_seconds"], object["set"]) {
         case (let advance?, nil):
             guard let seconds = advance.numberValue else {
-                throw Problem.field("/advance_seconds", "expected a number of seconds, found \(advance.typeName)", typeError: true)
+                throw Problem.field("/advance_seconds", "expected a number of seconds, found \(advance.typeName)", .wrongType)
             }
-            guard seconds >= 0, seconds <= 10 * 365 * 86_400 else {
-                throw Problem.field("/advance_seconds", "must be between 0 and ten years; the clock does not go backwards", typeError: false)
+            guard seconds >= 0, seconds <= Self.maximumClockAdvanceSeconds else {
+                throw Problem.field("/advance_seconds", "must be between 0 and ten years (\(Int(Self.maximumClockAdvanceSeconds))); the clock does not go backwards",
+                                    .invalidValue)
             }
-            target = manual.now.adding(milliseconds: Int64((seconds * 1000).rounded()))
+            target = now.adding(milliseconds: Int64((seconds * 1000).rounded()))
         case (nil, let set?):
             guard let text = set.stringValue else {
-                throw Problem.field("/set", "expected an RFC 3339 time, found \(set.typeName)", typeError: true)
+                throw Problem.field("/set", "expected an RFC 3339 time, found \(set.typeName)", .wrongType)
             }
             guard let instant = Instant(rfc3339: text) else {
-                throw Problem.field("/set", "\"\(text)\" is not an RFC 3339 time like 2026-12-02T11:00:00.000Z", typeError: false)
+                throw Problem.field("/set", "\"\(text)\" is not an RFC 3339 time like 2026-12-02T11:00:00.000Z", .invalidValue)
             }
-            guard instant >= manual.now else {
-                throw Problem.field("/set", "\(text) is before the clock's time \(manual.now.rfc3339); the clock does not go backwards",
-                                    typeError: false)
+            guard instant >= now else {
+                throw Problem.field("/set", "\(text) is before the clock's time \(now.rfc3339); the clock does not go backwards", .invalidValue)
             }
             target = instant
         case (nil, nil):
-            throw Problem.field("", "expected {\"advance_seconds\": N} or {\"set\": \"<time>\"}", typeError: false)
+            throw Problem.field("", "expected {\"advance_seconds\": N} or {\"set\": \"<time>\"}", .missingField)
         default:
-            throw Problem.field("/set", "give advance_seconds or set, not both", typeError: false)
+            throw Problem.field("/set", "give advance_seconds or set, not both", .invalidValue)
+        }
+        guard target <= Self.latestClockTime else {
+            throw Problem.field(object["set"] == nil ? "/advance_seconds" : "/set",
+                                "the clock cannot pass \(Self.latestClockTime.rfc3339) (times are written with four-digit years)",
+                                .invalidValue)
         }
         manual.advance(to: target)
         announceClock()

@@ -63,15 +63,12 @@ extension MockServer {
     /// The device a query describes, or the 422 it earns.
     static func deviceKey(_ query: CheckQuery) -> Result<CheckQuery.Key, Problem> {
         guard let platformName = query.platform else {
-            return .failure(Problem(status: 422, title: "Missing parameter",
-                                    detail: "the query needs platform=ios|android|macos|web",
-                                    errors: [.init(pointer: "/platform", parameter: "platform", message: "required")]))
+            return .failure(Problem.parameter("platform", .missing, detail: "the query needs platform=ios|android|macos|web",
+                                              message: "required", pointer: true))
         }
         guard let platform = Platform(rawValue: platformName) else {
-            return .failure(Problem(status: 422, title: "Invalid parameter",
-                                    detail: "unknown platform \"\(platformName)\"; expected ios, android, macos or web",
-                                    errors: [.init(pointer: "/platform", parameter: "platform",
-                                                   message: "unknown platform \"\(platformName)\"")]))
+            let message = "unknown platform \"\(platformName)\"" + KeySuggestion.hint(for: platformName, in: Platform.allCases.map(\.rawValue))
+            return .failure(Problem.parameter("platform", .invalid, detail: message, message: message, pointer: true))
         }
         return .success(CheckQuery.Key(platform: platform, version: query.version, sdk: query.sdk, sdkVersion: query.sdkVersion))
     }

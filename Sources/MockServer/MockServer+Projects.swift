@@ -30,48 +30,53 @@ extension MockServer {
     func putProject(_ call: Call) throws(Problem) -> HTTPResponse {
         let key = call.project
         guard StateSnapshot.isValidProjectKey(key) else {
-            throw Problem(status: 422, title: "Invalid project key", detail: "\"\(key)\" is not a project key: \(StateSnapshot.projectKeyRule)",
-                          errors: [.init(parameter: "project", message: StateSnapshot.projectKeyRule)])
+            throw Problem.parameter("project", .invalid, detail: "\"\(key)\" is not a project key: \(StateSnapshot.projectKeyRule)",
+                                    message: StateSnapshot.projectKeyRule)
         }
-        var apnsTopic: String?, fcmProject: String?
-        var given: Set<String> = []
-        if let body = try parseOptionalBody(call) {
-            guard let object = body.objectValue else {
-                throw Problem.field("", "expected {\"apns_topic\", \"fcm_project\"}, found \(body.typeName)", typeError: true)
+        var body = JSONObject()
+        if let json = try parseOptionalBody(call) {
+            guard let object = json.objectValue else {
+                throw Problem.field("", "expected {\"apns_topic\", \"fcm_project\"}, found \(json.typeName)", .wrongType)
             }
-            for (field, value) in object {
-                switch (field, value) {
-                case ("apns_topic", .string(let s)), ("fcm_project", .string(let s)):
-                    if s.isEmpty { throw Problem.field("/" + field, "must not be empty (send null to clear it)", typeError: false) }
-                    if field == "apns_topic" { apnsTopic = s } else { fcmProject = s }
-                    given.insert(field)
-                case ("apns_topic", .null), ("fcm_project", .null):
-                    given.insert(field)
-                case ("apns_topic", _), ("fcm_project", _):
-                    throw Problem.field("/" + field, "expected a string or null, found \(value.typeName)", typeError: true)
-                default:
-                    throw Problem.field("/" + FieldProblem.escape(field), "unknown field; expected apns_topic or fcm_project", typeError: false)
-                }
+            body = object
+        }
+        var problems: [FieldProblem] = []
+        var settings: [String: String?] = [:]
+        for field in ["apns_topic", "fcm_project"] {
+            switch body[field] {  // GET shows both, so null clears one
+            case nil: break
+            case .null?: settings[field] = .some(nil)
+            case .string(let text)?:
+                if text.isEmpty { problems.append(FieldProblem(pointer: "/" + field, message: "must not be empty (send null to clear it)", kind: .invalidValue)) }
+                settings[field] = text
+            case let other?:
+                problems.append(FieldProblem(pointer: "/" + field, message: "expected a string or null, found \(other.typeName)", kind: .wrongType))
             }
         }
         let (created, json) = try write { () throws(Problem) in
             let existing = state.withLock { $0.projects[key] }
             let stamp = state.withLock { $0.takeStamp() }
-            if var runtime = existing {
-                if given.contains("apns_topic") { runtime.state.apnsTopic = apnsTopic }
-                if given.contains("fcm_project") { runtime.state.fcmProject = fcmProject }
-                let updated = runtime.state
-                let event = StateEvent.projectUpserted(key: key, apnsTopic: updated.apnsTopic, fcmProject: updated.fcmProject)
+            var runtime = existing ?? ProjectRuntime(StateSnapshot.Project(key: key), stamp: stamp)
+            // What GET shows may come back unchanged; only the push settings are written.
+            let writable = ["apns_topic", "fcm_project"]
+            let shown = (projectJSON(runtime).objectValue ?? JSONObject()).pairs.filter { !writable.contains($0.key) }
+            let fields = BodyFields(name: "a project's settings", writable: writable, shown: shown.map { (key: $0.key, value: $0.value) })
+            let all = fields.problems(in: body) + problems
+            if !all.isEmpty { throw Problem(ValidationFailure(problems: all)) }
+            if let topic = settings["apns_topic"] { runtime.state.apnsTopic = topic }
+            if let project = settings["fcm_project"] { runtime.state.fcmProject = project }
+            let updated = runtime
+            let event = StateEvent.projectUpserted(key: key, apnsTopic: updated.state.apnsTopic, fcmProject: updated.state.fcmProject)
+            if existing != nil {
                 return ([event], { s in
-                    s.projects[key]?.state.apnsTopic = updated.apnsTopic
-                    s.projects[key]?.state.fcmProject = updated.fcmProject
-                }, (false, projectJSON(runtime)))
+                    s.projects[key]?.state.apnsTopic = updated.state.apnsTopic
+                    s.projects[key]?.state.fcmProject = updated.state.fcmProject
+                }, (false, projectJSON(updated)))
             }
-            let runtime = ProjectRuntime(StateSnapshot.Project(key: key, apnsTopic: apnsTopic, fcmProject: fcmProject), stamp: stamp)
-            return ([.projectUpserted(key: key, apnsTopic: apnsTopic, fcmProject: fcmProject)], { s in
-                s.projects[key] = runtime
+            return ([event], { s in
+                s.projects[key] = updated
                 s.order.append(key)
-            }, (true, projectJSON(runtime)))
+            }, (true, projectJSON(updated)))
         }
         var headers = HTTPHeaders()
         if created { headers.set("Location", "/admin/projects/\(key)") }
@@ -83,13 +88,12 @@ extension MockServer {
         let modules = SDKModule.ingestModules.map(\.rawValue)
         guard state.withLock({ $0.projects[key] != nil }) else { throw Problem.unknownProject(key) }
         guard modules.contains(module) else {
-            throw Problem(status: 422, title: "Unknown module",
-                          detail: "unknown module \"\(module)\"; expected one of \(modules.joined(separator: ", "))",
-                          errors: [.init(parameter: "module", message: "unknown module \"\(module)\"")])
+            let message = "unknown module \"\(module)\"" + KeySuggestion.hint(for: module, in: modules)
+            throw Problem.parameter("module", .invalid, detail: message, message: message)
         }
         let body = try parseBody(call)
         guard let items = body.arrayValue else {
-            throw Problem.field("", "expected a JSON array of items, found \(body.typeName)", typeError: true)
+            throw Problem.field("", "expected a JSON array of items, found \(body.typeName)", .wrongType)
         }
         try write { () throws(Problem) in
             guard let current = state.withLock({ $0.projects[key].map { $0.ingest[module] ?? 0 } }) else {

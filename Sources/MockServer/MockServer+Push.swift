@@ -99,22 +99,21 @@ extension MockServer {
     func registerToken(_ call: Call) throws(Problem) -> HTTPResponse {
         let key = call.project, tokenText = call["token"]
         if let problem = PushTokens.problem(token: tokenText) {
-            throw Problem(status: 422, title: "Invalid token", detail: "the push token \(problem)",
-                          errors: [.init(parameter: "token", message: problem)])
+            throw Problem.parameter("token", .invalid, detail: "the push token \(problem)", message: problem)
         }
         let body = try parseBody(call)
         guard let object = body.objectValue else {
-            throw Problem.field("", "expected {\"platform\": \"ios\"|\"android\"|\"macos\"}, found \(body.typeName)", typeError: true)
+            throw Problem.field("", "expected {\"platform\": \"ios\"|\"android\"|\"macos\"}, found \(body.typeName)", .wrongType)
         }
         let platform: Platform
         switch object["platform"] {
-        case nil, .null?: throw Problem.field("/platform", "required: ios, android or macos", typeError: false)
+        case nil, .null?: throw Problem.field("/platform", "required: ios, android or macos", .missingField)
         case .string(let name)?:
             switch PushTokens.platform(name) {
             case .success(let p): platform = p
-            case .failure(let message): throw Problem.field("/platform", message, typeError: false)
+            case .failure(let message): throw Problem.field("/platform", message, .invalidValue)
             }
-        case let other?: throw Problem.field("/platform", "expected a string, found \(other.typeName)", typeError: true)
+        case let other?: throw Problem.field("/platform", "expected a string, found \(other.typeName)", .wrongType)
         }
         try write { () throws(Problem) in
             let exists = state.withLock { $0.projects[key] != nil }

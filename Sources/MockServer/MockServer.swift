@@ -67,7 +67,7 @@ public final class MockServer: Responder {
             reply(.response(Problem(status: 405, detail: "\(request.method) is not allowed on \(request.path); allowed: \(allow.joined(separator: ", "))",
                                     headers: headers).response))
         case .matched(let route, let parameters):
-            if route.isAdmin, let problem = authorize(request) {
+            if route.isAdmin, let problem = authorize(request) ?? Self.unknownParameter(request, route.endpoint) {
                 reply(.response(problem.response))
                 return
             }
@@ -109,7 +109,8 @@ public final class MockServer: Responder {
         case .dashboardAsset: return dashboardResponse(asset: call["asset"])
         case .openAPI:
             let host = call.request.headers["Host"].flatMap { Self.isPlainHost($0) ? $0 : nil } ?? "127.0.0.1:8080"
-            return document(jsonResponse(200, OpenAPI.document(router: router, server: "http://" + host)))
+            return document(jsonResponse(200, OpenAPI.document(router: router, server: "http://" + host,
+                                                               adminToken: options.adminToken != nil)))
         case .ingest: return try ingest(call)
         case .registerToken: return try registerToken(call)
         case .unregisterToken: return try unregisterToken(call)
@@ -143,10 +144,19 @@ public final class MockServer: Responder {
     static func identifierProblem(_ parameters: [String: String]) -> Problem? {
         for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
             guard let problem = Identifier.problem(value) else { continue }
-            return Problem(status: 422, title: "Invalid identifier", detail: "the \(name) in the path \(problem)",
-                           errors: [.init(parameter: name, message: problem)])
+            return Problem.parameter(name, .invalid, detail: "the \(name) in the path \(problem)", message: problem)
         }
         return nil
+    }
+
+    /// The admin API refuses query parameters it does not read (`?limt=5` would otherwise
+    /// answer as if no limit were given). The SDK endpoints ignore them: SDKs send new ones.
+    static func unknownParameter(_ request: HTTPRequest, _ endpoint: Endpoint) -> Problem? {
+        guard request.target.utf8.contains(UInt8(ascii: "?")) else { return nil }
+        let known = endpoint.doc.query.map(\.name)
+        guard let name = request.queryItems.map(\.name).first(where: { !known.contains($0) }) else { return nil }
+        let message = "unknown parameter '\(name)'" + (known.isEmpty ? " (this endpoint takes no query parameters)" : KeySuggestion.hint(for: name, in: known))
+        return Problem.parameter(name, .unknown, detail: message, message: message)
     }
 
     /// A `Host` value safe to echo into the document: host name or address and port only.

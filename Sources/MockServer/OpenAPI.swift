@@ -1,10 +1,20 @@
 import JSON
+import ReleaseControl
 
 /// Builds the OpenAPI 3.1 document from the router's table, so every route is in it by
 /// construction and ``Endpoint/doc`` supplies the words.
+///
+/// The document describes this server instance exactly: the admin token's security and 401
+/// answers appear only when it runs with `--admin-token`, `null` appears wherever the server
+/// sends it, and request schemas are as tight as the validation (closed objects, minimum
+/// lengths and counts, the version and project-key patterns), so a body the schema allows is
+/// one the server accepts, except for rules JSON Schema cannot state (a window's end after its
+/// start, a clock that does not go backwards), which answer 422.
 enum OpenAPI {
-    /// - Parameter server: the base URL to advertise (the request's own `Host`, when known).
-    static func document(router: Router, server: String = "http://127.0.0.1:8080") -> JSON {
+    /// - Parameters:
+    ///   - server: the base URL to advertise (the request's own `Host`, when known).
+    ///   - adminToken: whether the server requires the admin token (`--admin-token`).
+    static func document(router: Router, server: String = "http://127.0.0.1:8080", adminToken: Bool = false) -> JSON {
         var paths = JSONObject()
         for route in router.routes {
             let doc = route.endpoint.doc
@@ -16,18 +26,16 @@ enum OpenAPI {
             var parameters: [JSON] = route.segments.compactMap { segment in
                 guard case .parameter(let name) = segment else { return nil }
                 return .object([("name", .string(name)), ("in", "path"), ("required", true),
-                                ("schema", .object([("type", "string")]))])
+                                ("schema", pathParameterSchema(name, endpoint: route.endpoint))])
             }
             for q in doc.query {
-                var schema: [(String, JSON)] = [("type", "string")]
-                if !q.values.isEmpty { schema.append(("enum", .array(q.values.map(JSON.string)))) }
                 parameters.append(.object([("name", .string(q.name)), ("in", "query"), ("required", .bool(q.required)),
-                                           ("description", .string(q.description)), ("schema", .object(schema))]))
+                                           ("description", .string(q.description)), ("schema", q.schema)]))
             }
             if !parameters.isEmpty { operation.append(("parameters", .array(parameters))) }
             if let body = doc.body {
                 operation.append(("requestBody", .object([
-                    ("required", true),
+                    ("required", .bool(doc.bodyRequired)),
                     ("content", .object([("application/json", .object([("schema", ref(body))]))])),
                 ])))
             }
@@ -38,36 +46,45 @@ enum OpenAPI {
                     let type = schema == "Problem" ? "application/problem+json" : "application/json"
                     response.append(("content", .object([(type, .object([("schema", ref(schema))]))])))
                 } else if let types = mediaTypes(route.endpoint, status: status) {
-                    response.append(("content", .object(types.map { ($0, .object([("schema", .object([("type", "string")]))])) })))
+                    response.append(("content", .object(types.map { ($0, .object([("schema", type("string"))])) })))
                 }
                 responses[String(status)] = .object(response)
             }
             if route.isAdmin {
-                responses["401"] = .object([("description", "missing or wrong admin token"),
-                                            ("content", .object([("application/problem+json", .object([("schema", ref("Problem"))]))]))])
-                operation.append(("security", [.object([("adminToken", [])])]))
+                if responses["422"] == nil {
+                    responses["422"] = problemResponse("an unknown query parameter (the admin API reads only those listed)")
+                }
+                if adminToken {
+                    responses["401"] = problemResponse("missing or wrong admin token")
+                    operation.append(("security", [.object([("adminToken", [])])]))
+                }
             }
             operation.append(("responses", .object(responses)))
             var item = paths[route.pattern]?.objectValue ?? JSONObject()
             item[route.method.lowercased()] = .object(operation)
             paths[route.pattern] = .object(item)
         }
+        var components: [(String, JSON)] = [("schemas", schemas)]
+        if adminToken {
+            components.append(("securitySchemes", .object([("adminToken", .object([
+                ("type", "http"), ("scheme", "bearer"),
+                ("description", "this server runs with --admin-token: every /admin request needs Authorization: Bearer <token>"),
+            ]))])))
+        }
         return .object([
             ("openapi", "3.1.0"),
             ("info", .object([
                 ("title", "lerix-mock"),
                 ("version", "1.0.0"),
-                ("description", "A mock of the Lerix release-control backend for SDK development and CI. Times are RFC 3339 UTC with milliseconds; JSON fields are snake_case; every error is application/problem+json."),
+                ("description", .string(
+                    "A mock of the Lerix release-control backend for SDK development and CI. Times are RFC 3339 UTC with milliseconds; "
+                        + "JSON fields are snake_case; every error is application/problem+json. Admin bodies are closed: an unknown key is a 422 "
+                        + "that suggests the nearest known one; fields an answer shows (an id, counts) may be sent back unchanged. "
+                        + (adminToken ? "This server requires the admin token on /admin." : "This server runs without an admin token."))),
             ])),
             ("servers", [.object([("url", .string(server))])]),
             ("paths", .object(paths)),
-            ("components", .object([
-                ("schemas", schemas),
-                ("securitySchemes", .object([("adminToken", .object([
-                    ("type", "http"), ("scheme", "bearer"),
-                    ("description", "only when the server runs with --admin-token"),
-                ]))])),
-            ])),
+            ("components", .object(components)),
         ])
     }
 
@@ -83,95 +100,209 @@ enum OpenAPI {
         }
     }
 
+    static func problemResponse(_ description: String) -> JSON {
+        .object([("description", .string(description)),
+                 ("content", .object([("application/problem+json", .object([("schema", ref("Problem"))]))]))])
+    }
+
+    static func pathParameterSchema(_ name: String, endpoint: Endpoint) -> JSON {
+        switch name {
+        case "project": return projectKey
+        case "module": return type("string", [("enum", .array(["errors", "analytics", "tracing", "feedback", "surveys"]))])
+        case "token": return type("string", [("minLength", 1), ("maxLength", .number(Double(PushTokens.maximumLength)))])
+        default: return type("string", [("minLength", 1)])
+        }
+    }
+
+    // MARK: Schema building blocks
+
     static func ref(_ name: String) -> JSON { .object([("$ref", .string("#/components/schemas/" + name))]) }
 
-    static func object(_ properties: [(String, JSON)], required: [String] = []) -> JSON {
+    /// A closed object: keys outside `properties` are refused, as the server refuses them.
+    static func object(_ properties: [(String, JSON)], required: [String] = [], closed: Bool = true) -> JSON {
         var pairs: [(String, JSON)] = [("type", "object"), ("properties", .object(properties))]
         if !required.isEmpty { pairs.append(("required", .array(required.map(JSON.string)))) }
+        if closed { pairs.append(("additionalProperties", false)) }
         return .object(pairs)
     }
 
-    static func type(_ name: String, _ extra: [(String, JSON)] = []) -> JSON { .object([("type", .string(name))] + extra) }
-    static let time = type("string", [("format", "date-time")])
-    static func nullable(_ schema: JSON) -> JSON { .object([("oneOf", [schema, type("null")])]) }
-    static func list(_ key: String, _ item: JSON) -> JSON { object([(key, type("array", [("items", item)]))], required: [key]) }
-    /// A ``ListPage`` answer: one page and the link to the next one (null on the last page).
-    static func pagedList(_ key: String, _ item: JSON) -> JSON {
-        object([(key, type("array", [("items", item)])), ("next", nullable(type("string")))], required: [key, "next"])
+    /// An answer's object: closed, and every key always sent.
+    static func answer(_ properties: [(String, JSON)], optional: [String] = []) -> JSON {
+        object(properties, required: properties.map(\.0).filter { !optional.contains($0) })
     }
-    static let platforms = type("array", [("items", type("string", [("enum", ["ios", "android", "macos", "web"])]))])
+
+    static func type(_ name: String, _ extra: [(String, JSON)] = []) -> JSON { .object([("type", .string(name))] + extra) }
+    static func nullable(_ schema: JSON) -> JSON {
+        if case .object(var o) = schema, case .string(let name)? = o["type"] {
+            o["type"] = [.string(name), "null"]
+            if case .array(let values)? = o["enum"] { o["enum"] = .array(values + [.null]) }
+            return .object(o)
+        }
+        return .object([("anyOf", [schema, type("null")])])
+    }
+    static func array(_ item: JSON, minItems: Int = 0) -> JSON {
+        var extra: [(String, JSON)] = [("items", item)]
+        if minItems > 0 { extra.append(("minItems", .number(Double(minItems)))) }
+        return type("array", extra)
+    }
+    static func integer(_ minimum: Int, _ maximum: Int) -> JSON {
+        type("integer", [("minimum", .number(Double(minimum))), ("maximum", .number(Double(maximum)))])
+    }
+    static func list(_ key: String, _ item: JSON) -> JSON { answer([(key, array(item))]) }
+    static func constant(_ value: String) -> JSON { type("string", [("const", .string(value))]) }
+
+    static let time = type("string", [("format", "date-time")])
+    /// A ``ListPage`` answer: one page and the link to the next one (null on the last page).
+    static func pagedList(_ key: String, _ item: JSON) -> JSON { answer([(key, array(item)), ("next", nullable(type("string")))]) }
+    static let count = type("integer", [("minimum", 0)])
+    static let nonEmpty = type("string", [("minLength", 1)])
+    /// `N(.N)*(-pre)?(+build)?`, as ``Version`` parses it.
+    static let version = type("string", [
+        ("pattern", "^[0-9]+(\\.[0-9]+)*(-[0-9A-Za-z-]+(\\.[0-9A-Za-z-]+)*)?(\\+[0-9A-Za-z-]+(\\.[0-9A-Za-z-]+)*)?$"),
+        ("maxLength", .number(Double(Version.maximumLength))),
+    ])
+    static let projectKey = type("string", [("pattern", .string(StateSnapshot.projectKeyPattern))])
+    static let platform = type("string", [("enum", .array(Platform.allCases.map { .string($0.rawValue) }))])
+    static let pushPlatform = type("string", [("enum", ["ios", "android", "macos"])])
+    static let platforms = array(platform, minItems: 1)
+    static let modules = array(type("string", [("enum", .array(SDKModule.allCases.map { .string($0.rawValue) }))]), minItems: 1)
+    static let sdks = array(object([("name", nonEmpty), ("below", nullable(version))], required: ["name"]), minItems: 1)
+
+    /// One rule type's body. `answer`: as the API shows it (every key, `null` for absent,
+    /// with its id); `id`: a request that may carry an id (a snapshot's rules).
+    static func rule(_ type: RuleType, answer isAnswer: Bool, id: JSON? = nil) -> JSON {
+        func optional(_ schema: JSON) -> JSON { nullable(schema) }
+        var properties: [(String, JSON)] = []
+        if isAnswer { properties.append(("id", nonEmpty)) } else if let id { properties.append(("id", id)) }
+        properties.append(("type", constant(type.rawValue)))
+        var required = ["type"]
+        switch type {
+        case .requiredUpdate, .optionalUpdate, .recommendedUpdate:
+            properties += [("platforms", optional(platforms)), ("below", version), ("store_url", optional(OpenAPI.type("string"))),
+                           ("message", optional(OpenAPI.type("string")))]
+            required.append("below")
+            if type == .recommendedUpdate {
+                properties.append(("becomes_required_on", time))
+                required.append("becomes_required_on")
+            }
+        case .maintenance:
+            properties += [("platforms", optional(platforms)), ("starts_at", time), ("ends_at", time),
+                           ("message", optional(OpenAPI.type("string")))]
+            required += ["starts_at", "ends_at"]
+        case .sdkSwitch:
+            properties += [("sdks", optional(sdks)), ("modules", modules), ("ends_at", time)]
+            required += ["modules", "ends_at"]
+        }
+        return isAnswer ? answer(properties) : object(properties, required: required)
+    }
+
+    static func oneOfRules(answer: Bool, id: JSON? = nil) -> JSON {
+        .object([("oneOf", .array(RuleType.allCases.map { rule($0, answer: answer, id: id) }))])
+    }
+
+    static let change = answer([
+        ("id", type("integer")), ("at", time),
+        ("kind", type("string", [("enum", ["created", "updated", "deleted", "lifted_all"])])),
+        ("action", type("string")), ("rule", nullable(type("string"))), ("lifted", array(type("string"))),
+        ("blocking", type("boolean")),
+    ], optional: ["lifted"])
+
+    static let push = answer([
+        ("id", type("integer")), ("sent_at", time), ("changes", array(type("integer"))),
+        ("tokens", object([("ios", count), ("android", count), ("macos", count)])),
+        ("delivered", count), ("failed", count), ("pending", count), ("no_gateway", count),
+        ("results", array(answer([("token", type("string")), ("platform", pushPlatform),
+                                  ("result", type("string", [("enum", ["pending", "delivered", "failed", "unregistered", "no_gateway"])])),
+                                  ("reason", type("string"))], optional: ["reason"]))),
+    ])
+
+    static let token = answer([("token", type("string")), ("platform", pushPlatform), ("registered_at", time)],
+                              optional: ["registered_at"])
+
+    /// A snapshot as `PUT /admin/state` and `--config` read it (`answer: false`) or as
+    /// `GET /admin/state` writes it.
+    static func snapshot(answer isAnswer: Bool) -> JSON {
+        let setting = isAnswer ? nullable(type("string")) : nullable(nonEmpty)
+        let ingestCount = integer(0, StateSnapshot.maximumIngestCount)
+        let properties: [(String, JSON)] = [
+            ("key", projectKey), ("apns_topic", setting), ("fcm_project", setting),
+            ("rules", array(isAnswer ? oneOfRules(answer: true) : oneOfRules(answer: false, id: nullable(nonEmpty)))),
+            ("push_tokens", array(isAnswer ? token : object([
+                ("token", pathParameterSchema("token", endpoint: .importState)), ("platform", pushPlatform),
+                ("registered_at", nullable(time)),
+            ], required: ["token", "platform"]))),
+            ("changes", array(change)), ("pushes", array(push)),
+            ("ingest", type("object", [("additionalProperties", ingestCount)])),
+        ]
+        let project = isAnswer ? answer(properties) : object(properties, required: ["key"])
+        return object([("projects", array(project))], required: ["projects"])
+    }
 
     static let schemas: JSON = .object([
         ("Problem", object([
-            ("type", type("string")), ("title", type("string")), ("status", type("integer")), ("detail", type("string")),
-            ("errors", type("array", [("items", object([("pointer", type("string")), ("parameter", type("string")),
-                                                         ("message", type("string"))], required: ["message"]))])),
-        ], required: ["title", "status", "detail"])),
-        ("CheckAnswer", object([
+            ("type", type("string")), ("title", type("string")), ("status", integer(400, 599)), ("detail", type("string")),
+            ("errors", array(object([("pointer", type("string")), ("parameter", type("string")),
+                                     ("message", type("string"))], required: ["message"]))),
+        ], required: ["type", "title", "status", "detail"])),
+        ("CheckAnswer", answer([
             ("project", type("string")), ("server_time", time), ("lifetime", type("integer", [("enum", [60, 300])])),
-            ("required_update", nullable(object([("rule", type("string")), ("below", type("string")),
-                                                 ("store_url", type("string")), ("message", type("string"))]))),
-            ("optional_update", nullable(object([("rule", type("string")),
+            ("required_update", nullable(answer([("rule", type("string")), ("below", version),
+                                                 ("store_url", nullable(type("string"))), ("message", nullable(type("string")))]))),
+            ("optional_update", nullable(answer([("rule", type("string")),
                                                  ("kind", type("string", [("enum", ["optional", "recommended"])])),
-                                                 ("below", type("string")), ("store_url", type("string")),
-                                                 ("message", type("string")), ("becomes_required_on", nullable(time))]))),
-            ("maintenance", type("array", [("items", object([("rule", type("string")), ("starts_at", time),
-                                                             ("ends_at", time), ("message", type("string"))]))])),
-            ("sdk_switch", type("array", [("items", object([("rule", type("string")),
-                                                            ("modules", type("array", [("items", type("string"))])),
-                                                            ("ends_at", time)]))])),
-        ], required: ["project", "server_time", "lifetime", "required_update", "optional_update", "maintenance", "sdk_switch"])),
-        ("RuleBody", object([
-            ("type", type("string", [("enum", ["required_update", "optional_update", "recommended_update", "maintenance", "sdk_switch"])])),
-            ("platforms", platforms), ("below", type("string")), ("store_url", type("string")), ("message", type("string")),
-            ("becomes_required_on", time), ("starts_at", time), ("ends_at", time),
-            ("sdks", type("array", [("items", object([("name", type("string")), ("below", type("string"))], required: ["name"]))])),
-            ("modules", type("array", [("items", type("string", [("enum", ["errors", "analytics", "tracing", "feedback", "surveys", "push_token_registration", "all"])]))])),
-        ], required: ["type"])),
-        ("Rule", .object([("allOf", [ref("RuleBody"), object([("id", type("string"))], required: ["id"])])])),
+                                                 ("below", version), ("store_url", nullable(type("string"))),
+                                                 ("message", nullable(type("string"))), ("becomes_required_on", nullable(time))]))),
+            ("maintenance", array(answer([("rule", type("string")), ("starts_at", time),
+                                          ("ends_at", time), ("message", nullable(type("string")))]))),
+            ("sdk_switch", array(answer([("rule", type("string")), ("modules", modules), ("ends_at", time)]))),
+        ])),
+        ("RuleBody", oneOfRules(answer: false)),
+        ("Rule", oneOfRules(answer: true)),
         ("RuleList", list("rules", ref("Rule"))),
-        ("Change", object([("id", type("integer")), ("at", time), ("blocking", type("boolean"))],
-                          required: ["id", "at", "blocking"])),
+        ("Change", change),
         ("ChangeList", pagedList("changes", ref("Change"))),
-        ("LiftAllResult", object([("lifted", type("array", [("items", ref("Rule"))])), ("change", ref("Change"))])),
-        ("ProjectSettings", object([("apns_topic", type("string")), ("fcm_project", type("string"))])),
-        ("Project", object([("key", type("string")), ("apns_topic", nullable(type("string"))),
-                            ("fcm_project", nullable(type("string"))), ("rules", type("integer")),
-                            ("push_tokens", type("integer")), ("last_change_at", nullable(time))])),
+        ("LiftAllResult", answer([("lifted", array(ref("Rule"))), ("change", ref("Change"))])),
+        ("ProjectSettings", object([("apns_topic", nullable(nonEmpty)), ("fcm_project", nullable(nonEmpty))])),
+        ("Project", answer([("key", projectKey), ("apns_topic", nullable(type("string"))),
+                            ("fcm_project", nullable(type("string"))), ("rules", count), ("changes", count),
+                            ("push_tokens", count), ("pushes", count), ("last_change_at", nullable(time))])),
         ("ProjectList", list("projects", ref("Project"))),
         ("IngestBatch", type("array")),
-        ("IngestAccepted", object([("accepted", type("integer"))])),
-        ("IngestCounts", object([("ingest", type("object", [("additionalProperties", type("integer"))]))])),
-        ("PushTokenRegistration", object([("platform", type("string", [("enum", ["ios", "android", "macos"])]))], required: ["platform"])),
-        ("PushTokenList", pagedList("push_tokens", object([("token", type("string")), ("platform", type("string")),
-                                                      ("registered_at", time)]))),
-        ("PushList", pagedList("pushes", object([
-            ("id", type("integer")), ("sent_at", time), ("changes", type("array", [("items", type("integer"))])),
-            ("tokens", type("object", [("additionalProperties", type("integer"))])),
-            ("delivered", type("integer")), ("failed", type("integer")), ("pending", type("integer")),
-            ("no_gateway", type("integer")),
-            ("results", type("array", [("items", object([("token", type("string")), ("platform", type("string")),
-                                                         ("result", type("string", [("enum", ["pending", "delivered", "failed", "unregistered", "no_gateway"])])),
-                                                         ("reason", type("string"))]))])),
-        ]))),
-        ("Fault", object([("kind", type("string", [("enum", ["status", "delay", "reset", "malformed", "wrong_types"])])),
-                          ("status", type("integer")), ("retry_after", type("integer")), ("seconds", type("number")),
-                          ("count", type("integer"))],
-                         required: ["kind"])),
+        ("IngestAccepted", answer([("accepted", count)])),
+        ("IngestCounts", answer([("ingest", type("object", [("additionalProperties", count)]))])),
+        // An SDK endpoint: keys beyond platform are ignored, since SDKs add new ones.
+        ("PushTokenRegistration", object([("platform", pushPlatform)], required: ["platform"], closed: false)),
+        ("PushTokenList", pagedList("push_tokens", token)),
+        ("PushList", pagedList("pushes", push)),
+        ("Fault", .object([("oneOf", [
+            object([("kind", constant("status")), ("status", integer(400, 599)),
+                    ("retry_after", nullable(integer(0, Fault.maximumRetryAfter))), ("count", faultCount)],
+                   required: ["kind", "status"]),
+            object([("kind", constant("delay")),
+                    ("seconds", type("number", [("minimum", 0), ("maximum", .number(Fault.maximumDelaySeconds))])),
+                    ("count", faultCount)], required: ["kind", "seconds"]),
+            object([("kind", type("string", [("enum", ["reset", "malformed", "wrong_types"])])), ("count", faultCount)],
+                   required: ["kind"]),
+        ])])),
         ("FaultList", list("faults", ref("Fault"))),
-        ("RequestList", list("requests", object([
+        ("RequestList", list("requests", answer([
             ("at", time), ("project", type("string")),
-            ("device", object([("platform", type("string")), ("version", type("string")), ("build", type("string")),
-                               ("sdk", type("string")), ("sdk_version", type("string"))])),
-            ("status", type("integer")), ("etag", type("string")), ("lifetime", type("integer")), ("fault", type("string")),
+            ("device", answer([("platform", nullable(type("string"))), ("version", nullable(type("string"))),
+                               ("build", nullable(type("string"))), ("sdk", nullable(type("string"))),
+                               ("sdk_version", nullable(type("string")))])),
+            ("status", type("integer")), ("etag", nullable(type("string"))), ("lifetime", nullable(type("integer"))),
+            ("fault", nullable(type("string"))),
         ]))),
-        ("ResetResult", object([("reset", type("boolean")), ("now", time)])),
-        ("ClockState", object([("now", time), ("mode", type("string", [("enum", ["manual", "system"])]))])),
-        ("ClockMove", object([("advance_seconds", type("number")), ("set", time)])),
-        ("StateSnapshot", object([("projects", type("array", [("items", object([
-            ("key", type("string")), ("apns_topic", type("string")), ("fcm_project", type("string")),
-            ("rules", type("array", [("items", ref("RuleBody"))])),
-            ("push_tokens", type("array", [("items", object([("token", type("string")), ("platform", type("string"))]))])),
-        ], required: ["key"]))]))], required: ["projects"])),
+        ("ResetResult", answer([("reset", type("boolean")), ("now", time)])),
+        ("ClockState", answer([("now", time), ("mode", type("string", [("enum", ["manual", "system"])]))])),
+        ("ClockMove", .object([("oneOf", [
+            object([("advance_seconds", type("number", [("minimum", 0), ("maximum", .number(MockServer.maximumClockAdvanceSeconds))]))],
+                   required: ["advance_seconds"]),
+            object([("set", time)], required: ["set"]),
+        ])])),
+        ("StateSnapshot", snapshot(answer: true)),
+        ("StateSnapshotInput", snapshot(answer: false)),
     ])
+
+    static let faultCount = nullable(integer(1, Fault.maximumCount))
 }

@@ -90,12 +90,24 @@ extension Problem {
                 errors: [FieldError(pointer: "", message: error.description)])
     }
 
-    /// One field problem: 400 when the JSON type is wrong, 422 when the value breaks a rule.
-    static func field(_ pointer: String, _ message: String, typeError: Bool) -> Problem {
-        Problem(status: typeError ? 400 : 422,
-                title: typeError ? "Wrong type in body" : "Invalid value",
-                detail: "\(pointer.isEmpty ? "the body" : pointer): \(message)",
-                errors: [FieldError(pointer: pointer, message: message)])
+    /// One field problem, titled by its kind like every other body's (400 for a wrong type, else 422).
+    static func field(_ pointer: String, _ message: String, _ kind: FieldProblem.Kind) -> Problem {
+        Problem(ValidationFailure(pointer, message, kind: kind))
+    }
+
+    /// The kinds of mistake in a query or path parameter, titled the same on every endpoint.
+    enum ParameterMistake: String {
+        case missing = "Missing parameter"
+        case unknown = "Unknown parameter"
+        case invalid = "Invalid parameter"
+    }
+
+    /// One bad query or path parameter (422). `pointer` repeats the name for clients that
+    /// read only pointers (the check's errors have always carried both).
+    static func parameter(_ name: String, _ mistake: ParameterMistake, detail: String, message: String,
+                          pointer: Bool = false) -> Problem {
+        Problem(status: 422, title: mistake.rawValue, detail: detail,
+                errors: [FieldError(pointer: pointer ? "/" + FieldProblem.escape(name) : nil, parameter: name, message: message)])
     }
 
     static func storageUnavailable(_ error: any Error) -> Problem {
@@ -105,11 +117,11 @@ extension Problem {
 }
 
 extension Problem {
-    /// Every problem of a body at once: 400 when any is a type error, else 422.
+    /// Every problem of a body at once, titled by the kind that wins (a wrong type, then an
+    /// unknown field, a missing one, a bad value), so one mistake has one type on every body.
     init(_ failure: ValidationFailure, detail: String? = nil) {
-        let status = failure.status
-        self.init(status: status,
-                  title: status == 400 ? "Malformed body" : "Invalid body",
+        self.init(status: failure.status,
+                  title: failure.kind.title,
                   detail: detail ?? failure.description,
                   errors: failure.problems.map { FieldError(pointer: $0.pointer, message: $0.message) })
     }

@@ -7,7 +7,8 @@ enum PushTokens {
     /// Why `token` cannot be a push token, or nil when it can.
     static func problem(token: String) -> String? {
         if token.isEmpty { return "must not be empty" }
-        if token.utf8.count > maximumLength { return "longer than \(maximumLength) bytes" }
+        // Counted in Unicode scalars, as JSON Schema's maxLength counts, so the document can say it.
+        if token.unicodeScalars.count > maximumLength { return "longer than \(maximumLength) characters" }
         return Identifier.problem(token)
     }
 

@@ -91,56 +91,64 @@ extension StateSnapshot {
     }
 
     static let projectKeyRule = "1 to 64 letters, digits, '-', '_' or '.'"
+    /// ``isValidProjectKey(_:)`` as a regular expression, for the OpenAPI document.
+    static let projectKeyPattern = "^[A-Za-z0-9._-]{1,64}$"
+    /// Largest ingest count a snapshot may carry (exact in a JSON number).
+    static let maximumIngestCount = 1_000_000_000_000_000
+
+    /// A project as a snapshot holds it: the seed's fields, then what an export adds.
+    static let projectFields = BodyFields(
+        name: "a project", writable: ["key", "apns_topic", "fcm_project", "rules", "push_tokens", "changes", "pushes", "ingest"])
+    static let tokenFields = BodyFields(name: "a push token", writable: ["token", "platform", "registered_at"])
+    static let changeFields = BodyFields(name: "a change", writable: ["id", "at", "kind", "action", "rule", "lifted", "blocking"])
+    static let pushFields = BodyFields(name: "a push record", writable: [
+        "id", "sent_at", "changes", "tokens", "delivered", "failed", "pending", "no_gateway", "results",
+    ])
 
     /// Reads and validates a whole document, collecting every problem (pointers from the root).
     public init(json: JSON) throws(ValidationFailure) {
         var problems: [FieldProblem] = []
-        func fail(_ pointer: String, _ message: String, type: Bool = false) {
-            problems.append(FieldProblem(pointer: pointer, message: message, isTypeError: type))
+        func fail(_ pointer: String, _ message: String, _ kind: FieldProblem.Kind) {
+            problems.append(FieldProblem(pointer: pointer, message: message, kind: kind))
         }
         guard let root = json.objectValue else {
-            throw ValidationFailure(problems: [FieldProblem(pointer: "", message: "expected a JSON object with \"projects\", found \(json.typeName)", isTypeError: true)])
+            throw ValidationFailure("", "expected a JSON object with \"projects\", found \(json.typeName)", kind: .wrongType)
         }
-        for key in root.keys where key != "projects" {
-            fail("/" + FieldProblem.escape(key), "unknown field; a config holds only \"projects\"")
-        }
+        problems += BodyFields(name: "a state snapshot", writable: ["projects"]).problems(in: root)
         guard let projectsValue = root["projects"] else {
-            throw ValidationFailure(problems: problems + [FieldProblem(pointer: "/projects", message: "required: a list of projects", isTypeError: false)])
+            throw ValidationFailure(problems: problems + [FieldProblem(pointer: "/projects", message: "required: a list of projects", kind: .missingField)])
         }
         guard let items = projectsValue.arrayValue else {
-            throw ValidationFailure(problems: problems + [FieldProblem(pointer: "/projects", message: "expected an array, found \(projectsValue.typeName)", isTypeError: true)])
+            throw ValidationFailure(problems: problems + [FieldProblem(pointer: "/projects", message: "expected an array, found \(projectsValue.typeName)", kind: .wrongType)])
         }
         var projects: [Project] = []
         var seenKeys: Set<String> = []
         for (index, item) in items.enumerated() {
             let base = "/projects/\(index)"
             guard let object = item.objectValue else {
-                fail(base, "expected a project object, found \(item.typeName)", type: true)
+                fail(base, "expected a project object, found \(item.typeName)", .wrongType)
                 continue
             }
-            let known: Set<String> = ["key", "apns_topic", "fcm_project", "rules", "push_tokens", "changes", "pushes", "ingest"]
-            for key in object.keys where !known.contains(key) {
-                fail(base + "/" + FieldProblem.escape(key), "unknown field; expected one of key, apns_topic, fcm_project, rules, push_tokens")
-            }
+            problems += Self.projectFields.problems(in: object, at: base)
             var project = Project(key: "")
             switch object["key"] {
-            case nil, .null?: fail(base + "/key", "required: the project's key")
+            case nil, .null?: fail(base + "/key", "required: the project's key", .missingField)
             case .string(let key)?:
                 if !Self.isValidProjectKey(key) {
-                    fail(base + "/key", "\"\(key)\" is not a project key: \(Self.projectKeyRule)")
+                    fail(base + "/key", "\"\(key)\" is not a project key: \(Self.projectKeyRule)", .invalidValue)
                 } else if !seenKeys.insert(key).inserted {
-                    fail(base + "/key", "duplicate project key \"\(key)\"")
+                    fail(base + "/key", "duplicate project key \"\(key)\"", .invalidValue)
                 }
                 project.key = key
-            case let other?: fail(base + "/key", "expected a string, found \(other.typeName)", type: true)
+            case let other?: fail(base + "/key", "expected a string, found \(other.typeName)", .wrongType)
             }
             for (field, path) in [("apns_topic", \Project.apnsTopic), ("fcm_project", \Project.fcmProject)] {
                 switch object[field] {
                 case nil, .null?: break
                 case .string(let text)?:
-                    if text.isEmpty { fail(base + "/" + field, "must not be empty (leave it out instead)") }
+                    if text.isEmpty { fail(base + "/" + field, "must not be empty (leave it out instead)", .invalidValue) }
                     project[keyPath: path] = text
-                case let other?: fail(base + "/" + field, "expected a string, found \(other.typeName)", type: true)
+                case let other?: fail(base + "/" + field, "expected a string, found \(other.typeName)", .wrongType)
                 }
             }
             project.rules = Self.readRules(object["rules"], base: base + "/rules", fail: fail)
@@ -150,42 +158,46 @@ extension StateSnapshot {
             case .array(let changes)?:
                 var ids = IncreasingIDs(what: "change")
                 for (i, change) in changes.enumerated() {
+                    if let fields = change.objectValue { problems += Self.changeFields.problems(in: fields, at: base + "/changes/\(i)") }
                     if let restored = Change.restore(change) {
-                        if let problem = ids.problem(restored.id) { fail(base + "/changes/\(i)/id", problem) }
+                        if let problem = ids.problem(restored.id) { fail(base + "/changes/\(i)/id", problem, .invalidValue) }
                         project.changes.append(restored)
                     } else {
-                        fail(base + "/changes/\(i)", "not a change as GET /admin/projects/{project}/changes shows it")
+                        fail(base + "/changes/\(i)", "not a change as GET /admin/projects/{project}/changes shows it", .invalidValue)
                     }
                 }
-            case let other?: fail(base + "/changes", "expected an array, found \(other.typeName)", type: true)
+            case let other?: fail(base + "/changes", "expected an array, found \(other.typeName)", .wrongType)
             }
             switch object["pushes"] {
             case nil, .null?: break
             case .array(let pushes)?:
                 var ids = IncreasingIDs(what: "push")
                 for (i, push) in pushes.enumerated() {
+                    if let fields = push.objectValue { problems += Self.pushFields.problems(in: fields, at: base + "/pushes/\(i)") }
                     if let record = PushRecord(json: push) {
-                        if let problem = ids.problem(record.id) { fail(base + "/pushes/\(i)/id", problem) }
+                        if let problem = ids.problem(record.id) { fail(base + "/pushes/\(i)/id", problem, .invalidValue) }
                         project.pushes.append(record)
                     } else {
-                        fail(base + "/pushes/\(i)", "not a push record as GET /admin/projects/{project}/pushes shows it")
+                        fail(base + "/pushes/\(i)", "not a push record as GET /admin/projects/{project}/pushes shows it", .invalidValue)
                     }
                 }
-            case let other?: fail(base + "/pushes", "expected an array, found \(other.typeName)", type: true)
+            case let other?: fail(base + "/pushes", "expected an array, found \(other.typeName)", .wrongType)
             }
             switch object["ingest"] {
             case nil, .null?: break
             case .object(let counts)?:
                 let modules = SDKModule.ingestModules.map(\.rawValue)
                 for (module, value) in counts {
+                    let at = base + "/ingest/" + FieldProblem.escape(module)
                     if !modules.contains(module) {
-                        fail(base + "/ingest/" + FieldProblem.escape(module),
-                             "unknown module; expected one of \(modules.joined(separator: ", "))")
-                    } else if let n = value.intValue, n >= 0 { project.ingest[module] = n } else {
-                        fail(base + "/ingest/" + FieldProblem.escape(module), "expected a non-negative integer", type: true)
+                        fail(at, "unknown module '\(module)'" + KeySuggestion.hint(for: module, in: modules), .unknownField)
+                    } else if let n = value.intValue, n >= 0, n <= Self.maximumIngestCount { project.ingest[module] = n } else if let number = value.numberValue, number.rounded() == number {
+                        fail(at, "must be between 0 and \(Self.maximumIngestCount)", .invalidValue)
+                    } else {
+                        fail(at, "expected a non-negative integer, found \(value.typeName)", .wrongType)
                     }
                 }
-            case let other?: fail(base + "/ingest", "expected an object, found \(other.typeName)", type: true)
+            case let other?: fail(base + "/ingest", "expected an object, found \(other.typeName)", .wrongType)
             }
             projects.append(project)
         }
@@ -193,10 +205,10 @@ extension StateSnapshot {
         self.init(projects: projects)
     }
 
-    private static func readRules(_ value: JSON?, base: String, fail: (String, String, Bool) -> Void) -> [Rule] {
+    private static func readRules(_ value: JSON?, base: String, fail: (String, String, FieldProblem.Kind) -> Void) -> [Rule] {
         guard let value, !value.isNull else { return [] }
         guard let items = value.arrayValue else {
-            fail(base, "expected an array of rules, found \(value.typeName)", true)
+            fail(base, "expected an array of rules, found \(value.typeName)", .wrongType)
             return []
         }
         var rules: [Rule] = []
@@ -207,9 +219,12 @@ extension StateSnapshot {
         var next = 1
         for (index, item) in items.enumerated() {
             do {
-                if case .string? = item["id"] {
+                switch item["id"] {
+                case .string?:
                     rules.append(try Rule.restore(item))
-                } else {
+                case let other? where !other.isNull:
+                    fail(base + "/\(index)/id", "a rule id must be a string like \"r1\", found \(other.typeName)", .wrongType)
+                default:
                     while usedIds.contains("r\(next)") { next += 1 }
                     let id = "r\(next)"
                     usedIds.insert(id)
@@ -217,21 +232,21 @@ extension StateSnapshot {
                 }
             } catch {
                 for problem in error.prefixingPointers(with: base + "/\(index)").problems {
-                    fail(problem.pointer, problem.message, problem.isTypeError)
+                    fail(problem.pointer, problem.message, problem.kind)
                 }
             }
         }
         var seen: Set<String> = []
         for (index, rule) in rules.enumerated() where !seen.insert(rule.id).inserted {
-            fail(base + "/\(index)/id", "duplicate rule id \"\(rule.id)\"", false)
+            fail(base + "/\(index)/id", "duplicate rule id \"\(rule.id)\"", .invalidValue)
         }
         return rules
     }
 
-    private static func readTokens(_ value: JSON?, base: String, fail: (String, String, Bool) -> Void) -> [Token] {
+    private static func readTokens(_ value: JSON?, base: String, fail: (String, String, FieldProblem.Kind) -> Void) -> [Token] {
         guard let value, !value.isNull else { return [] }
         guard let items = value.arrayValue else {
-            fail(base, "expected an array of {\"token\", \"platform\"}, found \(value.typeName)", true)
+            fail(base, "expected an array of {\"token\", \"platform\"}, found \(value.typeName)", .wrongType)
             return []
         }
         var tokens: [Token] = []
@@ -239,34 +254,35 @@ extension StateSnapshot {
         for (index, item) in items.enumerated() {
             let at = base + "/\(index)"
             guard let object = item.objectValue else {
-                fail(at, "expected {\"token\", \"platform\"}, found \(item.typeName)", true)
+                fail(at, "expected {\"token\", \"platform\"}, found \(item.typeName)", .wrongType)
                 continue
             }
+            for problem in tokenFields.problems(in: object, at: at) { fail(problem.pointer, problem.message, problem.kind) }
             var token: String?
             var platform: Platform?
             switch object["token"] {
-            case nil, .null?: fail(at + "/token", "required", false)
+            case nil, .null?: fail(at + "/token", "required", .missingField)
             case .string(let text)?:
-                if let problem = PushTokens.problem(token: text) { fail(at + "/token", problem, false) } else if !seen.insert(text).inserted {
-                    fail(at + "/token", "duplicate token", false)
+                if let problem = PushTokens.problem(token: text) { fail(at + "/token", problem, .invalidValue) } else if !seen.insert(text).inserted {
+                    fail(at + "/token", "duplicate token", .invalidValue)
                 } else { token = text }
-            case let other?: fail(at + "/token", "expected a string, found \(other.typeName)", true)
+            case let other?: fail(at + "/token", "expected a string, found \(other.typeName)", .wrongType)
             }
             switch object["platform"] {
-            case nil, .null?: fail(at + "/platform", "required: ios, android or macos", false)
+            case nil, .null?: fail(at + "/platform", "required: ios, android or macos", .missingField)
             case .string(let text)?:
                 switch PushTokens.platform(text) {
                 case .success(let p): platform = p
-                case .failure(let message): fail(at + "/platform", message, false)
+                case .failure(let message): fail(at + "/platform", message, .invalidValue)
                 }
-            case let other?: fail(at + "/platform", "expected a string, found \(other.typeName)", true)
+            case let other?: fail(at + "/platform", "expected a string, found \(other.typeName)", .wrongType)
             }
             var registeredAt: Instant?
             switch object["registered_at"] {
             case nil, .null?: break
             case .string(let text)?:
-                if let at = Instant(rfc3339: text) { registeredAt = at } else { fail(at + "/registered_at", "not an RFC 3339 time", false) }
-            case let other?: fail(at + "/registered_at", "expected a string, found \(other.typeName)", true)
+                if let at = Instant(rfc3339: text) { registeredAt = at } else { fail(at + "/registered_at", "not an RFC 3339 time", .invalidValue) }
+            case let other?: fail(at + "/registered_at", "expected a string, found \(other.typeName)", .wrongType)
             }
             if let token, let platform { tokens.append(Token(token: token, platform: platform, registeredAt: registeredAt)) }
         }

@@ -1,7 +1,7 @@
 import Clock
 
 /// A maintenance window: it ends after it starts, and at most 7 days after
-/// (``RuleBody/decode(_:)`` enforces both).
+/// (``RuleBody/decode(_:id:)`` enforces both).
 ///
 /// ```swift
 /// let window = MaintenanceWindow(startsAt: t, endsAt: t.adding(seconds: 1800))

@@ -17,7 +17,7 @@ extension ProjectState {
     /// id is reported before the body is validated (404 wins over 400/422).
     public mutating func replaceRule(id: String, with json: JSON, now: Instant) throws(ValidationFailure) -> (Rule, Change)? {
         guard let index = rules.firstIndex(where: { $0.id == id }) else { return nil }
-        let body = try RuleBody.decode(json)
+        let body = try RuleBody.decode(json, id: id)
         let old = rules[index].body
         let rule = Rule(id: id, body: body)
         rules[index] = rule

@@ -17,16 +17,17 @@ public struct Rule: Sendable, Equatable {
 
     public var type: RuleType { body.type }
 
-    /// Validates `json` as a rule body (see ``RuleBody/decode(_:)``) and gives it `id`.
+    /// Validates `json` as a rule body (see ``RuleBody/decode(_:id:)``) and gives it `id`
+    /// (which the body may repeat).
     public static func decode(_ json: JSON, id: String) throws(ValidationFailure) -> Rule {
-        Rule(id: id, body: try RuleBody.decode(json))
+        Rule(id: id, body: try RuleBody.decode(json, id: id))
     }
 
     /// Rebuilds a rule from its own ``json`` (as a store saved it): the `id` field must be a
     /// non-empty string.
     public static func restore(_ json: JSON) throws(ValidationFailure) -> Rule {
         guard case .string(let id)? = json["id"], !id.isEmpty else {
-            throw ValidationFailure(problems: [FieldProblem(pointer: "/id", message: "a stored rule needs its id as a non-empty string", isTypeError: false)])
+            throw ValidationFailure("/id", "a stored rule needs its id as a non-empty string", kind: .invalidValue)
         }
         if let problem = Identifier.problem(id) {
             throw ValidationFailure(problems: [FieldProblem(pointer: "/id", message: "the rule id \(problem)", isTypeError: false)])

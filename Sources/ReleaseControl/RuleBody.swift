@@ -2,7 +2,7 @@ import Clock
 
 /// What a rule says, without its id: one case per ``RuleType``, with that type's fields.
 ///
-/// Decode one from a request body with ``decode(_:)``, which validates it per the
+/// Decode one from a request body with ``decode(_:id:)``, which validates it per the
 /// contract's "Rules" section; show it with ``json``.
 ///
 /// ```swift

@@ -10,8 +10,8 @@ struct RuleBodyReader {
     /// Wraps a possibly-absent optional so "absent" and "invalid" stay apart.
     struct Present<T> { var value: T }
 
-    mutating func fail(_ pointer: String, _ message: String, type: Bool = false) {
-        problems.append(FieldProblem(pointer: pointer, message: message, isTypeError: type))
+    mutating func fail(_ pointer: String, _ message: String, kind: FieldProblem.Kind = .invalidValue) {
+        problems.append(FieldProblem(pointer: pointer, message: message, kind: kind))
     }
 
     /// The field, or nil when absent or `null`.
@@ -22,7 +22,7 @@ struct RuleBodyReader {
 
     mutating func requiredString(_ object: JSONObject, _ key: String) -> String? {
         guard let value = field(object, key) else {
-            fail("/" + key, "\(key) is required")
+            fail("/" + key, "\(key) is required", kind: .missingField)
             return nil
         }
         return string(value, at: "/" + key, name: key)
@@ -30,7 +30,7 @@ struct RuleBodyReader {
 
     mutating func string(_ value: JSON, at pointer: String, name: String) -> String? {
         guard case .string(let s) = value else {
-            fail(pointer, "\(name) must be a string, found \(value.typeName)", type: true)
+            fail(pointer, "\(name) must be a string, found \(value.typeName)", kind: .wrongType)
             return nil
         }
         return s
@@ -53,7 +53,7 @@ struct RuleBodyReader {
 
     mutating func requiredVersion(_ object: JSONObject, _ key: String) -> Version? {
         guard let value = field(object, key) else {
-            fail("/" + key, "\(key) is required (the version devices must be at or above, like 2.4.0)")
+            fail("/" + key, "\(key) is required (the version devices must be at or above, like 2.4.0)", kind: .missingField)
             return nil
         }
         return version(value, at: "/" + key, name: key)
@@ -61,12 +61,16 @@ struct RuleBodyReader {
 
     mutating func requiredTime(_ object: JSONObject, _ key: String) -> Instant? {
         guard let value = field(object, key) else {
-            fail("/" + key, "\(key) is required (an RFC 3339 time like 2026-12-02T11:00:00.000Z)")
+            fail("/" + key, "\(key) is required (an RFC 3339 time like 2026-12-02T11:00:00.000Z)", kind: .missingField)
             return nil
         }
         guard let text = string(value, at: "/" + key, name: key) else { return nil }
         guard let instant = Instant(rfc3339: text) else {
             fail("/" + key, "\(key) \"\(text)\" is not an RFC 3339 time; write it like 2026-12-02T11:00:00.000Z")
+            return nil
+        }
+        guard Instant.rfc3339Range.contains(instant) else {
+            fail("/" + key, "\(key) \"\(text)\" is outside the years 0000 to 9999 (UTC)")
             return nil
         }
         return instant
@@ -76,7 +80,7 @@ struct RuleBodyReader {
     mutating func platforms(_ object: JSONObject) -> Present<[Platform]?>? {
         guard let value = field(object, "platforms") else { return Present(value: nil) }
         guard case .array(let items) = value else {
-            fail("/platforms", "platforms must be an array of platform names, found \(value.typeName)", type: true)
+            fail("/platforms", "platforms must be an array of platform names, found \(value.typeName)", kind: .wrongType)
             return nil
         }
         if items.isEmpty {
@@ -89,7 +93,7 @@ struct RuleBodyReader {
             let pointer = "/platforms/\(i)"
             guard let name = string(item, at: pointer, name: "a platform") else { ok = false; continue }
             guard let platform = Platform(rawValue: name) else {
-                fail(pointer, "unknown platform \"\(name)\"; expected one of \(Platform.listText)")
+                fail(pointer, "unknown platform \"\(name)\"" + KeySuggestion.hint(for: name, in: Platform.allCases.map(\.rawValue)))
                 ok = false
                 continue
             }
@@ -102,7 +106,7 @@ struct RuleBodyReader {
     mutating func sdks(_ object: JSONObject) -> Present<[SDKMatch]?>? {
         guard let value = field(object, "sdks") else { return Present(value: nil) }
         guard case .array(let items) = value else {
-            fail("/sdks", "sdks must be an array of {\"name\", \"below\"} objects, found \(value.typeName)", type: true)
+            fail("/sdks", "sdks must be an array of {\"name\", \"below\"} objects, found \(value.typeName)", kind: .wrongType)
             return nil
         }
         if items.isEmpty {
@@ -114,10 +118,11 @@ struct RuleBodyReader {
         for (i, item) in items.enumerated() {
             let pointer = "/sdks/\(i)"
             guard case .object(let entry) = item else {
-                fail(pointer, "an sdks entry must be an object like {\"name\": \"swift\", \"below\": \"1.4.2\"}, found \(item.typeName)", type: true)
+                fail(pointer, "an sdks entry must be an object like {\"name\": \"swift\", \"below\": \"1.4.2\"}, found \(item.typeName)", kind: .wrongType)
                 ok = false
                 continue
             }
+            problems += BodyFields(name: "an sdks entry", writable: ["name", "below"]).problems(in: entry, at: pointer)
             var name: String?
             if let nameValue = field(entry, "name") {
                 name = string(nameValue, at: pointer + "/name", name: "name")
@@ -126,7 +131,7 @@ struct RuleBodyReader {
                     name = nil
                 }
             } else {
-                fail(pointer + "/name", "name is required (the SDK's name, like swift)")
+                fail(pointer + "/name", "name is required (the SDK's name, like swift)", kind: .missingField)
             }
             var below: Version?
             var belowOK = true
@@ -142,11 +147,11 @@ struct RuleBodyReader {
 
     mutating func modules(_ object: JSONObject) -> [SDKModule]? {
         guard let value = field(object, "modules") else {
-            fail("/modules", "modules is required (a list of \(SDKModule.listText))")
+            fail("/modules", "modules is required (a list of \(SDKModule.listText))", kind: .missingField)
             return nil
         }
         guard case .array(let items) = value else {
-            fail("/modules", "modules must be an array of module names, found \(value.typeName)", type: true)
+            fail("/modules", "modules must be an array of module names, found \(value.typeName)", kind: .wrongType)
             return nil
         }
         if items.isEmpty {
@@ -159,7 +164,7 @@ struct RuleBodyReader {
             let pointer = "/modules/\(i)"
             guard let name = string(item, at: pointer, name: "a module") else { ok = false; continue }
             guard let module = SDKModule(rawValue: name) else {
-                fail(pointer, "unknown module \"\(name)\"; expected one of \(SDKModule.listText)")
+                fail(pointer, "unknown module \"\(name)\"" + KeySuggestion.hint(for: name, in: SDKModule.allCases.map(\.rawValue)))
                 ok = false
                 continue
             }

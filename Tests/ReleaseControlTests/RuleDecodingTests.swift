@@ -141,9 +141,69 @@ import Testing
         #expect(pointers(f) == ["/modules", "/ends_at"])
     }
 
-    @Test func unknownFieldsAreIgnored() throws {
-        let body = try RuleBody.decode(Fixture.json(#"{"type":"optional_update","below":"1.0","id":"r9","colour":"red","starts_at":5}"#))
-        #expect(body.type == .optionalUpdate)
+    @Test func aTypoIsAnUnknownFieldThatSuggestsTheKnownKey() {
+        let f = failure(#"{"type":"required_update","bellow":"2.0.0","platform":["ios"]}"#)
+        #expect(f?.status == 422)
+        #expect(f?.kind == .unknownField)
+        #expect(pointers(f) == ["/bellow", "/platform", "/below"])
+        #expect(f?.problems[0].message == "unknown field 'bellow' in a required_update rule (did you mean 'below'?)")
+        #expect(f?.problems[1].message == "unknown field 'platform' in a required_update rule (did you mean 'platforms'?)")
+        #expect(f?.problems[2].kind == .missingField)
+    }
+
+    @Test func aFieldOfAnotherRuleTypeSaysWhereItBelongs() {
+        let f = failure(#"{"type":"optional_update","below":"1.0","starts_at":"2026-12-03T00:00:00Z","colour":"red"}"#)
+        #expect(pointers(f) == ["/starts_at", "/colour"])
+        #expect(f?.problems[0].message == "unknown field 'starts_at' in an optional_update rule (starts_at belongs to maintenance rules)")
+        #expect(f?.problems[1].message.hasPrefix("unknown field 'colour' in an optional_update rule (expected one of: below, message") == true)
+    }
+
+    @Test func unknownFieldsAreFoundEvenWithoutAType() {
+        let f = failure(#"{"typ":"required_update","below":"2.0.0"}"#)
+        #expect(pointers(f) == ["/type", "/typ"])
+        #expect(f?.problems[1].message.contains("did you mean 'type'?") == true)
+    }
+
+    @Test func anIdIsAcceptedOnlyWhenItRepeatsTheRulesOwn() throws {
+        let text = #"{"id":"r9","type":"optional_update","below":"1.0","platforms":null,"store_url":null,"message":null}"#
+        #expect(try RuleBody.decode(Fixture.json(text), id: "r9").type == .optionalUpdate)
+        let changed = try? RuleBody.decode(Fixture.json(text), id: "r3")
+        #expect(changed == nil)
+        do {
+            _ = try RuleBody.decode(Fixture.json(text))
+            Issue.record("an id on create must be refused")
+        } catch {
+            #expect(error.problems.map(\.pointer) == ["/id"])
+            #expect(error.problems[0].message.contains("set by the server"))
+        }
+    }
+
+    @Test func aRuleAsTheAPIShowsItDecodesBackToTheSameRule() throws {
+        let bodies = [
+            #"{"type":"recommended_update","below":"2.0","becomes_required_on":"2026-12-09T00:00:00Z","platforms":["ios"]}"#,
+            #"{"type":"maintenance","starts_at":"2026-12-03T00:00:00Z","ends_at":"2026-12-03T01:00:00Z"}"#,
+            #"{"type":"sdk_switch","sdks":[{"name":"swift"}],"modules":["all"],"ends_at":"2026-12-03T00:00:00Z"}"#,
+        ]
+        for text in bodies {
+            let rule = try Rule.decode(Fixture.json(text), id: "r4")
+            #expect(try Rule.decode(rule.json, id: "r4") == rule)
+        }
+    }
+
+    @Test func unknownKeysInAnSDKsEntryAreRefused() {
+        let f = failure(#"{"type":"sdk_switch","sdks":[{"name":"swift","bellow":"1.0"}],"modules":["all"],"ends_at":"2026-12-03T00:00:00Z"}"#)
+        #expect(pointers(f) == ["/sdks/0/bellow"])
+        #expect(f?.problems[0].message.contains("did you mean 'below'?") == true)
+    }
+
+    @Test func unknownTypesPlatformsAndModulesSuggestTheNearest() {
+        #expect(failure(#"{"type":"requred_update","below":"1.0"}"#)?.problems[0].message.contains("did you mean 'required_update'?") == true)
+        #expect(failure(#"{"type":"required_update","below":"1.0","platforms":["andriod"]}"#)?.problems[0].message.contains("did you mean 'android'?") == true)
+    }
+
+    @Test func timesOutsideFourDigitYearsAreRefused() {
+        let f = failure(#"{"type":"sdk_switch","modules":["all"],"ends_at":"9999-12-31T23:00:00-05:00"}"#)
+        #expect(pointers(f) == ["/ends_at"])
     }
 
     @Test func nullOptionalFieldsCountAsAbsent() throws {
