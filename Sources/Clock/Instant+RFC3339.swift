@@ -40,7 +40,8 @@ extension Instant {
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; `t`, `z` and a space for `T` are accepted.
-    /// Returns nil for anything else, including out-of-range fields.
+    /// Returns nil for anything else, including out-of-range fields and instants outside
+    /// ``rfc3339Range`` (which ``rfc3339`` could not write with four digits).
     public init?(rfc3339 text: String) {
         let b = Array(text.utf8)
         var i = 0
@@ -95,7 +96,10 @@ extension Instant {
         guard i == b.count else { return nil }
         let days = Self.days(fromCivil: year, month, day)
         let secs = days * 86_400 + hour * 3600 + minute * 60 + min(second, 59) - offsetSeconds
-        self.init(millisecondsSinceEpoch: secs * 1000 + milli)
+        let instant = Instant(millisecondsSinceEpoch: secs * 1000 + milli)
+        // An offset can carry 0000-01-01 or 9999-12-31 past what the wire can write back.
+        guard Self.rfc3339Range.contains(instant) else { return nil }
+        self = instant
     }
 
     static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {

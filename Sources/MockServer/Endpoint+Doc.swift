@@ -56,7 +56,7 @@ extension Endpoint {
                                            (404, "unknown project", problem), (422, "missing or unknown platform", problem)])
         case .unregisterToken:
             return EndpointDoc(summary: "Removes a push token (idempotent)",
-                               responses: [(204, "removed", nil), (404, "unknown project", problem)])
+                               responses: [(204, "removed", nil), (404, "unknown project", problem), (422, "not a push token", problem)])
         case .listProjects:
             return EndpointDoc(summary: "Every project", responses: [(200, "{\"projects\": […]}", "ProjectList")])
         case .getProject:
@@ -114,7 +114,8 @@ extension Endpoint {
         case .journal:
             return EndpointDoc(
                 summary: "Recent checks, newest first",
-                query: [.init(name: "project", description: "only this project's checks (empty: every project)"),
+                query: [.init(name: "project", description: "only this project's checks (empty: every project's)",
+                              schema: .object([("type", "string"), ("pattern", "^([A-Za-z0-9._-]{1,64})?$")])),
                         .init(name: "limit", description: "at most this many (default 100)",
                               schema: .object([("type", "integer"), ("minimum", 1)]))],
                 responses: [(200, "{\"requests\": […]}", "RequestList"), (404, "unknown project", problem),

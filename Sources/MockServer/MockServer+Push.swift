@@ -96,11 +96,17 @@ extension MockServer {
                                           ("next", page.link("/admin/projects/\(call.project)/push-tokens", next: next))]))
     }
 
-    func registerToken(_ call: Call) throws(Problem) -> HTTPResponse {
-        let key = call.project, tokenText = call["token"]
-        if let problem = PushTokens.problem(token: tokenText) {
+    /// 422 for a token no device can hold, on registration and removal alike.
+    func validToken(_ call: Call) throws(Problem) -> String {
+        let token = call["token"]
+        if let problem = PushTokens.problem(token: token) {
             throw Problem.parameter("token", .invalid, detail: "the push token \(problem)", message: problem)
         }
+        return token
+    }
+
+    func registerToken(_ call: Call) throws(Problem) -> HTTPResponse {
+        let key = call.project, tokenText = try validToken(call)
         let body = try parseBody(call)
         guard let object = body.objectValue else {
             throw Problem.field("", "expected {\"platform\": \"ios\"|\"android\"|\"macos\"}, found \(body.typeName)", .wrongType)
@@ -125,7 +131,7 @@ extension MockServer {
     }
 
     func unregisterToken(_ call: Call) throws(Problem) -> HTTPResponse {
-        let key = call.project, token = call["token"]
+        let key = call.project, token = try validToken(call)
         try write { () throws(Problem) in
             let present: Bool? = state.withLock { s in s.projects[key].map { $0.tokens[token] != nil } }
             guard let present else { throw Problem.unknownProject(key) }

@@ -50,6 +50,9 @@ enum OpenAPI {
                 }
                 responses[String(status)] = .object(response)
             }
+            // The transport's limits, on every operation (contract "Errors").
+            responses["414"] = problemResponse("the request target is over 8 KiB")
+            if doc.body != nil { responses["413"] = problemResponse("the body is over 1 MiB") }
             if route.isAdmin {
                 if responses["422"] == nil {
                     responses["422"] = problemResponse("an unknown query parameter (the admin API reads only those listed)")
@@ -107,10 +110,10 @@ enum OpenAPI {
 
     static func pathParameterSchema(_ name: String, endpoint: Endpoint) -> JSON {
         switch name {
-        case "project": return projectKey
+        case "project": return type("string", [("pattern", .string(StateSnapshot.projectKeyPattern)), ("examples", ["demo"])])
         case "module": return type("string", [("enum", .array(["errors", "analytics", "tracing", "feedback", "surveys"]))])
         case "token": return type("string", [("minLength", 1), ("maxLength", .number(Double(PushTokens.maximumLength)))])
-        default: return type("string", [("minLength", 1)])
+        default: return type("string", [("minLength", 1), ("maxLength", 256)])
         }
     }
 
@@ -200,21 +203,30 @@ enum OpenAPI {
         .object([("oneOf", .array(RuleType.allCases.map { rule($0, answer: answer, id: id) }))])
     }
 
-    static let change = answer([
-        ("id", type("integer")), ("at", time),
-        ("kind", type("string", [("enum", ["created", "updated", "deleted", "lifted_all"])])),
-        ("action", type("string")), ("rule", nullable(type("string"))), ("lifted", array(type("string"))),
-        ("blocking", type("boolean")),
-    ], optional: ["lifted"])
+    /// A change as `GET …/changes` shows it, or as a snapshot may bring it back (`rule` may be left out).
+    static func change(answer isAnswer: Bool) -> JSON {
+        answer([
+            ("id", type("integer")), ("at", time),
+            ("kind", type("string", [("enum", ["created", "updated", "deleted", "lifted_all"])])),
+            ("action", type("string")), ("rule", nullable(type("string"))), ("lifted", array(type("string"))),
+            ("blocking", type("boolean")),
+        ], optional: isAnswer ? ["lifted"] : ["lifted", "rule"])
+    }
 
-    static let push = answer([
-        ("id", type("integer")), ("sent_at", time), ("changes", array(type("integer"))),
-        ("tokens", object([("ios", count), ("android", count), ("macos", count)])),
-        ("delivered", count), ("failed", count), ("pending", count), ("no_gateway", count),
-        ("results", array(answer([("token", type("string")), ("platform", pushPlatform),
-                                  ("result", type("string", [("enum", ["pending", "delivered", "failed", "unregistered", "no_gateway"])])),
-                                  ("reason", type("string"))], optional: ["reason"]))),
-    ])
+    /// A push record as `GET …/pushes` shows it, or as a snapshot brings it back: the counts
+    /// are derived from `results`, so they may be left out (or repeat what the export showed).
+    static func push(answer isAnswer: Bool) -> JSON {
+        let counts = ["tokens", "delivered", "failed", "pending", "no_gateway"]
+        func derived(_ schema: JSON) -> JSON { isAnswer ? schema : nullable(schema) }  // null counts as absent
+        return answer([
+            ("id", type("integer")), ("sent_at", time), ("changes", array(type("integer"))),
+            ("tokens", derived(object([("ios", count), ("android", count), ("macos", count)]))),
+            ("delivered", derived(count)), ("failed", derived(count)), ("pending", derived(count)), ("no_gateway", derived(count)),
+            ("results", array(answer([("token", type("string")), ("platform", pushPlatform),
+                                      ("result", type("string", [("enum", ["pending", "delivered", "failed", "unregistered", "no_gateway"])])),
+                                      ("reason", type("string"))], optional: ["reason"]))),
+        ], optional: isAnswer ? [] : counts)
+    }
 
     static let token = answer([("token", type("string")), ("platform", pushPlatform), ("registered_at", time)],
                               optional: ["registered_at"])
@@ -222,17 +234,19 @@ enum OpenAPI {
     /// A snapshot as `PUT /admin/state` and `--config` read it (`answer: false`) or as
     /// `GET /admin/state` writes it.
     static func snapshot(answer isAnswer: Bool) -> JSON {
+        // A snapshot read in treats null as absent, for the lists too.
+        func input(_ schema: JSON) -> JSON { isAnswer ? schema : nullable(schema) }
         let setting = isAnswer ? nullable(type("string")) : nullable(nonEmpty)
         let ingestCount = integer(0, StateSnapshot.maximumIngestCount)
         let properties: [(String, JSON)] = [
             ("key", projectKey), ("apns_topic", setting), ("fcm_project", setting),
-            ("rules", array(isAnswer ? oneOfRules(answer: true) : oneOfRules(answer: false, id: nullable(nonEmpty)))),
-            ("push_tokens", array(isAnswer ? token : object([
+            ("rules", input(array(isAnswer ? oneOfRules(answer: true) : oneOfRules(answer: false, id: nullable(nonEmpty))))),
+            ("push_tokens", input(array(isAnswer ? token : object([
                 ("token", pathParameterSchema("token", endpoint: .importState)), ("platform", pushPlatform),
                 ("registered_at", nullable(time)),
-            ], required: ["token", "platform"]))),
-            ("changes", array(change)), ("pushes", array(push)),
-            ("ingest", type("object", [("additionalProperties", ingestCount)])),
+            ], required: ["token", "platform"])))),
+            ("changes", input(array(change(answer: isAnswer)))), ("pushes", input(array(push(answer: isAnswer)))),
+            ("ingest", input(type("object", [("additionalProperties", ingestCount)]))),
         ]
         let project = isAnswer ? answer(properties) : object(properties, required: ["key"])
         return object([("projects", array(project))], required: ["projects"])
@@ -243,7 +257,7 @@ enum OpenAPI {
             ("type", type("string")), ("title", type("string")), ("status", integer(400, 599)), ("detail", type("string")),
             ("errors", array(object([("pointer", type("string")), ("parameter", type("string")),
                                      ("message", type("string"))], required: ["message"]))),
-        ], required: ["type", "title", "status", "detail"])),
+        ], required: ["title", "status", "detail"])),
         ("CheckAnswer", answer([
             ("project", type("string")), ("server_time", time), ("lifetime", type("integer", [("enum", [60, 300])])),
             ("required_update", nullable(answer([("rule", type("string")), ("below", version),
@@ -259,7 +273,7 @@ enum OpenAPI {
         ("RuleBody", oneOfRules(answer: false)),
         ("Rule", oneOfRules(answer: true)),
         ("RuleList", list("rules", ref("Rule"))),
-        ("Change", change),
+        ("Change", change(answer: true)),
         ("ChangeList", pagedList("changes", ref("Change"))),
         ("LiftAllResult", answer([("lifted", array(ref("Rule"))), ("change", ref("Change"))])),
         ("ProjectSettings", object([("apns_topic", nullable(nonEmpty)), ("fcm_project", nullable(nonEmpty))])),
@@ -273,7 +287,7 @@ enum OpenAPI {
         // An SDK endpoint: keys beyond platform are ignored, since SDKs add new ones.
         ("PushTokenRegistration", object([("platform", pushPlatform)], required: ["platform"], closed: false)),
         ("PushTokenList", pagedList("push_tokens", token)),
-        ("PushList", pagedList("pushes", push)),
+        ("PushList", pagedList("pushes", push(answer: true))),
         ("Fault", .object([("oneOf", [
             object([("kind", constant("status")), ("status", integer(400, 599)),
                     ("retry_after", nullable(integer(0, Fault.maximumRetryAfter))), ("count", faultCount)],

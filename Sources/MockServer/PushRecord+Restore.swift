@@ -20,6 +20,7 @@ extension PushRecord {
             guard let token = item["token"]?.stringValue, PushTokens.problem(token: token) == nil, let platformName = item["platform"]?.stringValue,
                   let platform = Platform(rawValue: platformName), let resultName = item["result"]?.stringValue
             else { return nil }
+            if let value = item["reason"], value.stringValue == nil { return nil }
             let reason = item["reason"]?.stringValue ?? ""
             let result: DeliveryResult
             switch resultName {

@@ -2,7 +2,9 @@ import ReleaseControl
 
 /// The rules a push token and its platform follow, shared by registration and config files.
 enum PushTokens {
-    static let maximumLength = 4096
+    /// Real tokens are 64 (APNs) to about 200 (FCM) characters. 512 keeps the longest token,
+    /// percent-encoded in a URL, well inside the 8 KiB request target.
+    static let maximumLength = 512
 
     /// Why `token` cannot be a push token, or nil when it can.
     static func problem(token: String) -> String? {

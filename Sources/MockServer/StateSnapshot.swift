@@ -101,9 +101,15 @@ extension StateSnapshot {
         name: "a project", writable: ["key", "apns_topic", "fcm_project", "rules", "push_tokens", "changes", "pushes", "ingest"])
     static let tokenFields = BodyFields(name: "a push token", writable: ["token", "platform", "registered_at"])
     static let changeFields = BodyFields(name: "a change", writable: ["id", "at", "kind", "action", "rule", "lifted", "blocking"])
-    static let pushFields = BodyFields(name: "a push record", writable: [
-        "id", "sent_at", "changes", "tokens", "delivered", "failed", "pending", "no_gateway", "results",
-    ])
+    static let pushResultFields = BodyFields(name: "a push result", writable: ["token", "platform", "result", "reason"])
+    /// A push record's keys: what it says, and the counts derived from its results, which may
+    /// come back only as the export showed them.
+    static func pushFields(of record: PushRecord?) -> BodyFields {
+        let derived = ["tokens", "delivered", "failed", "pending", "no_gateway"]
+        let written = ["id", "sent_at", "changes", "results"]
+        guard let shown = record?.json else { return BodyFields(name: "a push record", writable: written + derived) }
+        return BodyFields(name: "a push record", writable: written, shown: derived.map { (key: $0, value: shown[$0]) })
+    }
 
     /// Reads and validates a whole document, collecting every problem (pointers from the root).
     public init(json: JSON) throws(ValidationFailure) {
@@ -173,12 +179,18 @@ extension StateSnapshot {
             case .array(let pushes)?:
                 var ids = IncreasingIDs(what: "push")
                 for (i, push) in pushes.enumerated() {
-                    if let fields = push.objectValue { problems += Self.pushFields.problems(in: fields, at: base + "/pushes/\(i)") }
-                    if let record = PushRecord(json: push) {
-                        if let problem = ids.problem(record.id) { fail(base + "/pushes/\(i)/id", problem, .invalidValue) }
+                    let at = base + "/pushes/\(i)"
+                    for (j, result) in (push["results"]?.arrayValue ?? []).enumerated() {
+                        guard let fields = result.objectValue else { continue }
+                        problems += Self.pushResultFields.problems(in: fields, at: at + "/results/\(j)")
+                    }
+                    let record = PushRecord(json: push)
+                    if let fields = push.objectValue { problems += Self.pushFields(of: record).problems(in: fields, at: at) }
+                    if let record {
+                        if let problem = ids.problem(record.id) { fail(at + "/id", problem, .invalidValue) }
                         project.pushes.append(record)
                     } else {
-                        fail(base + "/pushes/\(i)", "not a push record as GET /admin/projects/{project}/pushes shows it", .invalidValue)
+                        fail(at, "not a push record as GET /admin/projects/{project}/pushes shows it", .invalidValue)
                     }
                 }
             case let other?: fail(base + "/pushes", "expected an array, found \(other.typeName)", .wrongType)

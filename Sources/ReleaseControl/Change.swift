@@ -69,7 +69,8 @@ public struct Change: Sendable, Equatable {
         default: return nil
         }
         var lifted: [String] = []
-        if let items = json["lifted"]?.arrayValue {
+        if let value = json["lifted"] {
+            guard let items = value.arrayValue else { return nil }
             for item in items {
                 guard let s = item.stringValue, Identifier.problem(s) == nil else { return nil }
                 lifted.append(s)
