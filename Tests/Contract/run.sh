@@ -2,7 +2,7 @@
 # The OpenAPI document is the contract: schemathesis, with all its checks, against live
 # lerix-mock servers built from this tree, one without and one with --admin-token.
 #
-#   Tests/Contract/run.sh .build/debug/lerix-mock .build/contract-venv/bin/schemathesis
+#   Tests/Contract/run.sh .build/debug/lerix-mock .build/test-venv/bin/schemathesis
 #
 # Each server listens on a free port (--port 0, read from its first line), is waited for on
 # /healthz, and is killed by its pid whatever happens. Zero failures is the bar: any failure,
@@ -13,6 +13,10 @@ set -euo pipefail
 binary=${1:?usage: run.sh LERIX_MOCK SCHEMATHESIS}
 schemathesis=${2:?usage: run.sh LERIX_MOCK SCHEMATHESIS}
 here=$(cd "$(dirname "$0")" && pwd)
+# schemathesis runs in a scratch directory (its files stay out of the tree): absolute paths.
+absolute() { case "$1" in /*) echo "$1" ;; */*) echo "$PWD/$1" ;; *) command -v "$1" ;; esac; }
+binary=$(absolute "$binary")
+schemathesis=$(absolute "$schemathesis")
 seed=${SCHEMATHESIS_SEED:-20261203}
 examples=${SCHEMATHESIS_EXAMPLES:-10}
 work=$(mktemp -d)
