@@ -20,9 +20,8 @@ extension MockServer {
         if let text = call.request.query("kinds"), !text.isEmpty {
             let kinds = text.split(separator: ",").map { String($0) }
             if let unknown = kinds.first(where: { !EventFeed.kinds.contains($0) }) {
-                reply(.response(Problem(status: 422, title: "Invalid parameter",
-                                        detail: "kinds: \"\(unknown)\" is not an event kind; known: \(EventFeed.kinds.joined(separator: ", "))",
-                                        errors: [.init(parameter: "kinds", message: "unknown event kind \"\(unknown)\"")]).response))
+                let message = "unknown event kind \"\(unknown)\"" + KeySuggestion.hint(for: unknown, in: EventFeed.kinds)
+                reply(.response(Problem.parameter("kinds", .invalid, detail: "kinds: " + message, message: message).response))
                 return
             }
             filter.kinds = Set(kinds)

@@ -113,6 +113,7 @@ enum OpenAPI {
         case "project": return type("string", [("pattern", .string(StateSnapshot.projectKeyPattern)), ("examples", ["demo"])])
         case "module": return type("string", [("enum", .array(["errors", "analytics", "tracing", "feedback", "surveys"]))])
         case "token": return type("string", [("minLength", 1), ("maxLength", .number(Double(PushTokens.maximumLength)))])
+        case "asset": return type("string", [("minLength", 1), ("examples", .array(MockServer.dashboardAssets.keys.sorted().map(JSON.string)))])
         default: return type("string", [("minLength", 1), ("maxLength", 256)])
         }
     }
