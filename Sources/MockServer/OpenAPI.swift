@@ -112,9 +112,10 @@ enum OpenAPI {
         switch name {
         case "project": return type("string", [("pattern", .string(StateSnapshot.projectKeyPattern)), ("examples", ["demo"])])
         case "module": return type("string", [("enum", .array(["errors", "analytics", "tracing", "feedback", "surveys"]))])
-        case "token": return type("string", [("minLength", 1), ("maxLength", .number(Double(PushTokens.maximumLength)))])
-        case "asset": return type("string", [("minLength", 1), ("examples", .array(MockServer.dashboardAssets.keys.sorted().map(JSON.string)))])
-        default: return type("string", [("minLength", 1), ("maxLength", 256)])
+        case "token": return token
+        case "asset": return type("string", [("minLength", 1), ("pattern", identifierPattern),
+                                             ("examples", .array(MockServer.dashboardAssets.keys.sorted().map(JSON.string)))])
+        default: return type("string", [("minLength", 1), ("maxLength", 256), ("pattern", identifierPattern)])
         }
     }
 
@@ -158,6 +159,12 @@ enum OpenAPI {
     static let time = type("string", [("format", "date-time")])
     /// A ``ListPage`` answer: one page and the link to the next one (null on the last page).
     static func pagedList(_ key: String, _ item: JSON) -> JSON { answer([(key, array(item)), ("next", nullable(type("string")))]) }
+    /// ``Identifier``'s rule: no C0, DEL or C1 control characters.
+    static let identifierPattern: JSON = "^[^\\u0000-\\u001F\\u007F-\\u009F]*$"
+    static let identifier = type("string", [("pattern", identifierPattern)])
+    /// ``PushTokens``' rule.
+    static let token = type("string", [("minLength", 1), ("maxLength", .number(Double(PushTokens.maximumLength))),
+                                       ("pattern", identifierPattern)])
     static let count = type("integer", [("minimum", 0)])
     static let nonEmpty = type("string", [("minLength", 1)])
     /// `N(.N)*(-pre)?(+build)?`, as ``Version`` parses it.
@@ -209,7 +216,7 @@ enum OpenAPI {
         answer([
             ("id", type("integer")), ("at", time),
             ("kind", type("string", [("enum", ["created", "updated", "deleted", "lifted_all"])])),
-            ("action", type("string")), ("rule", nullable(type("string"))), ("lifted", array(type("string"))),
+            ("action", type("string")), ("rule", nullable(identifier)), ("lifted", array(identifier)),
             ("blocking", type("boolean")),
         ], optional: isAnswer ? ["lifted"] : ["lifted", "rule"])
     }
@@ -223,13 +230,13 @@ enum OpenAPI {
             ("id", type("integer")), ("sent_at", time), ("changes", array(type("integer"))),
             ("tokens", derived(object([("ios", count), ("android", count), ("macos", count)]))),
             ("delivered", derived(count)), ("failed", derived(count)), ("pending", derived(count)), ("no_gateway", derived(count)),
-            ("results", array(answer([("token", type("string")), ("platform", pushPlatform),
+            ("results", array(answer([("token", token), ("platform", pushPlatform),
                                       ("result", type("string", [("enum", ["pending", "delivered", "failed", "unregistered", "no_gateway"])])),
                                       ("reason", type("string"))], optional: ["reason"]))),
         ], optional: isAnswer ? [] : counts)
     }
 
-    static let token = answer([("token", type("string")), ("platform", pushPlatform), ("registered_at", time)],
+    static let tokenRecord = answer([("token", token), ("platform", pushPlatform), ("registered_at", time)],
                               optional: ["registered_at"])
 
     /// A snapshot as `PUT /admin/state` and `--config` read it (`answer: false`) or as
@@ -241,13 +248,14 @@ enum OpenAPI {
         let ingestCount = integer(0, StateSnapshot.maximumIngestCount)
         let properties: [(String, JSON)] = [
             ("key", projectKey), ("apns_topic", setting), ("fcm_project", setting),
-            ("rules", input(array(isAnswer ? oneOfRules(answer: true) : oneOfRules(answer: false, id: nullable(nonEmpty))))),
-            ("push_tokens", input(array(isAnswer ? token : object([
-                ("token", pathParameterSchema("token", endpoint: .importState)), ("platform", pushPlatform),
+            ("rules", input(array(isAnswer ? oneOfRules(answer: true)
+                                           : oneOfRules(answer: false, id: nullable(type("string", [("minLength", 1), ("pattern", identifierPattern)])))))),
+            ("push_tokens", input(array(isAnswer ? tokenRecord : object([
+                ("token", token), ("platform", pushPlatform),
                 ("registered_at", nullable(time)),
             ], required: ["token", "platform"])))),
             ("changes", input(array(change(answer: isAnswer)))), ("pushes", input(array(push(answer: isAnswer)))),
-            ("ingest", input(type("object", [("additionalProperties", ingestCount)]))),
+            ("ingest", input(object(SDKModule.ingestModules.map { ($0.rawValue, ingestCount) }))),
         ]
         let project = isAnswer ? answer(properties) : object(properties, required: ["key"])
         return object([("projects", array(project))], required: ["projects"])
@@ -287,7 +295,7 @@ enum OpenAPI {
         ("IngestCounts", answer([("ingest", type("object", [("additionalProperties", count)]))])),
         // An SDK endpoint: keys beyond platform are ignored, since SDKs add new ones.
         ("PushTokenRegistration", object([("platform", pushPlatform)], required: ["platform"], closed: false)),
-        ("PushTokenList", pagedList("push_tokens", token)),
+        ("PushTokenList", pagedList("push_tokens", tokenRecord)),
         ("PushList", pagedList("pushes", push(answer: true))),
         ("Fault", .object([("oneOf", [
             object([("kind", constant("status")), ("status", integer(400, 599)),

@@ -46,7 +46,7 @@ import Testing
         for (method, target, body, parameter) in cases {
             let answer = server.call(method, target, body)
             #expect(answer.status == 422, "\(method) \(target)")
-            #expect(answer.json?["title"] == "Invalid identifier")
+            #expect(answer.json?["title"] == "Invalid parameter")
             #expect(answer.json?["errors"]?.arrayValue?.first?["parameter"]?.stringValue == parameter, "\(method) \(target)")
             #expect(answer.text.contains("control character"))
         }
