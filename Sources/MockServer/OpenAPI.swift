@@ -50,6 +50,9 @@ enum OpenAPI {
                 }
                 responses[String(status)] = .object(response)
             }
+            if parameters.contains(where: { $0["in"] == "path" }), responses["422"] == nil {
+                responses["422"] = problemResponse("a path parameter holds a control character")
+            }
             // The transport's limits, on every operation (contract "Errors").
             responses["414"] = problemResponse("the request target is over 8 KiB")
             if doc.body != nil { responses["413"] = problemResponse("the body is over 1 MiB") }
@@ -98,7 +101,7 @@ enum OpenAPI {
         case .index, .health: return ["text/plain"]
         case .events: return ["text/event-stream"]
         case .dashboard: return ["text/html"]
-        case .dashboardAsset: return ["text/javascript", "text/css"]
+        case .dashboardAsset: return ["text/javascript", "text/css", "text/html"]
         default: return nil
         }
     }
