@@ -86,21 +86,18 @@ extension Endpoint {
                                responses: [(200, "what was lifted, and the change", "LiftAllResult"), (404, "unknown project", problem)])
         case .listChanges:
             return EndpointDoc(summary: "The project's release-control changes, oldest first, one page at a time",
-                               query: [.init(name: "limit", description: "at most this many (default 1000, at most 10000)"),
-                                       .init(name: "after", description: "the cursor of a next link: where the previous page ended")],
+                               query: ListPage.query(defaultLimit: 1000),
                                responses: [(200, "{\"changes\": […], \"next\": link or null}", "ChangeList"), (404, "unknown project", problem), (422, "bad limit or after", problem)])
         case .ingestCounts:
             return EndpointDoc(summary: "Items received per SDK module",
                                responses: [(200, "{\"ingest\": {\"errors\": 2}}", "IngestCounts"), (404, "unknown project", problem)])
         case .listTokens:
             return EndpointDoc(summary: "The project's push tokens in registration order, one page at a time",
-                               query: [.init(name: "limit", description: "at most this many (default 1000, at most 10000)"),
-                                       .init(name: "after", description: "the cursor of a next link: where the previous page ended")],
+                               query: ListPage.query(defaultLimit: 1000),
                                responses: [(200, "{\"push_tokens\": […], \"next\": link or null}", "PushTokenList"), (404, "unknown project", problem), (422, "bad limit or after", problem)])
         case .listPushes:
             return EndpointDoc(summary: "Every silent push sent for the project, oldest first, with per-token results, one page at a time",
-                               query: [.init(name: "limit", description: "at most this many (default 100, at most 10000)"),
-                                       .init(name: "after", description: "the cursor of a next link: where the previous page ended")],
+                               query: ListPage.query(defaultLimit: 100),
                                responses: [(200, "{\"pushes\": […], \"next\": link or null}", "PushList"), (404, "unknown project", problem), (422, "bad limit or after", problem)])
         case .listFaults:
             return EndpointDoc(summary: "The faults armed on the project's check endpoint",

@@ -14,6 +14,8 @@ import JSON
 struct ListPage: Sendable {
     /// The most items one page may hold, whatever `limit` asks.
     static let maximumLimit = 10_000
+    /// The largest cursor accepted: far past any id, and exact as a JSON number (the OpenAPI bound).
+    static let maximumCursor = 1_000_000_000_000_000
 
     let limit: Int
     let after: Int
@@ -22,16 +24,15 @@ struct ListPage: Sendable {
     init(_ request: HTTPRequest, defaultLimit: Int) throws(Problem) {
         limit = try Self.number("limit", in: request, range: 1...Self.maximumLimit,
                                 rule: "a whole number from 1 to \(Self.maximumLimit)") ?? defaultLimit
-        after = try Self.number("after", in: request, range: 0...Int.max, rule: "a cursor as a next link gives it") ?? 0
+        after = try Self.number("after", in: request, range: 0...Self.maximumCursor, rule: "a cursor as a next link gives it") ?? 0
     }
 
     private static func number(_ name: String, in request: HTTPRequest, range: ClosedRange<Int>, rule: String)
         throws(Problem) -> Int?
     {
-        guard let text = request.query(name), !text.isEmpty else { return nil }
+        guard let text = request.query(name) else { return nil }  // `limit=` is a mistake, not "no limit"
         guard let n = Int(text), range.contains(n) else {
-            throw Problem(status: 422, title: "Invalid parameter", detail: "\(name) must be \(rule), got \"\(text)\"",
-                          errors: [.init(parameter: name, message: "expected \(rule)")])
+            throw Problem.parameter(name, .invalid, detail: "\(name) must be \(rule), got \"\(text)\"", message: "expected \(rule)")
         }
         return n
     }
@@ -52,5 +53,15 @@ struct ListPage: Sendable {
     func link(_ path: String, next: Int?) -> JSON {
         guard let next else { return .null }
         return .string("\(path)?after=\(next)&limit=\(limit)")
+    }
+}
+
+extension ListPage {
+    /// The `limit` and `after` parameters as the OpenAPI document states them.
+    static func query(defaultLimit: Int) -> [EndpointDoc.QueryParameter] {
+        [.init(name: "limit", description: "at most this many (default \(defaultLimit), at most \(maximumLimit))",
+               schema: .object([("type", "integer"), ("minimum", 1), ("maximum", .number(Double(maximumLimit)))])),
+         .init(name: "after", description: "the cursor of a next link: where the previous page ended",
+               schema: .object([("type", "integer"), ("minimum", 0), ("maximum", .number(Double(maximumCursor)))]))]
     }
 }
