@@ -47,7 +47,8 @@ build_module() {
         [ -f "$derived" ] || { echo "$name embeds resources: run swift build first (make fuzz does)" >&2; exit 2; }
         sources+=("$derived")
     fi
-    swiftc "${FLAGS[@]}" -wmo -module-name "$name" -emit-module -emit-module-path "$OUT/$name.swiftmodule" \
+    # Swift 6 mode, as SwiftPM builds them (tools version 6.0).
+    swiftc "${FLAGS[@]}" -swift-version 6 -wmo -module-name "$name" -emit-module -emit-module-path "$OUT/$name.swiftmodule" \
         -c "${sources[@]}" -o "$OUT/$name.o" 2> >(grep -v "warning: Cannot export local symbol" >&2)
     BUILT[$name]=1
 }
