@@ -5,7 +5,7 @@ SWIFT        ?= swift
 PORT         ?= 8080
 HOST         ?= 127.0.0.1
 SERVE_FLAGS  ?=
-BUILD_DEPS   := libnghttp2-dev zlib1g-dev libsqlite3-dev libyaml-dev pkg-config
+BUILD_DEPS   := libnghttp2-dev zlib1g-dev libsqlite3-dev libyaml-dev libssl-dev pkg-config
 TEST_DEPS    := curl nghttp2-client
 # Headless Chromium and its WebDriver for the dashboard and report tests (Tests/Browser).
 BROWSER_DEPS := chromium chromium-driver

@@ -1,12 +1,13 @@
 // swift-tools-version:6.0
 // The target graph is the architecture: each target depends only on those below it.
 //
-//   CNghttp2 CZlib CSQLite CYAML          system libraries (Debian -dev packages)
+//   CNghttp2 CZlib CSQLite CYAML COpenSSL system libraries (Debian -dev packages)
 //   Clock  JSON                           instants, schedulers; JSON values (pure)
 //   HTTP                                  pure HTTP/1.1 parser + serializer, request/response values
 //   Sockets                               the only target that imports Glibc socket calls
 //   HTTP2                                 nghttp2 server/client sessions, fed bytes, no I/O
-//   HTTPServer                            Dispatch-source connections, h1/h2c, gzip
+//   TLS                                   OpenSSL sessions over memory BIOs (fed bytes, no I/O), keys, certificates
+//   HTTPServer                            Dispatch-source connections, h1/h2c and TLS (first-byte sniff), gzip
 //   YAML                                  libyaml -> JSON values with line/column marks
 //   ReleaseControl                        rules, evaluation, lifetimes, ETags, changes, push throttle (pure)
 //   MockServer                            routes, admin API, problem+json; seams StateStore, PushSink (no sockets)
@@ -30,6 +31,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CYAML", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSockets"),
 
         .target(name: "Clock"),
@@ -37,7 +39,8 @@ let package = Package(
         .target(name: "HTTP"),
         .target(name: "Sockets", dependencies: ["CSockets"]),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "HTTP"]),
-        .target(name: "HTTPServer", dependencies: ["HTTP", "HTTP2", "Sockets", "CZlib", "Clock"]),
+        .target(name: "TLS", dependencies: ["COpenSSL"]),
+        .target(name: "HTTPServer", dependencies: ["HTTP", "HTTP2", "TLS", "Sockets", "CZlib", "Clock"]),
         .target(name: "YAML", dependencies: ["CYAML", "JSON"]),
         .target(name: "ReleaseControl", dependencies: ["Clock", "JSON"]),
         .target(name: "MockServer", dependencies: ["ReleaseControl", "HTTP", "JSON", "Clock", "YAML"],
@@ -54,16 +57,17 @@ let package = Package(
             "Adapter", "LerixSDK", "MockServer", "ReleaseControl", "Push", "HTTPServer", "Persistence", "YAML", "JSON", "Clock", "HTTP",
         ], resources: [.embedInCode("Catalogue/spec-catalogue.yaml")]),
         .executableTarget(name: "lerix-mock", dependencies: [
-            "MockServer", "HTTPServer", "Persistence", "Push", "Adapter", "ScenarioRunner", "YAML", "JSON", "Clock", "HTTP",
+            "MockServer", "HTTPServer", "Persistence", "Push", "Adapter", "ScenarioRunner", "YAML", "JSON", "Clock", "HTTP", "TLS",
         ]),
 
         // Shared by test targets only: a blocking HTTP client and the spawned binary.
-        .target(name: "TestSupport", dependencies: ["HTTP", "JSON"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["HTTP", "JSON", "TLS"], path: "Tests/TestSupport"),
 
         .testTarget(name: "ClockTests", dependencies: ["Clock"]),
         .testTarget(name: "JSONTests", dependencies: ["TestSupport", "JSON"]),
         .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer", "HTTP2", "HTTP", "Sockets", "Clock"]),
+        .testTarget(name: "TLSTests", dependencies: ["TestSupport", "TLS"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer", "HTTP2", "HTTP", "Sockets", "Clock", "TLS"]),
         .testTarget(name: "YAMLTests", dependencies: ["TestSupport", "YAML", "JSON"]),
         .testTarget(name: "ReleaseControlTests", dependencies: ["TestSupport", "ReleaseControl", "Clock", "JSON"]),
         .testTarget(name: "PersistenceTests", dependencies: ["TestSupport", "Persistence", "MockServer", "ReleaseControl", "Clock", "JSON"]),

@@ -1,9 +1,15 @@
 import Dispatch
 import HTTP
 import Sockets
+import TLS
 
 /// One accepted TCP connection: its socket, its epoll interest, output and timeouts. The
 /// protocol spoken on it is its ``ConnectionHandler``; the connection only moves bytes.
+///
+/// On a server with TLS configured, the first byte decides: `0x16` (a TLS handshake record)
+/// makes the connection run through a ``TLSSession`` (its transport), anything else is plain
+/// HTTP/1.1 or h2c as before. Handlers never know: they get plaintext in ``ConnectionHandler/received(_:)``
+/// and append plaintext to ``output``; the connection encrypts it when it flushes.
 ///
 /// Confined to its loop's queue: every method is called there, so state needs no lock.
 final class Connection: @unchecked Sendable {
@@ -26,6 +32,14 @@ final class Connection: @unchecked Sendable {
     private static let lingerTime: UInt64 = 2_000_000_000
     /// True while the connection handles a socket event: writes wait for its end.
     private(set) var inEvent = false
+
+    /// The TLS transport, once the first byte said TLS; nil for plain connections.
+    private(set) var tls: TLSSession?
+    private var sniffed = false
+    /// Ciphertext waiting for the socket (TLS only), from `sealedOffset` on.
+    private var sealed: [UInt8] = []
+    private var sealedOffset = 0
+    private var sentCloseNotify = false
 
     /// What epoll watches for now, and the wishes it is derived from.
     private var interest: Epoll.Events = []
@@ -114,7 +128,10 @@ final class Connection: @unchecked Sendable {
                 case .processed(let n):
                     fresh = false
                     if lingering { continue }
-                    handler?.received(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
+                    let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<n])
+                    if !sniffed { startTransport(firstBytes: bytes) }
+                    if let tls { receiveSealed(bytes, tls) } else { handler?.received(bytes) }
+                    if isClosed { return }
                     // A short read emptied the socket: level-triggered epoll reports more.
                     if n < buffer.count { return }
                 case .wouldBlock:
@@ -133,6 +150,40 @@ final class Connection: @unchecked Sendable {
                 close()
                 return
             }
+        }
+    }
+
+    /// The first bytes of the connection: a TLS handshake record (content type 22) starts TLS.
+    private func startTransport(firstBytes bytes: UnsafeRawBufferPointer) {
+        sniffed = true
+        guard let context = self.context.tls, bytes.first == 0x16 else { return }
+        do {
+            tls = try context.makeSession()
+        } catch {
+            close()
+        }
+    }
+
+    /// Ciphertext from the socket: the handshake advances, plaintext goes to the handler.
+    private func receiveSealed(_ bytes: UnsafeRawBufferPointer, _ tls: TLSSession) {
+        tls.receive(bytes)
+        let outcome = tls.readPlaintext(into: loop.plaintextBuffer) { plaintext in
+            if !isClosed { handler?.received(plaintext) }
+        }
+        switch outcome {
+        case .needMore:
+            break
+        case .closed:
+            // close_notify: the peer is done sending, as at end of file.
+            guard !isClosed, reading else { return }
+            reading = false
+            updateInterest()
+            handler?.peerClosed()
+        case .failed:
+            // A failed handshake (wrong version, unknown CA on the client side, garbage):
+            // OpenSSL queued an alert; send it and end the connection.
+            flushOutput()
+            close()
         }
     }
 
@@ -182,7 +233,7 @@ final class Connection: @unchecked Sendable {
     }
 
     /// Unsent bytes: queued and not yet accepted by the socket.
-    var pendingOutputBytes: Int { output.count - outputOffset }
+    var pendingOutputBytes: Int { output.count - outputOffset + sealed.count - sealedOffset }
 
     /// Writes pending output (once per event); waits for writability for the rest.
     func flush() {
@@ -190,6 +241,13 @@ final class Connection: @unchecked Sendable {
         flushOutput()
         notifyIfDrained()
         if !isClosed && closeWhenFlushed && !hasPendingOutput {
+            if let tls, !sentCloseNotify {
+                // Say goodbye inside TLS, so the client can tell the end from a truncation.
+                sentCloseNotify = true
+                tls.close()
+                flushOutput()
+                if isClosed || hasPendingOutput { return }
+            }
             if lingerAfterFlush && reading { startLingering() } else { close() }
         }
     }
@@ -205,39 +263,34 @@ final class Connection: @unchecked Sendable {
     }
 
     private func flushOutput() {
-        while outputOffset < output.count {
-            let result: IOResult
-            do {
-                result = try output.withUnsafeBytes { try Posix.write(fd, UnsafeRawBufferPointer(rebasing: $0[outputOffset...])) }
-            } catch {
-                close()
-                return
+        let result: WriteResult
+        if let tls {
+            if outputOffset < output.count {
+                output.withUnsafeBytes { tls.send(UnsafeRawBufferPointer(rebasing: $0[outputOffset...])) }
+                releaseOutputBuffer(&output)
+                outputOffset = 0
             }
-            switch result {
-            case .processed(let n):
-                outputOffset += n
-                lastWriteProgress = ServerContext.now()
-            case .wouldBlock, .endOfFile:
-                if !wantsWrite {
-                    lastWriteProgress = ServerContext.now()
-                    wantsWrite = true
-                }
-                // Drop what was sent, so a slow reader does not make the buffer grow forever.
-                if outputOffset >= 64 << 10 && outputOffset * 2 >= output.count {
-                    output.removeFirst(outputOffset)
-                    outputOffset = 0
-                }
-                updateBacklog()
-                updateInterest()
-                return
-            }
+            tls.drainCiphertext(into: &sealed)
+            result = write(&sealed, from: &sealedOffset)
+        } else {
+            result = write(&output, from: &outputOffset)
         }
-        if output.capacity > 16 * 1024 { output = [] } else { output.removeAll(keepingCapacity: true) }
-        outputOffset = 0
-        updateBacklog()
-        if wantsWrite {
-            wantsWrite = false
+        switch result {
+        case .failed:
+            close()
+        case .blocked:
+            if !wantsWrite {
+                lastWriteProgress = ServerContext.now()
+                wantsWrite = true
+            }
+            updateBacklog()
             updateInterest()
+        case .done:
+            updateBacklog()
+            if wantsWrite {
+                wantsWrite = false
+                updateInterest()
+            }
         }
     }
 
@@ -270,7 +323,50 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    var hasPendingOutput: Bool { outputOffset < output.count }
+    private enum WriteResult {
+        case done
+        /// The socket took what it could; the rest waits for writability.
+        case blocked
+        case failed
+    }
+
+    /// Writes `buffer[offset...]` to the socket until it is empty or would block. It touches
+    /// only its arguments and `lastWriteProgress`, so callers may pass stored properties inout.
+    private func write(_ buffer: inout [UInt8], from offset: inout Int) -> WriteResult {
+        while offset < buffer.count {
+            let result: IOResult
+            do {
+                let start = offset
+                result = try buffer.withUnsafeBytes { try Posix.write(fd, UnsafeRawBufferPointer(rebasing: $0[start...])) }
+            } catch {
+                return .failed
+            }
+            switch result {
+            case .processed(let n):
+                offset += n
+                lastWriteProgress = ServerContext.now()
+            case .wouldBlock, .endOfFile:
+                // Drop what was sent, so a slow reader does not make the buffer grow forever.
+                if offset >= 64 << 10 && offset * 2 >= buffer.count {
+                    buffer.removeFirst(offset)
+                    offset = 0
+                }
+                return .blocked
+            }
+        }
+        releaseOutputBuffer(&buffer)
+        offset = 0
+        return .done
+    }
+
+    /// Empties a written buffer, keeping small allocations for the next answer.
+    private func releaseOutputBuffer(_ buffer: inout [UInt8]) {
+        if buffer.capacity > 16 * 1024 { buffer = [] } else { buffer.removeAll(keepingCapacity: true) }
+    }
+
+    var hasPendingOutput: Bool {
+        outputOffset < output.count || sealedOffset < sealed.count || (tls?.hasCiphertext ?? false)
+    }
 
     // MARK: Closing
 
@@ -290,6 +386,9 @@ final class Connection: @unchecked Sendable {
         Posix.close(fd)
         output = []
         outputOffset = 0
+        sealed = []
+        sealedOffset = 0
+        tls = nil
         deadline = 0
         let handler = self.handler
         self.handler = nil
@@ -317,7 +416,9 @@ final class Connection: @unchecked Sendable {
             deadline = lastWriteProgress &+ context.idleTimeout
             return
         }
-        switch handler.activity {
+        // A TLS handshake under way counts as reading a request head (the slowloris guard).
+        let handshaking = tls.map { !$0.isHandshakeComplete } ?? false
+        switch handshaking ? .readingHead : handler.activity {
         case .idle:
             headStartedAt = 0
             deadline = now &+ (fresh ? context.headerReadTimeout : context.idleTimeout)
@@ -346,7 +447,15 @@ final class Connection: @unchecked Sendable {
            var response = fresh ? HTTP1Handler.headTimedOut : handler?.timeoutResponse {
             context.finalize(&response, for: HTTPRequest(method: "-", target: "-"), date: loop.date.current())
             let bytes = HTTPResponseSerializer.bytes(response, keepAlive: false)
-            _ = try? bytes.withUnsafeBytes { try Posix.write(fd, $0) }
+            if let tls {
+                // Only once the handshake is done is there a channel to answer on.
+                if tls.isHandshakeComplete {
+                    output.append(contentsOf: bytes)
+                    flushOutput()
+                }
+            } else {
+                _ = try? bytes.withUnsafeBytes { try Posix.write(fd, $0) }
+            }
         }
         close()
     }

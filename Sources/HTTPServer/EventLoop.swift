@@ -19,6 +19,8 @@ final class EventLoop: @unchecked Sendable {
     let epoll: Epoll
     /// 64 KiB, reused by every read on this loop.
     let readBuffer: UnsafeMutableRawBufferPointer
+    /// 16 KiB (one TLS record), reused by every decryption on this loop.
+    let plaintextBuffer: UnsafeMutableRawBufferPointer
     /// Connections by descriptor number (descriptors are small and unique while open).
     private var table: [Connection?] = []
     private(set) var count = 0
@@ -41,11 +43,13 @@ final class EventLoop: @unchecked Sendable {
         self.date = DateField(clock: context.configuration.clock)
         self.epoll = try Epoll()
         self.readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        self.plaintextBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 16)
         queue.setSpecific(key: Self.key, value: id)
     }
 
     deinit {
         readBuffer.deallocate()
+        plaintextBuffer.deallocate()
     }
 
     /// True when the caller runs on this loop's queue.

@@ -153,7 +153,9 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     }
 
     private func dispatch(_ request: HTTPRequest, keepAlive: Bool, rest: inout UnsafeRawBufferPointer) {
-        if pendingCount == 0, let factory = connection.context.http2, let settings = Self.h2cUpgradeSettings(request) {
+        // h2c is cleartext only: over TLS the upgrade is ignored (ALPN is the way to h2 there).
+        if pendingCount == 0, connection.tls == nil, let factory = connection.context.http2,
+           let settings = Self.h2cUpgradeSettings(request) {
             acceptingRequests = false
             connection.enqueue { $0.append(contentsOf: Self.switchingToH2C) }
             var leftover = parser.takeBufferedBytes()

@@ -1,6 +1,7 @@
 import Clock
 import HTTP
 import Sockets
+import TLS
 
 extension HTTPServer {
     /// Where to listen and how to treat clients. Every field has a sensible default.
@@ -36,13 +37,16 @@ extension HTTPServer {
         /// What every response's `Date` reads: the application's clock, so that `Date` and the
         /// times in the answers agree (a manual clock moves both). Timeouts never read it.
         public var clock: any Clock
+        /// When set, the port speaks TLS (ALPN h2 and http/1.1) to clients whose first byte is a
+        /// TLS handshake, and plain HTTP/1.1 and h2c to the rest. Make it with ``TLSContext/server(certificateFile:keyFile:now:)``.
+        public var tls: TLSContext?
 
         public init(host: String = "127.0.0.1", port: Int = 8080, limits: HTTPLimits = HTTPLimits(),
                     headerReadTimeout: Duration = .seconds(10), requestReadTimeout: Duration = .seconds(30),
                     idleTimeout: Duration = .seconds(75),
                     maxConnections: Int = 16_384, eventLoopCount: Int = Posix.processorCount,
                     maxPipelinedRequests: Int = 64, shutdownGracePeriod: Duration = .seconds(30),
-                    clock: any Clock = SystemClock()) {
+                    clock: any Clock = SystemClock(), tls: TLSContext? = nil) {
             self.host = host
             self.port = port
             self.limits = limits
@@ -54,6 +58,7 @@ extension HTTPServer {
             self.maxPipelinedRequests = maxPipelinedRequests
             self.shutdownGracePeriod = shutdownGracePeriod
             self.clock = clock
+            self.tls = tls
         }
     }
 }

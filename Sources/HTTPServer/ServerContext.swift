@@ -1,5 +1,6 @@
 import Dispatch
 import HTTP
+import TLS
 
 /// What every connection of one server shares: settings, the application, the log sink,
 /// the protocol plug-ins and the response pipeline. Immutable, so freely shared.
@@ -9,6 +10,8 @@ final class ServerContext: Sendable {
     let log: (@Sendable (RequestLogEntry) -> Void)?
     /// The HTTP/2 plug-in; nil until HTTP/2 lands (see ``HTTP2ConnectionFactory``).
     let http2: (any HTTP2ConnectionFactory)?
+    /// Certificate and key when the port also speaks TLS (see ``Connection``).
+    var tls: TLSContext? { configuration.tls }
     let headerReadTimeout: UInt64
     let idleTimeout: UInt64
     let requestReadTimeout: UInt64

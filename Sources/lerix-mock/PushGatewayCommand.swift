@@ -20,13 +20,16 @@ enum PushGatewayCommand: CLICommand {
           --host HOST              address to listen on (default 127.0.0.1)
           --port N                 port (default 8081; 0 picks a free port)
           --max-recorded N         deliveries kept for GET /deliveries (default 200000; the oldest go first)
+          --tls-cert FILE          also speak TLS on the port (ALPN h2, http/1.1), as APNs and FCM do; PEM chain
+          --tls-key FILE           the certificate's private key, PEM (PKCS#8 or traditional)
           --quiet                  no per-request log lines
         """
 
-    static let parser = ArgumentParser(valued: ["--host", "--port", "--max-recorded"], flags: ["--quiet"])
+    static let parser = ArgumentParser(valued: ["--host", "--port", "--max-recorded", "--tls-cert", "--tls-key"],
+                                       flags: ["--quiet"])
 
     static func run(_ arguments: [String]) -> Int32 {
-        let host: String, port: Int, maxRecorded: Int, quiet: Bool
+        let host: String, port: Int, maxRecorded: Int, quiet: Bool, tlsFiles: TLSFiles?
         do {
             let parsed = try parser.parse(arguments)
             if let extra = parsed.positional.first {
@@ -44,6 +47,7 @@ enum PushGatewayCommand: CLICommand {
             }
             maxRecorded = m
             quiet = parsed.flag("--quiet")
+            tlsFiles = try TLSFiles(parsed)
         } catch {
             CLI.printError("lerix-mock push-gateway: \(error)\nrun `lerix-mock push-gateway --help` for the options")
             return 2
@@ -51,15 +55,16 @@ enum PushGatewayCommand: CLICommand {
         let gateway = PushGateway(scheduler: SystemScheduler(), maxRecordedDeliveries: maxRecorded)
         var log: (@Sendable (RequestLogEntry) -> Void)? = nil
         if !quiet { log = { entry in CLI.printError(entry.line) } }
-        let server = HTTPServer(configuration: .init(host: host, port: port), responder: gateway, log: log)
         do {
+            let tls = try tlsFiles?.serverContext()
+            let server = HTTPServer(configuration: .init(host: host, port: port, tls: tls), responder: gateway, log: log)
             let bound = try server.start()
-            CLI.printOut("listening on http://\(ServeCommand.display(host: host)):\(bound)")
+            ServeCommand.stopOnSignals(server)
+            CLI.printOut(ServeCommand.listeningLine(host: host, port: bound, tls: tls != nil))
         } catch {
             CLI.printError("lerix-mock push-gateway: \(error)")
             return 1
         }
-        ServeCommand.stopOnSignals(server)
         dispatchMain()
     }
 }

@@ -28,12 +28,15 @@ enum ServeCommand: CLICommand {
           --apns-gateway URL     deliver pushes for ios/macos tokens to this APNs-style gateway (http:// = h2c)
           --fcm-gateway URL      deliver pushes for android tokens to this FCM-style gateway (http:// = h2c)
           --admin-token TOKEN    /admin requires `Authorization: Bearer TOKEN`
+          --tls-cert FILE        also speak TLS on the port (ALPN h2, http/1.1): the certificate chain, PEM,
+                                 leaf first (make one with `lerix-mock dev-cert`); plain HTTP/1.1 and h2c still work
+          --tls-key FILE         the certificate's private key, PEM (PKCS#8 or traditional)
           --quiet                no per-request log lines
         """
 
     static let parser = ArgumentParser(
         valued: ["--host", "--port", "--config", "--state", "--clock", "--start-time",
-                 "--apns-gateway", "--fcm-gateway", "--admin-token"],
+                 "--apns-gateway", "--fcm-gateway", "--admin-token", "--tls-cert", "--tls-key"],
         flags: ["--quiet"])
 
     /// What the flags say, checked before anything starts.
@@ -47,6 +50,7 @@ enum ServeCommand: CLICommand {
         var apnsGateway: String?
         var fcmGateway: String?
         var adminToken: String?
+        var tls: TLSFiles?
         var quiet = false
 
         init(_ arguments: [String]) throws(ArgumentParser.Failure) {
@@ -84,6 +88,7 @@ enum ServeCommand: CLICommand {
                 guard !token.isEmpty else { throw ArgumentParser.Failure(description: "--admin-token must not be empty") }
                 adminToken = token
             }
+            tls = try TLSFiles(parsed)
             quiet = parsed.flag("--quiet")
         }
     }
@@ -100,7 +105,7 @@ enum ServeCommand: CLICommand {
             let running = try start(settings)
             // Signals first: a supervisor may send SIGTERM as soon as it reads the listening line.
             stopOnSignals(running.server, then: running.cleanUp)
-            CLI.printOut("listening on http://\(display(host: settings.host)):\(running.port)")
+            CLI.printOut(listeningLine(host: settings.host, port: running.port, tls: settings.tls != nil))
             dispatchMain()
         } catch {
             CLI.printError("lerix-mock serve: \(error)")
@@ -136,13 +141,21 @@ enum ServeCommand: CLICommand {
         let app = try MockServer(options: options)
         let log: (@Sendable (RequestLogEntry) -> Void)? = settings.quiet ? nil : logWriter.sink
         // Date reads the app's clock: under --clock manual it agrees with Lerix-Server-Time.
-        let server = HTTPServer(configuration: .init(host: settings.host, port: settings.port, clock: options.clock.scheduler),
+        let tls = try settings.tls?.serverContext()
+        let server = HTTPServer(configuration: .init(host: settings.host, port: settings.port, clock: options.clock.scheduler, tls: tls),
                                 responder: app, log: log)
         let port = try server.start()
         return Running(server: server, port: port, cleanUp: {
             store.close()
             logWriter.flush()
         })
+    }
+
+    /// `listening on http://HOST:PORT`, or with TLS `listening on https://HOST:PORT and http://HOST:PORT`
+    /// (one port for both; scripts that look for `http://` still find the port).
+    static func listeningLine(host: String, port: Int, tls: Bool) -> String {
+        let authority = "\(display(host: host)):\(port)"
+        return tls ? "listening on https://\(authority) and http://\(authority)" : "listening on http://\(authority)"
     }
 
     /// IPv6 literals need brackets in a URL.
