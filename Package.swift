@@ -12,7 +12,8 @@
 //   ReleaseControl                        rules, evaluation, lifetimes, ETags, changes, push throttle (pure)
 //   MockServer                            routes, admin API, problem+json; seams StateStore, PushSink (no sockets)
 //   Persistence                           SQLite StateStore for --state
-//   Push                                  PushSink over h2c to APNs/FCM, the push-gateway stand-in
+//   ProviderAuth                          APNs ES256 provider tokens, FCM OAuth (JWT bearer), and their stand-in checks (pure)
+//   Push                                  PushSink over HTTP/2 (TLS or h2c) to APNs/FCM, provider auth, the push-gateway stand-in
 //   LerixSDK                              the client SDK (release control)
 //   Adapter                               ADAPTER.md host for many SDK devices in virtual time
 //   ScenarioRunner                        Scenarios/ suites, JUnit, coverage
@@ -48,7 +49,8 @@ let package = Package(
                 resources: [.embedInCode("Dashboard/index.html"), .embedInCode("Dashboard/dashboard.js"),
                             .embedInCode("Dashboard/dashboard.css")]),
         .target(name: "Persistence", dependencies: ["MockServer", "ReleaseControl", "CSQLite", "JSON", "Clock"]),
-        .target(name: "Push", dependencies: ["MockServer", "ReleaseControl", "HTTP", "HTTP2", "HTTPServer", "Sockets", "JSON", "Clock"]),
+        .target(name: "ProviderAuth", dependencies: ["TLS", "HTTP", "JSON", "Clock"]),
+        .target(name: "Push", dependencies: ["MockServer", "ReleaseControl", "HTTP", "HTTP2", "HTTPServer", "Sockets", "TLS", "ProviderAuth", "JSON", "Clock"]),
         .target(name: "LerixSDK", dependencies: ["Clock", "JSON"]),
         .target(name: "Adapter", dependencies: ["LerixSDK", "JSON", "Clock", "Sockets"]),
         // The spec catalogue is compiled in (a symlink to Scenarios/spec-catalogue.yaml), so
@@ -57,7 +59,7 @@ let package = Package(
             "Adapter", "LerixSDK", "MockServer", "ReleaseControl", "Push", "HTTPServer", "Persistence", "YAML", "JSON", "Clock", "HTTP",
         ], resources: [.embedInCode("Catalogue/spec-catalogue.yaml")]),
         .executableTarget(name: "lerix-mock", dependencies: [
-            "MockServer", "HTTPServer", "Persistence", "Push", "Adapter", "ScenarioRunner", "YAML", "JSON", "Clock", "HTTP", "TLS",
+            "MockServer", "HTTPServer", "Persistence", "Push", "ProviderAuth", "Adapter", "ScenarioRunner", "YAML", "JSON", "Clock", "HTTP", "TLS",
         ]),
 
         // Shared by test targets only: a blocking HTTP client and the spawned binary.
@@ -72,7 +74,7 @@ let package = Package(
         .testTarget(name: "ReleaseControlTests", dependencies: ["TestSupport", "ReleaseControl", "Clock", "JSON"]),
         .testTarget(name: "PersistenceTests", dependencies: ["TestSupport", "Persistence", "MockServer", "ReleaseControl", "Clock", "JSON"]),
         .testTarget(name: "MockServerTests", dependencies: ["TestSupport", "MockServer", "ReleaseControl", "HTTP", "JSON", "Clock"]),
-        .testTarget(name: "PushTests", dependencies: ["TestSupport", "Push", "MockServer", "HTTPServer", "HTTP2", "HTTP", "JSON", "Clock"]),
+        .testTarget(name: "PushTests", dependencies: ["TestSupport", "Push", "ProviderAuth", "MockServer", "HTTPServer", "HTTP2", "HTTP", "JSON", "Clock", "TLS"]),
         .testTarget(name: "LerixSDKTests", dependencies: ["LerixSDK", "Clock", "JSON"]),
         .testTarget(name: "AdapterTests", dependencies: ["TestSupport", "Adapter", "LerixSDK", "JSON", "Clock"]),
         .testTarget(name: "ScenarioRunnerTests", dependencies: ["TestSupport", "ScenarioRunner", "YAML", "JSON", "Clock"]),

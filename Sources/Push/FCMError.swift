@@ -43,16 +43,21 @@ public struct FCMError: Error, Sendable, Equatable {
         }
     }
 
+    /// A send without a valid OAuth access token, as Google answers it (no FcmError detail).
+    public static let unauthenticated = FCMError(
+        code: 401, status: "UNAUTHENTICATED",
+        message: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",
+        errorCode: "")
+
     public var json: JSON {
-        .object([("error", .object([
-            ("code", .number(Double(code))),
-            ("message", .string(message)),
-            ("status", .string(status)),
-            ("details", .array([.object([
+        var error = JSONObject([("code", .number(Double(code))), ("message", .string(message)), ("status", .string(status))])
+        if !errorCode.isEmpty {
+            error["details"] = .array([.object([
                 ("@type", "type.googleapis.com/google.firebase.fcm.v1.FcmError"),
                 ("errorCode", .string(errorCode)),
-            ])])),
-        ]))])
+            ])])
+        }
+        return .object([("error", .object(error))])
     }
 
     public func response() -> HTTPResponse {

@@ -2,7 +2,9 @@ import Clock
 import Dispatch
 import HTTP
 import MockServer
+import ProviderAuth
 import Sockets
+import TLS
 
 /// Delivery to one gateway (APNs or FCM) over a small pool of h2c connections: admission,
 /// retries and the pool's actions, all on one serial queue.
@@ -17,9 +19,18 @@ final class GatewayClient: @unchecked Sendable {
         var retry = RetryState()
     }
 
+    /// Where to connect: the URL, its resolved address, and TLS trust for `https://` (nil: h2c).
+    struct Endpoint {
+        let url: GatewayURL
+        let address: SocketAddress
+        let tls: TLSContext?
+    }
+
     let provider: PushProvider
-    let url: GatewayURL
-    let address: SocketAddress
+    let endpoint: Endpoint
+    var url: GatewayURL { endpoint.url }
+    /// FCM with a service account: where access tokens come from.
+    let tokenEndpoint: Endpoint?
     let configuration: GatewayPushSink.Configuration
     let queue: DispatchQueue
     let resultsQueue: DispatchQueue
@@ -33,14 +44,22 @@ final class GatewayClient: @unchecked Sendable {
     private var touched: [GatewayConnection] = []
     private var flushScheduled = false
     private let readBuffer: UnsafeMutableRawBufferPointer
+    private let plaintextBuffer: UnsafeMutableRawBufferPointer
     private var stats = GatewayPushSink.ProviderStatistics()
     private var stopped = false
+    private var apnsAuth: APNsProviderToken?
+    private var fcmAuth: FCMAccessToken?
+    /// Work waiting for an FCM access token, and the connection fetching one.
+    private var awaitingToken: [Int] = []
+    private var tokenConnection: GatewayConnection?
 
-    init(provider: PushProvider, url: GatewayURL, address: SocketAddress, configuration: GatewayPushSink.Configuration,
-         resultsQueue: DispatchQueue, retryScheduler: any Scheduler) {
+    init(provider: PushProvider, endpoint: Endpoint, tokenEndpoint: Endpoint?,
+         configuration: GatewayPushSink.Configuration, resultsQueue: DispatchQueue, retryScheduler: any Scheduler) {
         self.provider = provider
-        self.url = url
-        self.address = address
+        self.endpoint = endpoint
+        self.tokenEndpoint = tokenEndpoint
+        self.apnsAuth = provider == .apns ? configuration.apnsAuth : nil
+        self.fcmAuth = provider == .fcm ? configuration.fcmAuth : nil
         self.configuration = configuration
         self.queue = DispatchQueue(label: "lerix.push.\(provider.rawValue)")
         self.resultsQueue = resultsQueue
@@ -48,9 +67,13 @@ final class GatewayClient: @unchecked Sendable {
         self.pool = ConnectionPool(maxConnections: configuration.maxConnections,
                                    maxStreamsPerConnection: configuration.maxStreamsPerConnection)
         self.readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
+        self.plaintextBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 << 10, alignment: 16)
     }
 
-    deinit { readBuffer.deallocate() }
+    deinit {
+        readBuffer.deallocate()
+        plaintextBuffer.deallocate()
+    }
 
     var label: String { url.description }
 
@@ -75,8 +98,19 @@ final class GatewayClient: @unchecked Sendable {
                     job.record(token, .failed(reason: reason), client: self)
                 }
             }
-            perform(pool.submit(ids))
+            submit(ids)
         }
+    }
+
+    /// Hands work to the pool, unless FCM auth has no fresh access token: then it waits for one.
+    private func submit(_ ids: [Int]) {
+        guard !ids.isEmpty else { return }
+        if let fcmAuth, fcmAuth.authorization(now: retryScheduler.now) == nil {
+            awaitingToken.append(contentsOf: ids)
+            fetchAccessToken()
+            return
+        }
+        perform(pool.submit(ids))
     }
 
     /// Closes every connection; work still waiting fails with a reason.
@@ -84,6 +118,7 @@ final class GatewayClient: @unchecked Sendable {
         queue.async { [self] in
             stopped = true
             for connection in Array(connections.values) { connection.close(reason: "the push sink was shut down") }
+            tokenConnection?.close(reason: "the push sink was shut down")
             for id in Array(work.keys) { finish(id, .failed(reason: "the push sink was shut down")) }
         }
     }
@@ -109,12 +144,7 @@ final class GatewayClient: @unchecked Sendable {
                     continue
                 }
                 stats.connectionsOpened += 1
-                let connection = GatewayConnection(
-                    id: id, queue: queue, address: address, authority: url.authority, label: label,
-                    connectTimeoutNanoseconds: UInt64(configuration.connectTimeoutMilliseconds) * 1_000_000,
-                    requestTimeoutNanoseconds: UInt64(configuration.requestTimeoutMilliseconds) * 1_000_000,
-                    readBuffer: readBuffer
-                ) { [weak self] event in self?.handle(event, on: id) }
+                let connection = makeConnection(id: id, to: endpoint) { [weak self] event in self?.handle(event, on: id) }
                 connections[id] = connection
                 connection.start()
             case .send(let requestID, let connectionID):
@@ -132,17 +162,44 @@ final class GatewayClient: @unchecked Sendable {
         flushTouched()
     }
 
+    private func makeConnection(id: Int, to endpoint: Endpoint, onEvent: @escaping (GatewayConnection.Event) -> Void) -> GatewayConnection {
+        GatewayConnection(
+            id: id, queue: queue, address: endpoint.address, authority: endpoint.url.authority, label: endpoint.url.description,
+            tls: endpoint.tls.map { GatewayConnection.TLSSettings(context: $0, peerName: endpoint.url.host, plaintextBuffer: plaintextBuffer) },
+            connectTimeoutNanoseconds: UInt64(configuration.connectTimeoutMilliseconds) * 1_000_000,
+            requestTimeoutNanoseconds: UInt64(configuration.requestTimeoutMilliseconds) * 1_000_000,
+            readBuffer: readBuffer, onEvent: onEvent)
+    }
+
     private func send(_ requestID: Int, on connectionID: Int) {
         guard var item = work[requestID], let connection = connections[connectionID] else {
             perform(pool.streamClosed(on: connectionID))
             return
         }
-        item.retry.attemptStarted()
-        work[requestID] = item
-        let request: HTTPRequest
+        var request: HTTPRequest
         switch provider {
         case .apns: request = APNsRequest.silentPush(token: item.token, topic: item.job.destination, pathPrefix: url.pathPrefix)
         case .fcm: request = FCMRequest.silentPush(token: item.token, project: item.job.destination, pathPrefix: url.pathPrefix)
+        }
+        if fcmAuth != nil {
+            guard let bearer = fcmAuth?.authorization(now: retryScheduler.now) else {
+                // The token ran out while this waited in the pool: wait for a new one.
+                perform(pool.streamClosed(on: connectionID))
+                submit([requestID])
+                return
+            }
+            request.headers.add("authorization", bearer)
+        }
+        item.retry.attemptStarted()
+        work[requestID] = item
+        if apnsAuth != nil {
+            do {
+                request.headers.add("authorization", try apnsAuth!.authorization(now: retryScheduler.now))
+            } catch {
+                perform(pool.streamClosed(on: connectionID))
+                attemptEnded(requestID, .rejected(reason: "APNs provider token not signed: \(error)"))
+                return
+            }
         }
         stats.requests += 1
         if let problem = connection.send(request, requestID: requestID) {
@@ -177,6 +234,8 @@ final class GatewayClient: @unchecked Sendable {
             stats.peerMaxConcurrentStreams = maxStreams
             perform(pool.settingsChanged(id, maxConcurrentStreams: maxStreams))
         case .response(let requestID, let response):
+            // FCM refused the access token: the next sends fetch a new one.
+            if provider == .fcm, response.status == 401 { fcmAuth?.invalidate() }
             let verdict = ProviderResponse.verdict(provider, status: response.status, headers: response.headers,
                                                    body: response.body, now: retryScheduler.now)
             attemptEnded(requestID, verdict)
@@ -192,6 +251,71 @@ final class GatewayClient: @unchecked Sendable {
                 attemptEnded(requestID, .retryable(reason: reason, retryAfterMilliseconds: nil))
             }
             perform(pool.connectionLost(id, reason: reason))
+        }
+    }
+
+    // MARK: FCM access tokens
+
+    /// Starts one token request to the service account's `token_uri`, unless one is under way.
+    private func fetchAccessToken() {
+        guard tokenConnection == nil, !stopped, let auth = fcmAuth, let tokenEndpoint else { return }
+        let request: HTTPRequest
+        do {
+            request = try auth.tokenRequest(now: retryScheduler.now)
+        } catch {
+            settleAwaiting(.rejected(reason: "FCM access token not requested: \(error)"))
+            return
+        }
+        stats.accessTokensFetched += 1
+        let connection = makeConnection(id: -1, to: tokenEndpoint) { [weak self] event in self?.tokenEvent(event, request: request) }
+        tokenConnection = connection
+        connection.start()
+    }
+
+    private func tokenEvent(_ event: GatewayConnection.Event, request: HTTPRequest) {
+        guard let connection = tokenConnection else { return }
+        let label = tokenEndpoint?.url.description ?? "the token endpoint"
+        switch event {
+        case .ready:
+            if let problem = connection.send(request, requestID: 0) {
+                tokenFetchEnded(.retryable(reason: problem, retryAfterMilliseconds: nil))
+            } else {
+                connection.flush()
+            }
+        case .settingsChanged, .goingAway:
+            break
+        case .response(_, let response):
+            guard fcmAuth != nil else { return }
+            switch fcmAuth!.received(status: response.status, body: response.body, now: retryScheduler.now) {
+            case .accepted: tokenFetchEnded(nil)
+            case .refused(let reason): tokenFetchEnded(.rejected(reason: "FCM access token refused: \(reason)"))
+            case .unavailable(let reason): tokenFetchEnded(.retryable(reason: reason, retryAfterMilliseconds: nil))
+            }
+        case .streamFailed(_, let reason), .closed(let reason, _):
+            tokenFetchEnded(.retryable(reason: "FCM access token from \(label) not fetched: \(reason)", retryAfterMilliseconds: nil))
+        }
+    }
+
+    /// The token request is over: waiting work goes to the pool (nil), or takes `failure` as its attempt.
+    private func tokenFetchEnded(_ failure: AttemptVerdict?) {
+        let connection = tokenConnection
+        tokenConnection = nil
+        connection?.close(reason: "token fetched")
+        if let failure {
+            settleAwaiting(failure)
+        } else {
+            let ids = awaitingToken
+            awaitingToken = []
+            perform(pool.submit(ids))
+        }
+    }
+
+    private func settleAwaiting(_ verdict: AttemptVerdict) {
+        let ids = awaitingToken
+        awaitingToken = []
+        for id in ids {
+            work[id]?.retry.attemptStarted()
+            attemptEnded(id, verdict)
         }
     }
 
@@ -213,7 +337,7 @@ final class GatewayClient: @unchecked Sendable {
                 guard let self else { return }
                 queue.async { [self] in
                     guard work[requestID] != nil else { return }
-                    perform(pool.submit(requestID))
+                    submit([requestID])
                 }
             }
         }

@@ -2,9 +2,16 @@ import Dispatch
 import HTTP
 import HTTP2
 import Sockets
+import TLS
 
-/// One h2c connection to a push gateway: a non-blocking socket from `Sockets`, Dispatch
-/// read/write sources and a timer, and an ``HTTP2ClientSession`` for the framing.
+/// One HTTP/2 connection to a push gateway: a non-blocking socket from `Sockets`, Dispatch
+/// read/write sources and a timer, an ``HTTP2ClientSession`` for the framing and, for
+/// `https://` gateways, a ``TLSSession`` between the two (h2c otherwise).
+///
+/// The TLS session is the transport seam: bytes read from the socket go through it and come
+/// out as plaintext for the HTTP/2 session; the session's output goes through it before the
+/// socket. The handshake runs on the connection's queue a flight at a time, within the connect
+/// timeout, and the gateway must agree to `h2` by ALPN.
 ///
 /// Confined to its owner's serial queue: every method is called there and every event is
 /// reported there. Each request sent is answered by exactly one `.response` or
@@ -30,9 +37,18 @@ final class GatewayConnection: @unchecked Sendable {
         var deadline: UInt64
     }
 
-    /// `open` once TCP connected; the connect deadline still runs until the peer's SETTINGS
-    /// arrive (`.ready`), so the handshake is part of connecting.
-    enum Phase { case connecting, open, closed }
+    /// `open` once the transport is ready (TCP for h2c, a finished TLS handshake after
+    /// `handshaking`); the connect deadline still runs until the peer's SETTINGS arrive
+    /// (`.ready`), so every handshake is part of connecting.
+    enum Phase { case connecting, handshaking, open, closed }
+
+    /// What a TLS connection needs: the shared context, the name the certificate must carry,
+    /// and the client's scratch buffer for decrypted bytes.
+    struct TLSSettings {
+        let context: TLSContext
+        let peerName: String
+        let plaintextBuffer: UnsafeMutableRawBufferPointer
+    }
 
     let id: Int
     let queue: DispatchQueue
@@ -42,10 +58,14 @@ final class GatewayConnection: @unchecked Sendable {
     let requestTimeoutNanoseconds: UInt64
     let readBuffer: UnsafeMutableRawBufferPointer
     let onEvent: (Event) -> Void
+    let tlsSettings: TLSSettings?
 
     private(set) var phase = Phase.connecting
     private var fd: Int32 = -1
     private var session: HTTP2ClientSession?
+    private var tls: TLSSession?
+    /// The HTTP/2 session's output before encryption (TLS only).
+    private var plaintextOutput: [UInt8] = []
     private var readSource: DispatchSourceRead?
     private var writeSource: DispatchSourceWrite?
     private var writeResumed = false
@@ -65,7 +85,7 @@ final class GatewayConnection: @unchecked Sendable {
     /// The highest number of streams this connection ever had open at once.
     private(set) var maxOpenStreams = 0
 
-    init(id: Int, queue: DispatchQueue, address: SocketAddress, authority: String, label: String,
+    init(id: Int, queue: DispatchQueue, address: SocketAddress, authority: String, label: String, tls: TLSSettings? = nil,
          connectTimeoutNanoseconds: UInt64, requestTimeoutNanoseconds: UInt64,
          readBuffer: UnsafeMutableRawBufferPointer, onEvent: @escaping (Event) -> Void) {
         self.id = id
@@ -76,7 +96,8 @@ final class GatewayConnection: @unchecked Sendable {
         self.requestTimeoutNanoseconds = requestTimeoutNanoseconds
         self.readBuffer = readBuffer
         self.onEvent = onEvent
-        self.configuration = HTTP2ClientSession.Configuration(scheme: "http", defaultAuthority: authority,
+        self.tlsSettings = tls
+        self.configuration = HTTP2ClientSession.Configuration(scheme: tls == nil ? "http" : "https", defaultAuthority: authority,
                                                               maxResponseBodyBytes: 64 << 10)
     }
 
@@ -126,10 +147,21 @@ final class GatewayConnection: @unchecked Sendable {
         }
     }
 
-    /// Writes whatever the session has ready.
+    /// Writes whatever the session has ready (through TLS when there is TLS).
     func flush() {
-        guard phase == .open, let session else { return }
-        session.drainOutput(into: &output)
+        guard phase == .open || phase == .handshaking else { return }
+        if let tls {
+            if let session {
+                session.drainOutput(into: &plaintextOutput)
+                if !plaintextOutput.isEmpty {
+                    tls.send(plaintextOutput)
+                    plaintextOutput.removeAll(keepingCapacity: plaintextOutput.capacity <= 1 << 20)
+                }
+            }
+            tls.drainCiphertext(into: &output)
+        } else if let session {
+            session.drainOutput(into: &output)
+        }
         writeOutput()
     }
 
@@ -149,7 +181,7 @@ final class GatewayConnection: @unchecked Sendable {
     private func writable() {
         switch phase {
         case .connecting: connectFinished()
-        case .open: writeOutput()
+        case .handshaking, .open: writeOutput()
         case .closed: break
         }
     }
@@ -160,15 +192,6 @@ final class GatewayConnection: @unchecked Sendable {
             close(reason: "connect to \(label) failed: \(Self.describe(SocketError(call: "connect", errno: error)))")
             return
         }
-        let session: HTTP2ClientSession
-        do {
-            session = try HTTP2ClientSession(configuration: configuration)
-        } catch {
-            close(reason: "HTTP/2 session for \(label) could not start: \(error)")
-            return
-        }
-        self.session = session
-        phase = .open
         lastReadAt = DispatchTime.now().uptimeNanoseconds
         let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         read.setEventHandler { [weak self] in self?.readable() }
@@ -178,12 +201,45 @@ final class GatewayConnection: @unchecked Sendable {
         }
         readSource = read
         read.resume()
+        if let tlsSettings {
+            do {
+                let tls = try tlsSettings.context.makeSession(peerName: tlsSettings.peerName)
+                self.tls = tls
+                phase = .handshaking
+                tls.start()
+            } catch {
+                close(reason: "TLS to \(label) could not start: \(error)")
+                return
+            }
+            flush()
+        } else {
+            startSession()
+        }
+    }
+
+    /// The transport is ready (TCP for h2c, a finished handshake with ALPN h2 for TLS): the
+    /// HTTP/2 session starts and its preface goes out.
+    private func startSession() {
+        if let tls {
+            guard tls.negotiatedProtocol == "h2" else {
+                let offered = tls.negotiatedProtocol.map { "'\($0)'" } ?? "no protocol"
+                close(reason: "\(label) did not agree to HTTP/2 over TLS (ALPN chose \(offered); APNs and FCM need h2)")
+                return
+            }
+        }
+        do {
+            session = try HTTP2ClientSession(configuration: configuration)
+        } catch {
+            close(reason: "HTTP/2 session for \(label) could not start: \(error)")
+            return
+        }
+        phase = .open
         flush()
         armTimer()
     }
 
     private func readable() {
-        guard phase == .open, let session else { return }
+        guard phase == .open || phase == .handshaking else { return }
         for _ in 0..<16 {
             let result: IOResult
             do {
@@ -197,21 +253,42 @@ final class GatewayConnection: @unchecked Sendable {
                 flush()
                 return
             case .endOfFile:
-                close(reason: "\(label) closed the connection")
+                close(reason: phase == .handshaking ? "\(label) closed the connection during the TLS handshake" : "\(label) closed the connection")
                 return
             case .processed(let n):
                 lastReadAt = DispatchTime.now().uptimeNanoseconds
                 let bytes = UnsafeRawBufferPointer(rebasing: readBuffer[0..<n])
-                settings.observe(bytes)
-                let events = session.feed(bytes)
-                handle(events)
-                guard phase == .open else { return }
-                checkSettings()
-                guard phase == .open else { return }
+                if let tls { receiveSealed(bytes, tls) } else { receivePlaintext(bytes) }
+                guard phase == .open || phase == .handshaking else { return }
                 if n < readBuffer.count { flush(); return }
             }
         }
         flush()
+    }
+
+    /// Ciphertext from the socket: the handshake advances; decrypted bytes go to the HTTP/2 session.
+    private func receiveSealed(_ bytes: UnsafeRawBufferPointer, _ tls: TLSSession) {
+        tls.receive(bytes)
+        guard let buffer = tlsSettings?.plaintextBuffer else { return }
+        let outcome = tls.readPlaintext(into: buffer) { plaintext in
+            if phase == .handshaking { startSession() }
+            if phase == .open { receivePlaintext(plaintext) }
+        }
+        if phase == .handshaking, tls.isHandshakeComplete { startSession() }
+        switch outcome {
+        case .needMore: break
+        case .closed: close(reason: "\(label) closed the TLS session")
+        case .failed(let reason): close(reason: "TLS with \(label) failed: \(reason)")
+        }
+    }
+
+    private func receivePlaintext(_ bytes: UnsafeRawBufferPointer) {
+        guard phase == .open, let session else { return }
+        settings.observe(bytes)
+        let events = session.feed(bytes)
+        handle(events)
+        guard phase == .open else { return }
+        checkSettings()
     }
 
     private func handle(_ events: [HTTP2ClientSession.Event]) {
@@ -289,7 +366,7 @@ final class GatewayConnection: @unchecked Sendable {
         guard let timer, phase != .closed else { return }
         let tick = min(max(requestTimeoutNanoseconds / 4, 5_000_000), 250_000_000)
         let now = DispatchTime.now().uptimeNanoseconds
-        let handshaking = phase == .connecting || !settings.reported
+        let handshaking = phase == .connecting || phase == .handshaking || !settings.reported
         let first = handshaking ? min(connectDeadline, now &+ tick) : now &+ tick
         timer.schedule(deadline: DispatchTime(uptimeNanoseconds: first), repeating: .nanoseconds(Int(tick)), leeway: .milliseconds(5))
     }
@@ -299,9 +376,10 @@ final class GatewayConnection: @unchecked Sendable {
         switch phase {
         case .closed:
             return
-        case .connecting:
+        case .connecting, .handshaking:
             if now >= connectDeadline {
-                close(reason: "connect to \(label) timed out after \(connectTimeoutNanoseconds / 1_000_000) ms")
+                let what = phase == .handshaking ? "the TLS handshake with" : "connect to"
+                close(reason: "\(what) \(label) timed out after \(connectTimeoutNanoseconds / 1_000_000) ms")
                 return
             }
         case .open:
@@ -339,6 +417,7 @@ final class GatewayConnection: @unchecked Sendable {
         timer?.cancel()
         timer = nil
         session = nil
+        tls = nil
         if let writeSource {
             if !writeResumed { writeSource.resume() }
             writeSource.cancel()

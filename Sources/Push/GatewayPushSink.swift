@@ -2,10 +2,13 @@ import Clock
 import Dispatch
 import MockServer
 import ReleaseControl
+import ProviderAuth
 import Sockets
+import TLS
 
-/// The ``PushSink`` that delivers silent pushes to APNs- and FCM-speaking gateways over h2c
-/// (HTTP/2 over cleartext with prior knowledge; https is out of scope and refused at start).
+/// The ``PushSink`` that delivers silent pushes to APNs- and FCM-speaking gateways over HTTP/2:
+/// TLS with ALPN h2 for `https://` gateways (the system trust store plus ``Configuration/tls``'s
+/// CA), h2c with prior knowledge for `http://` ones.
 ///
 /// Each gateway gets a small pool of connections that respects the peer's
 /// SETTINGS_MAX_CONCURRENT_STREAMS, connect and request timeouts, bounded retries with
@@ -39,6 +42,12 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
         /// Large, because MockServer applies each batch to the whole push record.
         public var resultBatchSize: Int = 16_384
         public var resultFlushMilliseconds: Int = 200
+        /// Trust for `https://` gateways (offering ALPN h2); nil: the system trust store alone.
+        public var tls: TLSContext?
+        /// APNs token authentication: every APNs request carries this provider JWT.
+        public var apnsAuth: APNsProviderToken?
+        /// FCM HTTP v1 authentication: an OAuth access token from the service account's `token_uri`.
+        public var fcmAuth: FCMAccessToken?
 
         public init(apnsGateway: GatewayURL? = nil, fcmGateway: GatewayURL? = nil) {
             self.apnsGateway = apnsGateway
@@ -68,6 +77,8 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
         public var peerMaxConcurrentStreams = 0
         /// The most streams any one open connection carried at once.
         public var maxStreamsOnOneConnection = 0
+        /// OAuth access tokens fetched (FCM with --fcm-credentials).
+        public var accessTokensFetched = 0
     }
 
     public let configuration: Configuration
@@ -88,7 +99,30 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
             } catch {
                 throw GatewayPushSinkError(message: "the \(provider == .apns ? "APNs" : "FCM") gateway \(url) cannot be used: \(GatewayConnection.describe(error))")
             }
-            return GatewayClient(provider: provider, url: url, address: address, configuration: configuration,
+            let name = provider == .apns ? "APNs" : "FCM"
+            func trust(_ url: GatewayURL) throws(GatewayPushSinkError) -> TLSContext? {
+                guard url.isSecure else { return nil }
+                do {
+                    return try configuration.tls ?? TLSContext.client(alpn: ["h2"])
+                } catch {
+                    throw GatewayPushSinkError(message: "the \(name) gateway \(url) cannot be used: \(error)")
+                }
+            }
+            var tokenEndpoint: GatewayClient.Endpoint?
+            if provider == .fcm, let auth = configuration.fcmAuth {
+                let uri = auth.account.tokenURI
+                do {
+                    let tokenURL = try GatewayURL(parsing: uri)
+                    tokenEndpoint = GatewayClient.Endpoint(url: tokenURL, address: try SocketAddress.resolve(host: tokenURL.host, port: tokenURL.port),
+                                                           tls: try trust(tokenURL))
+                } catch let error as GatewayPushSinkError {
+                    throw error
+                } catch {
+                    throw GatewayPushSinkError(message: "the service account's token_uri \(uri) cannot be used: \(error)")
+                }
+            }
+            return GatewayClient(provider: provider, endpoint: .init(url: url, address: address, tls: try trust(url)),
+                                 tokenEndpoint: tokenEndpoint, configuration: configuration,
                                  resultsQueue: resultsQueue, retryScheduler: retryScheduler)
         }
         apns = try client(.apns, configuration.apnsGateway)

@@ -1,35 +1,35 @@
-/// Where a provider gateway listens: `http://host[:port][/prefix]`, spoken as h2c with prior knowledge.
-///
-/// https is out of scope for the mock (no TLS stack): such URLs are refused with a message
-/// saying so, rather than silently speaking cleartext to a TLS port.
+/// Where a provider gateway listens: `https://host[:port][/prefix]` (HTTP/2 over TLS, ALPN h2,
+/// as APNs and FCM speak it) or `http://host[:port][/prefix]` (h2c with prior knowledge).
 ///
 /// ```swift
-/// let url = try GatewayURL(parsing: "http://127.0.0.1:9443")
+/// let url = try GatewayURL(parsing: "https://127.0.0.1:9443")
 /// url.host        // "127.0.0.1"
 /// url.port        // 9443
+/// url.isSecure    // true
 /// ```
 public struct GatewayURL: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: Int
     /// A path prefix put before every request path, without a trailing slash ("" for none).
     public var pathPrefix: String
+    /// https: TLS with ALPN h2; http: h2c.
+    public var isSecure: Bool
 
-    public init(host: String, port: Int, pathPrefix: String = "") {
+    public init(host: String, port: Int, pathPrefix: String = "", isSecure: Bool = false) {
         self.host = host
         self.port = port
         self.pathPrefix = pathPrefix
+        self.isSecure = isSecure
     }
 
     /// Parses a gateway URL; the error message names the URL and what to change.
     public init(parsing text: String) throws(GatewayURLError) {
         let lower = text.lowercased()
-        if lower.hasPrefix("https://") {
-            throw GatewayURLError(url: text, message: "https is not supported: lerix-mock speaks h2c (HTTP/2 over cleartext, prior knowledge) only; use an http:// URL such as http://127.0.0.1:9443")
+        let secure = lower.hasPrefix("https://")
+        guard secure || lower.hasPrefix("http://") else {
+            throw GatewayURLError(url: text, message: "expected an https:// URL (TLS) such as https://api.sandbox.push.apple.com, or http:// for h2c such as http://127.0.0.1:9443")
         }
-        guard lower.hasPrefix("http://") else {
-            throw GatewayURLError(url: text, message: "expected an http:// URL such as http://127.0.0.1:9443")
-        }
-        let rest = text.dropFirst("http://".count)
+        let rest = text.dropFirst(secure ? "https://".count : "http://".count)
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
         let authority = rest[rest.startIndex..<authorityEnd]
         var path = String(rest[authorityEnd...])
@@ -58,23 +58,25 @@ public struct GatewayURL: Sendable, Equatable, CustomStringConvertible {
             host = authority
         }
         guard !host.isEmpty else { throw GatewayURLError(url: text, message: "the URL has no host") }
-        var port = 80
+        var port = secure ? 443 : 80
         if let portText {
             guard let value = Int(portText), (1...65535).contains(value) else {
                 throw GatewayURLError(url: text, message: "the port must be a number from 1 to 65535")
             }
             port = value
         }
-        self.init(host: String(host), port: port, pathPrefix: path)
+        self.init(host: String(host), port: port, pathPrefix: path, isSecure: secure)
     }
 
     /// The `:authority` sent with each request.
     public var authority: String {
         let h = host.contains(":") ? "[\(host)]" : host
-        return port == 80 ? h : "\(h):\(port)"
+        return port == (isSecure ? 443 : 80) ? h : "\(h):\(port)"
     }
 
-    public var description: String { "http://\(authority)\(pathPrefix)" }
+    public var scheme: String { isSecure ? "https" : "http" }
+
+    public var description: String { "\(scheme)://\(authority)\(pathPrefix)" }
 }
 
 /// A gateway URL that cannot be used, with the reason.

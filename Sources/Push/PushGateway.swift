@@ -1,6 +1,7 @@
 import Clock
 import HTTP
 import JSON
+import ProviderAuth
 import Synchronization
 
 /// A stand-in for APNs and FCM: a ``Responder`` that checks push requests the way the
@@ -31,6 +32,12 @@ import Synchronization
 /// - `GET /stats` → `{"requests", "accepted", "refused", "in_flight", "max_in_flight"}`.
 /// - `GET /healthz` → 200; `GET /` → this list as text.
 ///
+/// Provider authentication is checked when configured (``Authentication``): with the APNs
+/// auth key's public half, APNs requests need a valid ES256 provider token (else 403
+/// `MissingProviderToken`, `InvalidProviderToken` or `ExpiredProviderToken`); with a service
+/// account, the gateway serves its OAuth token endpoint at the `token_uri` path and FCM sends need
+/// one of the access tokens it issued (else 401 `UNAUTHENTICATED`).
+///
 /// ```swift
 /// let gateway = PushGateway(scheduler: SystemScheduler())
 /// gateway.setDeliveryHandler { delivery in devices[delivery.token]?.wake() }
@@ -48,17 +55,34 @@ public final class PushGateway: Responder, Sendable {
         var maxInFlight = 0
         var nextMessage: UInt64 = 1
         var handler: (@Sendable (GatewayDelivery) -> Void)?
+        var fcmTokens: FCMTokenIssuer?
+    }
+
+    /// What the stand-in checks of provider authentication; nothing by default.
+    public struct Authentication: Sendable {
+        public var apns: APNsTokenCheck?
+        public var fcm: FCMTokenIssuer?
+        public init(apns: APNsTokenCheck? = nil, fcm: FCMTokenIssuer? = nil) {
+            self.apns = apns
+            self.fcm = fcm
+        }
     }
 
     let scheduler: any Scheduler
     let state: Mutex<State>
+    let apnsTokenCheck: APNsTokenCheck?
+    /// The path of the OAuth token endpoint (FCM auth only).
+    let tokenPath: String?
 
     /// - Parameters:
     ///   - scheduler: the time deliveries are stamped with, and the clock delayed answers wait on.
     ///   - maxRecordedDeliveries: how many of the latest deliveries `GET /deliveries` keeps.
-    public init(scheduler: any Scheduler, maxRecordedDeliveries: Int = 200_000) {
+    ///   - authentication: provider auth to check (none by default).
+    public init(scheduler: any Scheduler, maxRecordedDeliveries: Int = 200_000, authentication: Authentication = Authentication()) {
         self.scheduler = scheduler
-        self.state = Mutex(State(log: DeliveryLog(capacity: maxRecordedDeliveries)))
+        self.apnsTokenCheck = authentication.apns
+        self.tokenPath = authentication.fcm?.account.tokenPath
+        self.state = Mutex(State(log: DeliveryLog(capacity: maxRecordedDeliveries), fcmTokens: authentication.fcm))
     }
 
     // MARK: In-process API (the same controls as the HTTP endpoints)
@@ -107,6 +131,11 @@ public final class PushGateway: Responder, Sendable {
 
     public func respond(to request: HTTPRequest, reply: @escaping @Sendable (HTTPReply) -> Void) {
         let target = request.target
+        if let tokenPath, request.path == tokenPath {
+            let now = scheduler.now
+            reply(.response(state.withLock { $0.fcmTokens?.answer(request, now: now) } ?? HTTPResponse(status: 404)))
+            return
+        }
         let provider: PushProvider? = RequestTarget.hasPathPrefix(target, "/3/") ? .apns
             : RequestTarget.hasPathPrefix(target, "/v1/") ? .fcm : nil
         guard let provider else {
@@ -143,6 +172,10 @@ public final class PushGateway: Responder, Sendable {
             return response
         }
         let now = scheduler.now
+        if let refusal = authenticationRefusal(request, provider: provider, now: now) {
+            state.withLock { $0.refused += 1 }
+            return refusal
+        }
         let delivery: GatewayDelivery
         let apnsID: String?
         switch provider {
@@ -199,6 +232,20 @@ public final class PushGateway: Responder, Sendable {
                 + Array("/messages/\(message)\"}".utf8))
             response.headers.add("content-type", "application/json; charset=UTF-8")
             return response
+        }
+    }
+
+    /// The provider's answer to a request whose authentication fails, nil when it passes (or is not checked).
+    func authenticationRefusal(_ request: HTTPRequest, provider: PushProvider, now: Instant) -> HTTPResponse? {
+        switch provider {
+        case .apns:
+            guard let apnsTokenCheck,
+                  let reason = apnsTokenCheck.problem(authorization: request.headers["authorization"], now: now) else { return nil }
+            return APNsError(status: 403, reason: reason).response(apnsID: request.headers["apns-id"])
+        case .fcm:
+            let authorized = state.withLock { s -> Bool? in s.fcmTokens.map { $0.isAuthorized(request.headers["authorization"], now: now) } }
+            guard authorized == false else { return nil }
+            return FCMError.unauthenticated.response()
         }
     }
 

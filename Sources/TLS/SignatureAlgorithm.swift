@@ -16,7 +16,7 @@ public enum SignatureAlgorithm: String, Sendable {
 }
 
 extension PrivateKey.Kind {
-    var label: String {
+    public var label: String {
         switch self {
         case .ecP256: return "an EC P-256 key"
         case .rsa: return "an RSA key"

@@ -1,7 +1,9 @@
 import Clock
 import Dispatch
 import HTTPServer
+import ProviderAuth
 import Push
+import TLS
 
 /// `lerix-mock push-gateway`: the APNs/FCM stand-in (``PushGateway``) on a port.
 enum PushGatewayCommand: CLICommand {
@@ -22,14 +24,21 @@ enum PushGatewayCommand: CLICommand {
           --max-recorded N         deliveries kept for GET /deliveries (default 200000; the oldest go first)
           --tls-cert FILE          also speak TLS on the port (ALPN h2, http/1.1), as APNs and FCM do; PEM chain
           --tls-key FILE           the certificate's private key, PEM (PKCS#8 or traditional)
+          --apns-auth-public-key PEM
+                                   check APNs provider tokens (ES256 JWTs) against this public key (or the .p8
+                                   itself): 403 MissingProviderToken / InvalidProviderToken / ExpiredProviderToken
+          --fcm-credentials FILE   a service-account JSON: serve its OAuth token endpoint at the token_uri path and
+                                   answer FCM sends without one of its access tokens with 401 UNAUTHENTICATED
           --quiet                  no per-request log lines
         """
 
-    static let parser = ArgumentParser(valued: ["--host", "--port", "--max-recorded", "--tls-cert", "--tls-key"],
+    static let parser = ArgumentParser(valued: ["--host", "--port", "--max-recorded", "--tls-cert", "--tls-key",
+                                                "--apns-auth-public-key", "--fcm-credentials"],
                                        flags: ["--quiet"])
 
     static func run(_ arguments: [String]) -> Int32 {
         let host: String, port: Int, maxRecorded: Int, quiet: Bool, tlsFiles: TLSFiles?
+        let apnsPublicKey: String?, fcmCredentials: String?
         do {
             let parsed = try parser.parse(arguments)
             if let extra = parsed.positional.first {
@@ -48,14 +57,23 @@ enum PushGatewayCommand: CLICommand {
             maxRecorded = m
             quiet = parsed.flag("--quiet")
             tlsFiles = try TLSFiles(parsed)
+            apnsPublicKey = parsed.value("--apns-auth-public-key")
+            fcmCredentials = parsed.value("--fcm-credentials")
         } catch {
             CLI.printError("lerix-mock push-gateway: \(error)\nrun `lerix-mock push-gateway --help` for the options")
             return 2
         }
-        let gateway = PushGateway(scheduler: SystemScheduler(), maxRecordedDeliveries: maxRecorded)
         var log: (@Sendable (RequestLogEntry) -> Void)? = nil
         if !quiet { log = { entry in CLI.printError(entry.line) } }
         do {
+            var authentication = PushGateway.Authentication()
+            if let apnsPublicKey {
+                authentication.apns = try APNsTokenCheck(publicKey: PublicKey(file: apnsPublicKey, what: "--apns-auth-public-key file"))
+            }
+            if let fcmCredentials {
+                authentication.fcm = try FCMTokenIssuer(account: ServiceAccount(file: fcmCredentials))
+            }
+            let gateway = PushGateway(scheduler: SystemScheduler(), maxRecordedDeliveries: maxRecorded, authentication: authentication)
             let tls = try tlsFiles?.serverContext()
             let server = HTTPServer(configuration: .init(host: host, port: port, tls: tls), responder: gateway, log: log)
             let bound = try server.start()

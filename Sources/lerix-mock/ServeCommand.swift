@@ -27,6 +27,12 @@ enum ServeCommand: CLICommand {
           --start-time T         the manual clock's start, RFC 3339 (default: now)
           --apns-gateway URL     deliver pushes for ios/macos tokens to this APNs-style gateway (http:// = h2c)
           --fcm-gateway URL      deliver pushes for android tokens to this FCM-style gateway (http:// = h2c)
+                                 https:// gateways speak HTTP/2 over TLS (ALPN h2), trusting the system store
+          --tls-ca FILE          also trust this CA (PEM) for https:// gateways (e.g. lerix-mock dev-cert's ca.pem)
+          --apns-auth-key FILE   APNs token auth: the .p8 key; with --apns-key-id and --apns-team-id
+          --apns-key-id ID       the key's 10-character id (the kid of each provider token)
+          --apns-team-id ID      your team id (the iss of each provider token)
+          --fcm-credentials FILE FCM HTTP v1 auth: a service-account JSON; access tokens come from its token_uri
           --admin-token TOKEN    /admin requires `Authorization: Bearer TOKEN`
           --tls-cert FILE        also speak TLS on the port (ALPN h2, http/1.1): the certificate chain, PEM,
                                  leaf first (make one with `lerix-mock dev-cert`); plain HTTP/1.1 and h2c still work
@@ -36,7 +42,8 @@ enum ServeCommand: CLICommand {
 
     static let parser = ArgumentParser(
         valued: ["--host", "--port", "--config", "--state", "--clock", "--start-time",
-                 "--apns-gateway", "--fcm-gateway", "--admin-token", "--tls-cert", "--tls-key"],
+                 "--apns-gateway", "--fcm-gateway", "--admin-token", "--tls-cert", "--tls-key",
+                 "--tls-ca", "--apns-auth-key", "--apns-key-id", "--apns-team-id", "--fcm-credentials"],
         flags: ["--quiet"])
 
     /// What the flags say, checked before anything starts.
@@ -51,6 +58,7 @@ enum ServeCommand: CLICommand {
         var fcmGateway: String?
         var adminToken: String?
         var tls: TLSFiles?
+        var push = ServeWiring.PushAuth()
         var quiet = false
 
         init(_ arguments: [String]) throws(ArgumentParser.Failure) {
@@ -89,6 +97,7 @@ enum ServeCommand: CLICommand {
                 adminToken = token
             }
             tls = try TLSFiles(parsed)
+            push = try ServeWiring.PushAuth(parsed)
             quiet = parsed.flag("--quiet")
         }
     }
@@ -137,7 +146,7 @@ enum ServeCommand: CLICommand {
         options.store = store.store
         options.seed = store.seed
         options.pushSink = try ServeWiring.pushSink(apns: settings.apnsGateway, fcm: settings.fcmGateway,
-                                                    log: options.log)
+                                                    auth: settings.push, log: options.log)
         let app = try MockServer(options: options)
         let log: (@Sendable (RequestLogEntry) -> Void)? = settings.quiet ? nil : logWriter.sink
         // Date reads the app's clock: under --clock manual it agrees with Lerix-Server-Time.

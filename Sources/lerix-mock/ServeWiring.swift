@@ -1,6 +1,8 @@
 import MockServer
 import Persistence
+import ProviderAuth
 import Push
+import TLS
 
 /// Chooses the store and push sink behind `serve`'s flags. Kept apart from flag parsing so
 /// each backend's construction (and its error message) stays in one place.
@@ -25,10 +27,53 @@ enum ServeWiring {
         return Store(store: store, seed: store.seed, close: { store.close() })
     }
 
-    static func pushSink(apns: String?, fcm: String?, log: @escaping @Sendable (String) -> Void) throws -> any PushSink {
+    /// `--tls-ca` and the provider credentials, as given (files are read when the sink is made).
+    struct PushAuth {
+        var trustedCA: String?
+        var apnsKey: String?
+        var apnsKeyID: String?
+        var apnsTeamID: String?
+        var fcmCredentials: String?
+
+        init() {}
+
+        init(_ parsed: ArgumentParser.Parsed) throws(ArgumentParser.Failure) {
+            trustedCA = parsed.value("--tls-ca")
+            apnsKey = parsed.value("--apns-auth-key")
+            apnsKeyID = parsed.value("--apns-key-id")
+            apnsTeamID = parsed.value("--apns-team-id")
+            fcmCredentials = parsed.value("--fcm-credentials")
+            let apnsFlags = [apnsKey, apnsKeyID, apnsTeamID].compactMap { $0 }.count
+            if apnsFlags != 0 && apnsFlags != 3 {
+                throw ArgumentParser.Failure(description: "APNs token auth needs all three of --apns-auth-key, --apns-key-id and --apns-team-id")
+            }
+            if apnsKey != nil && parsed.value("--apns-gateway") == nil {
+                throw ArgumentParser.Failure(description: "--apns-auth-key needs --apns-gateway (where to send)")
+            }
+            if fcmCredentials != nil && parsed.value("--fcm-gateway") == nil {
+                throw ArgumentParser.Failure(description: "--fcm-credentials needs --fcm-gateway (where to send)")
+            }
+        }
+    }
+
+    static func pushSink(apns: String?, fcm: String?, auth: PushAuth = PushAuth(),
+                         log: @escaping @Sendable (String) -> Void) throws -> any PushSink {
         guard apns != nil || fcm != nil else { return NoGatewayPushSink() }
+        var configuration: GatewayPushSink.Configuration
         do {
-            return try GatewayPushSink(configuration: .init(apnsGateway: apns, fcmGateway: fcm))
+            configuration = try .init(apnsGateway: apns, fcmGateway: fcm)
+        } catch {
+            throw Unavailable(description: "--apns-gateway/--fcm-gateway: \(error)")
+        }
+        if let ca = auth.trustedCA { configuration.tls = try TLSContext.client(trustingAlso: ca, alpn: ["h2"]) }
+        if let key = auth.apnsKey, let keyID = auth.apnsKeyID, let teamID = auth.apnsTeamID {
+            configuration.apnsAuth = try APNsProviderToken(keyFile: key, keyID: keyID, teamID: teamID)
+        }
+        if let credentials = auth.fcmCredentials {
+            configuration.fcmAuth = FCMAccessToken(account: try ServiceAccount(file: credentials))
+        }
+        do {
+            return try GatewayPushSink(configuration: configuration)
         } catch {
             throw Unavailable(description: "--apns-gateway/--fcm-gateway: \(error)")
         }

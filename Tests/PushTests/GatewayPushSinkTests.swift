@@ -313,9 +313,9 @@ import Testing
         #expect(results["f"] == .failed(reason: "project bare has no fcm_project: FCM sends to /v1/projects/{fcm_project}"))
     }
 
-    @Test func httpsGatewaysAreRefusedAtStartWithAMessage() {
+    @Test func otherSchemesAreRefusedAtStartWithAMessage() {
         #expect(throws: GatewayURLError.self) {
-            _ = try GatewayPushSink.Configuration(apnsGateway: "https://api.push.apple.com", fcmGateway: nil)
+            _ = try GatewayPushSink.Configuration(apnsGateway: "ftp://api.push.apple.com", fcmGateway: nil)
         }
     }
 }

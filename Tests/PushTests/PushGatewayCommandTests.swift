@@ -32,13 +32,16 @@ import TestSupport
         #expect(json(gone)["reason"]?.stringValue == "Unregistered")
     }
 
-    @Test func badFlagsAndHTTPSGatewaysStopTheStartWithAMessage() throws {
+    @Test func badFlagsAndGatewayURLsStopTheStartWithAMessage() throws {
         let badPort = try ServerProcess.run(["push-gateway", "--port", "x"])
         #expect(badPort.status == 2)
         #expect(badPort.stderr.contains("--port needs a number"))
-        let https = try ServerProcess.run(["serve", "--port", "0", "--apns-gateway", "https://api.push.apple.com"])
-        #expect(https.status != 0)
-        #expect(https.stderr.contains("https is not supported"))
+        let ftp = try ServerProcess.run(["serve", "--port", "0", "--apns-gateway", "ftp://api.push.apple.com"])
+        #expect(ftp.status != 0)
+        #expect(ftp.stderr.contains("expected an https:// URL"))
+        let ca = try ServerProcess.run(["serve", "--port", "0", "--apns-gateway", "https://127.0.0.1:1", "--tls-ca", "/nonexistent/ca.pem"])
+        #expect(ca.status != 0)
+        #expect(ca.stderr.contains("--tls-ca file '/nonexistent/ca.pem' cannot be opened"), "\(ca.stderr)")
     }
 
     @Test func serveDeliversABlockingChangesPushThroughThePushGateway() throws {

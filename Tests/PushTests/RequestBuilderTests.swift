@@ -63,14 +63,13 @@ import Testing
         #expect(v6.authority == "[::1]:8081")
     }
 
-    @Test func refusesHTTPSSayingWhy() {
-        #expect(throws: GatewayURLError.self) { try GatewayURL(parsing: "https://api.push.apple.com") }
-        do {
-            _ = try GatewayURL(parsing: "https://api.push.apple.com")
-        } catch {
-            #expect(error.description.contains("https is not supported"))
-            #expect(error.description.contains("h2c"))
-        }
+    @Test func httpsMeansTLSOnPort443UnlessGiven() throws {
+        let apns = try GatewayURL(parsing: "https://api.sandbox.push.apple.com")
+        #expect(apns.isSecure && apns.port == 443 && apns.authority == "api.sandbox.push.apple.com")
+        #expect(apns.description == "https://api.sandbox.push.apple.com")
+        let local = try GatewayURL(parsing: "https://127.0.0.1:9443/base")
+        #expect(local.isSecure && local.port == 9443 && local.pathPrefix == "/base")
+        #expect(try !GatewayURL(parsing: "http://127.0.0.1:9443").isSecure)
     }
 
     @Test func refusesOtherSchemesAndBadPorts() {
