@@ -12,6 +12,11 @@ public enum CertificateIssuer {
     public struct Issued: Sendable {
         public let certificate: Certificate
         public let key: PrivateKey
+
+        public init(certificate: Certificate, key: PrivateKey) {
+            self.certificate = certificate
+            self.key = key
+        }
     }
 
     /// A self-signed CA certificate (basicConstraints CA:TRUE, pathlen 0) valid for `days` from `now`.

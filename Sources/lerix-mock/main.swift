@@ -9,6 +9,7 @@ let commands: [any CLICommand.Type] = [
     ScenariosCommand.self,
     AdapterCommand.self,
     PushGatewayCommand.self,
+    DevCertCommand.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
