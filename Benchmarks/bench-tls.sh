@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# TLS: lerix-mock against nginx with the same certificate (one made by `lerix-mock dev-cert`),
+# alternating in one run, each server on its default cores (lerix-mock: one event loop per
+# core; nginx: worker_processes auto), session resumption off on both so every connection
+# pays a full handshake:
+#   - handshakes/s: h2load with one request per connection (-n = -c), so each request is a
+#     fresh TCP connect + TLS 1.3 handshake (ECDHE P-256, ECDSA P-256) + one h2 request;
+#   - h2-over-TLS req/s: h2load, 50 connections x 10 streams, ALPN h2, the same 200 body bytes.
+# Median of BENCH_ROUNDS rounds. Loopback only. Env: BENCH_ROUNDS (3), BENCH_SECONDS (4),
+# BENCH_HANDSHAKES (400 connections per handshake round), LERIX_BIN (.build/release/lerix-mock).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${LERIX_BIN:-$ROOT/.build/release/lerix-mock}
+ROUNDS=${BENCH_ROUNDS:-3}
+SECS=${BENCH_SECONDS:-4}
+HANDSHAKES=${BENCH_HANDSHAKES:-400}
+CHECK='/v1/projects/demo/release-control?platform=ios&version=1.0.0'
+
+for tool in h2load nginx curl python3; do
+    command -v "$tool" >/dev/null || { echo "bench needs $tool (make bench-deps)" >&2; exit 2; }
+done
+[ -x "$BIN" ] || { echo "no release binary at $BIN (make release)" >&2; exit 2; }
+
+WORK=$(mktemp -d /tmp/lerix-bench-tls.XXXXXX)
+chmod 755 "$WORK"
+LERIX_PID=""; NGINX_PID=""
+cleanup() {
+    [ -n "$LERIX_PID" ] && kill "$LERIX_PID" 2>/dev/null || true
+    [ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null || true
+    wait 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+
+"$BIN" dev-cert "$WORK/cert" >/dev/null
+CERT="$WORK/cert/cert.pem"; KEY="$WORK/cert/key.pem"; CA="$WORK/cert/ca.pem"
+
+"$BIN" serve --quiet --port 0 --tls-cert "$CERT" --tls-key "$KEY" >"$WORK/lerix.out" 2>"$WORK/lerix.err" &
+LERIX_PID=$!
+for _ in $(seq 100); do grep -q "https://" "$WORK/lerix.out" 2>/dev/null && break; sleep 0.1; done
+LERIX_PORT=$(grep -o 'https://[^ ]*' "$WORK/lerix.out" | head -1 | sed 's/.*://; s/[^0-9].*//')
+[ -n "$LERIX_PORT" ] || { echo "lerix-mock did not report its port:"; cat "$WORK/lerix.out" "$WORK/lerix.err"; exit 1; }
+LERIX="https://localhost:$LERIX_PORT"
+
+mkdir -p "$WORK/www/v1/projects/demo" "$WORK/tmp"
+curl -sf --cacert "$CA" -o "$WORK/www/v1/projects/demo/release-control" "$LERIX$CHECK" || { echo "lerix-mock does not answer $CHECK over TLS" >&2; exit 1; }
+chmod -R a+rX "$WORK/www"
+chmod 644 "$KEY"
+NGINX_PORT=$(free_port)
+cat >"$WORK/nginx.conf" <<CONF
+daemon off;
+worker_processes auto;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx-error.log warn;
+events { worker_connections 16384; }
+http {
+    access_log off;
+    default_type application/json;
+    client_body_temp_path $WORK/tmp/body;
+    proxy_temp_path $WORK/tmp/proxy;
+    fastcgi_temp_path $WORK/tmp/fastcgi;
+    uwsgi_temp_path $WORK/tmp/uwsgi;
+    scgi_temp_path $WORK/tmp/scgi;
+    keepalive_requests 1000000;
+    server {
+        listen 127.0.0.1:$NGINX_PORT ssl http2;
+        root $WORK/www;
+        sendfile off;
+        ssl_certificate $CERT;
+        ssl_certificate_key $KEY;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        ssl_session_cache off;
+        ssl_session_tickets off;
+    }
+}
+CONF
+nginx -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/nginx-error.log" &
+NGINX_PID=$!
+NGINX="https://localhost:$NGINX_PORT"
+for _ in $(seq 50); do curl -sf --cacert "$CA" -o /dev/null "$NGINX$CHECK" && break; sleep 0.1; done
+for url in "$LERIX" "$NGINX"; do
+    [ "$(curl -s --cacert "$CA" -o /dev/null -w '%{http_version}' "$url$CHECK")" = 2 ] || { echo "$url does not speak h2 over TLS" >&2; exit 1; }
+done
+echo "body $(wc -c <"$WORK/www/v1/projects/demo/release-control") bytes; lerix :$LERIX_PORT, nginx :$NGINX_PORT (same certificate); $ROUNDS rounds"
+
+# prints "rate bad": req/s and requests not answered 200
+run_h2load() {  # url clients requests|"" streams
+    local out
+    if [ -n "$3" ]; then
+        out=$(h2load -c"$2" -n"$3" -m"$4" -t1 "$1" 2>&1)
+    else
+        out=$(h2load -c"$2" -m"$4" -t1 -D"$SECS" "$1" 2>&1)
+    fi
+    local rps ok total
+    rps=$(awk '/^finished in/ { for (i = 1; i <= NF; i++) if ($i == "req/s,") print $(i - 1) }' <<<"$out")
+    ok=$(awk '/^status codes:/ { print $3 }' <<<"$out")
+    total=$(awk '/^requests:/ { print $2 }' <<<"$out")
+    echo "${rps:-0} $(( ${total:-0} - ${ok:-0} ))"
+}
+measure() {  # case url
+    case "$1" in
+        handshakes) run_h2load "$2$CHECK" "$HANDSHAKES" "$HANDSHAKES" 1 ;;
+        h2-tls) run_h2load "$2$CHECK" 50 "" 10 ;;
+    esac
+}
+CASES=(handshakes h2-tls)
+for round in $(seq "$ROUNDS"); do
+    for c in "${CASES[@]}"; do
+        if [ $((round % 2)) = 1 ]; then order="lerix nginx"; else order="nginx lerix"; fi
+        for server in $order; do
+            url=$LERIX; [ "$server" = nginx ] && url=$NGINX
+            echo "$c $server $(measure "$c" "$url")" >>"$WORK/results"
+        done
+    done
+    echo "round $round/$ROUNDS done"
+done
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+printf '\n%-11s %12s %12s %7s %8s\n' case lerix nginx ratio errors
+status=0
+for c in "${CASES[@]}"; do
+    lr=$(awk -v c="$c" '$1 == c && $2 == "lerix" { print $3 }' "$WORK/results" | median)
+    nr=$(awk -v c="$c" '$1 == c && $2 == "nginx" { print $3 }' "$WORK/results" | median)
+    le=$(awk -v c="$c" '$1 == c && $2 == "lerix" { s += $4 } END { print s + 0 }' "$WORK/results")
+    ne=$(awk -v c="$c" '$1 == c && $2 == "nginx" { s += $4 } END { print s + 0 }' "$WORK/results")
+    ratio=$(awk -v a="$lr" -v b="$nr" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }')
+    printf '%-11s %12.0f %12.0f %6sx %8s\n' "$c" "$lr" "$nr" "$ratio" "$le/$ne"
+    [ "$le" = 0 ] || status=1
+done
+echo "(handshakes: connections/s, each one full TLS handshake and one h2 request; h2-tls: req/s; errors lerix/nginx)"
+if ! kill -0 "$LERIX_PID" 2>/dev/null; then echo "lerix-mock is gone:"; tail -n 20 "$WORK/lerix.err"; status=1; fi
+exit $status
