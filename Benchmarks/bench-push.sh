@@ -10,6 +10,10 @@
 # p99 then, next to its p99 with no fan-out. CPU seconds per fan-out and the load average are
 # printed too: wall-clock rates on a shared machine move with the load.
 # Goal: >= 100k tokens/s; must: >= 50k tokens/s.
+# BENCH_PUSH_TLS=1 (bench-push-tls.sh) runs the same fan-out over TLS with provider auth: the
+# gateway with --tls-cert/--tls-key, --apns-auth-public-key and --fcm-credentials, serve with
+# https:// gateways, --tls-ca, an APNs .p8 key and a service account (all made for the run); the
+# gateway then refuses unauthenticated requests, so h2load's baseline is skipped.
 # Env: BENCH_TOKENS (100000), BENCH_ROUNDS (fan-outs alone, 3), BENCH_SECONDS (wrk window, 4),
 # LERIX_BIN (.build/release/lerix-mock).
 set -euo pipefail
@@ -51,13 +55,39 @@ wait_port() {  # file -> port
 
 python3 "$HELPER" config "$WORK/config.json" "$N"
 
-"$BIN" push-gateway --quiet --port 0 --max-recorded 1000 >"$WORK/gateway.out" 2>"$WORK/gateway.err" &
+TLS=${BENCH_PUSH_TLS:-0}
+GATEWAY_FLAGS=(--port 0); SINK_FLAGS=()
+if [ "$TLS" = 1 ]; then
+    # The service account's token_uri must name the gateway's port, so it is picked first.
+    PICKED=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+    "$BIN" dev-cert "$WORK/cert" >/dev/null
+    openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null | openssl pkcs8 -topk8 -nocrypt -out "$WORK/AuthKey.p8"
+    openssl pkey -in "$WORK/AuthKey.p8" -pubout -out "$WORK/AuthKey.pub.pem"
+    openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$WORK/sa-key.pem" 2>/dev/null
+    python3 - "$WORK/sa-key.pem" "https://localhost:$PICKED/token" "$WORK/service-account.json" <<'PY'
+import json, sys
+key = open(sys.argv[1]).read()
+json.dump({"type": "service_account", "project_id": "demo-fcm", "private_key_id": "bench", "private_key": key,
+           "client_email": "bench@demo-fcm.iam.gserviceaccount.com", "token_uri": sys.argv[2]}, open(sys.argv[3], "w"))
+PY
+    GATEWAY_FLAGS=(--port "$PICKED" --tls-cert "$WORK/cert/cert.pem" --tls-key "$WORK/cert/key.pem"
+                   --apns-auth-public-key "$WORK/AuthKey.pub.pem" --fcm-credentials "$WORK/service-account.json")
+    SINK_FLAGS=(--tls-ca "$WORK/cert/ca.pem" --apns-auth-key "$WORK/AuthKey.p8" --apns-key-id BENCH12345
+                --apns-team-id TEAM123456 --fcm-credentials "$WORK/service-account.json")
+fi
+
+"$BIN" push-gateway --quiet "${GATEWAY_FLAGS[@]}" --max-recorded 1000 >"$WORK/gateway.out" 2>"$WORK/gateway.err" &
 GATEWAY_PID=$!
 GATEWAY_PORT=$(wait_port "$WORK/gateway.out")
 [ -n "$GATEWAY_PORT" ] || { echo "push-gateway did not start:"; cat "$WORK/gateway.err"; exit 1; }
+# Plain HTTP on the same port serves the gateway's own listings (/deliveries) in either mode.
 GATEWAY="http://127.0.0.1:$GATEWAY_PORT"
+SINK_GATEWAY=$GATEWAY
+[ "$TLS" = 1 ] && SINK_GATEWAY="https://localhost:$GATEWAY_PORT"
 
 # --- baseline: the gateway's own capacity for this request, measured with h2load
+BASE_RPS=0
+if [ "$TLS" != 1 ]; then
 printf '%s' '{"aps":{"content-available":1},"lerix":{"kind":"release_control"}}' >"$WORK/apns.json"
 H2LOAD=$(h2load -n "$N" -c4 -m100 -t1 -d "$WORK/apns.json" \
     -H 'apns-push-type: background' -H 'apns-priority: 5' -H 'apns-topic: dev.lerix.demo' \
@@ -66,10 +96,11 @@ BASE_RPS=$(awk '/^finished in/ { for (i = 1; i <= NF; i++) if ($i == "req/s,") p
 BASE_OK=$(awk '/^status codes:/ { print $3 }' <<<"$H2LOAD")
 [ "${BASE_OK:-0}" = "$N" ] || { echo "h2load: not every request was accepted:"; echo "$H2LOAD"; exit 1; }
 curl -sf -X DELETE "$GATEWAY/deliveries" >/dev/null
+fi
 
 # --- the server: manual clock, so each round can step past the 60 s push throttle
 "$BIN" serve --quiet --port 0 --clock manual --config "$WORK/config.json" \
-    --apns-gateway "$GATEWAY" --fcm-gateway "$GATEWAY" >"$WORK/server.out" 2>"$WORK/server.err" &
+    --apns-gateway "$SINK_GATEWAY" --fcm-gateway "$SINK_GATEWAY" "${SINK_FLAGS[@]}" >"$WORK/server.out" 2>"$WORK/server.err" &
 SERVER_PID=$!
 SERVER_PORT=$(wait_port "$WORK/server.out")
 [ -n "$SERVER_PORT" ] || { echo "serve did not start:"; cat "$WORK/server.err"; exit 1; }
@@ -81,7 +112,7 @@ cpu_s() { awk -v t="$TICK" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat";
 field() { python3 -c "import json,sys; print(json.load(sys.stdin)[\"$1\"])"; }
 p99_ms() { awk '$1 == "99%" { v = $2; if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v) } else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000 }; print v }'; }
 
-echo "$N tokens; gateway :$GATEWAY_PORT (pid $GATEWAY_PID), server :$SERVER_PORT (pid $SERVER_PID); server RSS $(rss_kb $SERVER_PID) kB"
+echo "$N tokens$([ "$TLS" = 1 ] && echo ' over TLS with APNs token auth and FCM OAuth'); gateway :$GATEWAY_PORT (pid $GATEWAY_PID), server :$SERVER_PORT (pid $SERVER_PID); server RSS $(rss_kb $SERVER_PID) kB"
 
 # --- fan-outs alone: BENCH_ROUNDS of them (the first at once, later ones by moving the manual
 # clock past the throttle window); the median is the headline, wall-clock rates being noisy.
@@ -113,7 +144,7 @@ echo "fan-out under check load: $RUN2"
 
 DONE2=$(field done_s <<<"$RUN2")
 RATE2=$(awk -v n="$N" -v t="$DONE2" 'BEGIN { printf "%.0f", n / t }')
-RATIO=$(awk -v a="$RATE1" -v b="$BASE_RPS" 'BEGIN { printf "%.2f", a / b }')
+RATIO=$(awk -v a="$RATE1" -v b="$BASE_RPS" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }')
 echo
 printf '%-44s %12s\n' "baseline: h2load raw APNs requests/s" "$(printf '%.0f' "$BASE_RPS")"
 printf '%-44s %12s  (%sx baseline; best of %s: %s; goal 100000, must 50000)\n' "fan-out tokens/s (change -> pending 0), median" "$RATE1" "$RATIO" "$ROUNDS" "$BEST1"
