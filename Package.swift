@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "ProviderAuth", dependencies: ["TLS", "HTTP", "JSON", "Clock"]),
         .target(name: "Push", dependencies: ["MockServer", "ReleaseControl", "HTTP", "HTTP2", "HTTPServer", "Sockets", "TLS", "ProviderAuth", "JSON", "Clock"]),
         .target(name: "LerixSDK", dependencies: ["Clock", "JSON"]),
-        .target(name: "Adapter", dependencies: ["LerixSDK", "JSON", "Clock", "Sockets"]),
+        .target(name: "Adapter", dependencies: ["LerixSDK", "JSON", "Clock", "Sockets", "TLS"]),
         // The spec catalogue is compiled in (a symlink to Scenarios/spec-catalogue.yaml), so
         // `covers` ids are checked wherever scenarios live; rule bodies are checked by ReleaseControl's decoding.
         .target(name: "ScenarioRunner", dependencies: [

@@ -1,17 +1,26 @@
-/// An `http://host[:port]/path?query` URL split the way the wire needs it (parsed as bytes:
-/// this runs for every request the adapter sends).
+/// An `http://` or `https://host[:port]/path?query` URL split the way the wire needs it (parsed
+/// as bytes: this runs for every request the adapter sends).
 struct RequestTarget: Equatable {
     var host: String
     var port: Int
+    /// https: the connection runs TLS (port 443 unless given).
+    var isSecure: Bool
     /// The request target: path and query, never empty.
     var path: String
 
-    /// Nil for anything but a plain `http://` URL (the adapter's client does not speak TLS).
+    /// Nil for anything but an `http://` or `https://` URL.
     init?(url: String) {
         var bytes = Array(url.utf8)
-        let scheme: [UInt8] = Array("http://".utf8)
-        guard bytes.count > scheme.count, Array(bytes[0..<scheme.count]) == scheme else { return nil }
-        bytes.removeFirst(scheme.count)
+        let plain: [UInt8] = Array("http://".utf8), secure: [UInt8] = Array("https://".utf8)
+        if bytes.count > secure.count, Array(bytes[0..<secure.count]) == secure {
+            isSecure = true
+            bytes.removeFirst(secure.count)
+        } else if bytes.count > plain.count, Array(bytes[0..<plain.count]) == plain {
+            isSecure = false
+            bytes.removeFirst(plain.count)
+        } else {
+            return nil
+        }
         var authorityEnd = bytes.count
         for (i, b) in bytes.enumerated() where b == 47 || b == 63 || b == 35 {  // / ? #
             authorityEnd = i
@@ -38,7 +47,7 @@ struct RequestTarget: Equatable {
         } else {
             hostBytes = authority
         }
-        var port = 80
+        var port = isSecure ? 443 : 80
         if let portBytes {
             guard !portBytes.isEmpty, portBytes.count <= 5, portBytes.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
             port = portBytes.reduce(0) { $0 * 10 + Int($1 - 48) }
@@ -53,6 +62,6 @@ struct RequestTarget: Equatable {
     /// The `Host` header value.
     var hostHeader: String {
         let name = host.utf8.contains(58) ? "[\(host)]" : host
-        return port == 80 ? name : "\(name):\(port)"
+        return port == (isSecure ? 443 : 80) ? name : "\(name):\(port)"
     }
 }

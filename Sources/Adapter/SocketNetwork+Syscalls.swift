@@ -5,6 +5,7 @@ import Darwin
 #endif
 import LerixSDK
 import Sockets
+import TLS
 
 extension SocketNetwork {
     /// A connected, non-blocking TCP socket with `TCP_NODELAY`. `connect(2)` itself blocks:
@@ -44,6 +45,61 @@ extension SocketNetwork {
             Posix.close(fd)
         }
         return .failure(TransportError("cannot connect to \(origin.host):\(origin.port): \(lastError)"))
+    }
+
+    /// Runs a client TLS handshake on a connected socket, waiting with `poll(2)` on the caller's
+    /// thread (as `connect` does), for at most `timeoutSeconds`.
+    static func handshake(fd: Int32, origin: Origin, context: TLSContext, timeoutSeconds: Int) -> Result<TLSSession, TransportError> {
+        let name = "\(origin.host):\(origin.port)"
+        let session: TLSSession
+        do {
+            session = try context.makeSession(peerName: origin.host)
+        } catch {
+            return .failure(TransportError("TLS to \(name) could not start: \(error)"))
+        }
+        session.start()
+        let deadline = monotonicMilliseconds() + Int64(timeoutSeconds) * 1000
+        var wire: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        var plaintext = [UInt8](repeating: 0, count: 16_384)
+        func sendWire() -> TransportError? {
+            session.drainCiphertext(into: &wire)
+            while !wire.isEmpty {
+                let result = wire.withUnsafeBytes { raw in Result { try Posix.write(fd, raw) } }
+                switch result {
+                case .success(.processed(let n)): wire.removeFirst(n)
+                case .success(.wouldBlock):
+                    var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&entry, 1, Int32(max(1, deadline - monotonicMilliseconds())))
+                    if monotonicMilliseconds() >= deadline { return TransportError("TLS handshake with \(name) timed out") }
+                case .success(.endOfFile), .failure:
+                    return TransportError("\(name) closed the connection during the TLS handshake")
+                }
+            }
+            return nil
+        }
+        while !session.isHandshakeComplete {
+            if let error = sendWire() { return .failure(error) }
+            let left = deadline - monotonicMilliseconds()
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard left > 0, poll(&entry, 1, Int32(left)) > 0 else {
+                return .failure(TransportError("TLS handshake with \(name) timed out after \(timeoutSeconds) s"))
+            }
+            let result = buffer.withUnsafeMutableBytes { raw in Result { try Posix.read(fd, into: raw) } }
+            switch result {
+            case .success(.processed(let n)):
+                buffer.withUnsafeBytes { session.receive(UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }
+                let outcome = plaintext.withUnsafeMutableBytes { session.readPlaintext(into: $0) { _ in } }
+                if case .failed(let reason) = outcome { return .failure(TransportError("TLS with \(name) failed: \(reason)")) }
+                if outcome == .closed { return .failure(TransportError("\(name) ended TLS during the handshake")) }
+            case .success(.wouldBlock):
+                continue
+            case .success(.endOfFile), .failure:
+                return .failure(TransportError("\(name) closed the connection during the TLS handshake"))
+            }
+        }
+        if let error = sendWire() { return .failure(error) }
+        return .success(session)
     }
 
     /// Real elapsed time, for request timeouts only (never for the SDK's logic).

@@ -6,6 +6,7 @@ import Darwin
 import LerixSDK
 import Sockets
 import Synchronization
+import TLS
 
 /// The adapter's own HTTP/1.1 client: a few keep-alive connections per origin, requests
 /// pipelined on them, all driven by one `poll(2)` loop on the caller's thread inside
@@ -17,7 +18,8 @@ import Synchronization
 /// ```
 ///
 /// `send` may be called from any thread; completions run inside `runUntilIdle`, on its thread.
-/// Plain `http://` only: the SDK's default ``URLSessionTransport`` is the one that speaks TLS.
+/// `https://` URLs run each connection through a ``TLSSession`` (ALPN http/1.1, the system
+/// trust store plus ``Options/trustedCAFile``); the handshake happens while connecting.
 public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
     public struct Options: Sendable {
         /// Connections opened to one host and port at most.
@@ -26,12 +28,15 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
         public var maximumPipelineDepth = 32
         /// A request not answered within this many real seconds fails (a stalled server).
         public var requestTimeoutSeconds = 30
+        /// A CA (PEM) to trust beside the system store for `https://` servers (a dev CA, tests).
+        public var trustedCAFile: String?
         public init() {}
     }
 
     struct Origin: Hashable {
         var host: String
         var port: Int
+        var isSecure = false
     }
 
     struct Pending {
@@ -51,11 +56,17 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
         var outgoing: [UInt8] = []
         var served = 0
         var deadline: Int64 = 0
+        /// TLS for https origins: `outgoing` is plaintext, `sealed` what goes to the socket.
+        let tls: TLSSession?
+        var sealed: [UInt8] = []
 
-        init(fd: Int32, origin: Origin) {
+        init(fd: Int32, origin: Origin, tls: TLSSession? = nil) {
             self.fd = fd
             self.origin = origin
+            self.tls = tls
         }
+
+        var hasUnsentBytes: Bool { !outgoing.isEmpty || !sealed.isEmpty }
     }
 
     public let options: Options
@@ -67,6 +78,9 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
     private var readBuffer = [UInt8](repeating: 0, count: 262_144)
     private var pollSet: [pollfd] = []
     private var polled: [Connection] = []
+    private var plaintextBuffer = [UInt8](repeating: 0, count: 16_384)
+    /// Made at the first https connection (the trust store is read once).
+    private var tlsContext: Result<TLSContext, TransportError>?
 
     public init(options: Options = Options()) {
         self.options = options
@@ -78,11 +92,11 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
 
     public func send(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
         guard let target = RequestTarget(url: request.url) else {
-            completion(.failure(TransportError("the adapter's client speaks plain http:// only, not \(request.url)")))
+            completion(.failure(TransportError("the adapter's client speaks http:// and https:// only, not \(request.url)")))
             return
         }
         let pending = Pending(
-            origin: Origin(host: target.host, port: target.port), bytes: Self.serialize(request, target),
+            origin: Origin(host: target.host, port: target.port, isSecure: target.isSecure), bytes: Self.serialize(request, target),
             isHead: request.method == "HEAD", completion: completion)
         incoming.withLock { $0.append(pending) }
     }
@@ -130,7 +144,7 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
             for connection in list {
                 if connection.inFlight.isEmpty {
                     var entry = pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)
-                    if poll(&entry, 1, 0) != 0 {
+                    if poll(&entry, 1, 0) != 0 && idleConnectionIsGone(connection) {
                         Posix.close(connection.fd)
                         continue
                     }
@@ -157,9 +171,8 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
                 if let least, least.inFlight.isEmpty || list.count >= options.maximumConnectionsPerOrigin {
                     target = least.inFlight.count < options.maximumPipelineDepth ? least : nil
                 } else {
-                    switch Self.connect(origin) {
-                    case .success(let fd):
-                        let fresh = Connection(fd: fd, origin: origin)
+                    switch open(origin) {
+                    case .success(let fresh):
                         list.append(fresh)
                         target = fresh
                     case .failure(let error):
@@ -187,23 +200,26 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
             if !queue.isEmpty { queue.removeFirst(min(index, queue.count)) }
             waiting[origin] = queue.isEmpty ? nil : queue
             connections[origin] = list
-            for connection in list where !connection.outgoing.isEmpty { flush(connection) }
+            for connection in list where connection.hasUnsentBytes { flush(connection) }
         }
     }
 
     /// Writes what the socket takes now; the rest goes when `poll` says it can.
     private func flush(_ connection: Connection) {
-        while !connection.outgoing.isEmpty {
-            let result: Result<IOResult, Error> = connection.outgoing.withUnsafeBytes { buffer in
+        if let tls = connection.tls {
+            if !connection.outgoing.isEmpty {
+                tls.send(connection.outgoing)
+                connection.outgoing.removeAll(keepingCapacity: true)
+            }
+            tls.drainCiphertext(into: &connection.sealed)
+        }
+        while connection.tls == nil ? !connection.outgoing.isEmpty : !connection.sealed.isEmpty {
+            let result: Result<IOResult, Error> = (connection.tls == nil ? connection.outgoing : connection.sealed).withUnsafeBytes { buffer in
                 Result { try Posix.write(connection.fd, buffer) }
             }
             switch result {
             case .success(.processed(let n)):
-                if n == connection.outgoing.count {
-                    connection.outgoing.removeAll(keepingCapacity: true)
-                } else {
-                    connection.outgoing.removeFirst(n)
-                }
+                if connection.tls == nil { Self.consume(n, of: &connection.outgoing) } else { Self.consume(n, of: &connection.sealed) }
             case .success(.wouldBlock):
                 return
             case .success(.endOfFile):
@@ -216,13 +232,63 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
         }
     }
 
+    private static func consume(_ n: Int, of buffer: inout [UInt8]) {
+        if n == buffer.count { buffer.removeAll(keepingCapacity: true) } else { buffer.removeFirst(n) }
+    }
+
+    /// A TCP connection to `origin`, with TLS when it is https.
+    private func open(_ origin: Origin) -> Result<Connection, TransportError> {
+        let fd: Int32
+        switch Self.connect(origin) {
+        case .success(let connected): fd = connected
+        case .failure(let error): return .failure(error)
+        }
+        guard origin.isSecure else { return .success(Connection(fd: fd, origin: origin)) }
+        if tlsContext == nil {
+            do {
+                tlsContext = .success(try TLSContext.client(trustingAlso: options.trustedCAFile, alpn: ["http/1.1"]))
+            } catch {
+                tlsContext = .failure(TransportError("\(error)"))
+            }
+        }
+        switch tlsContext! {
+        case .failure(let error):
+            Posix.close(fd)
+            return .failure(error)
+        case .success(let context):
+            switch Self.handshake(fd: fd, origin: origin, context: context, timeoutSeconds: options.requestTimeoutSeconds) {
+            case .success(let session): return .success(Connection(fd: fd, origin: origin, tls: session))
+            case .failure(let error):
+                Posix.close(fd)
+                return .failure(error)
+            }
+        }
+    }
+
+    /// An idle connection the poll says is readable: gone when the server closed it or sent
+    /// something unasked; a TLS session ticket (TLS 1.3 sends them after the handshake) is not that.
+    private func idleConnectionIsGone(_ connection: Connection) -> Bool {
+        guard let tls = connection.tls else { return true }
+        let result: Result<IOResult, Error> = readBuffer.withUnsafeMutableBytes { buffer in
+            Result { try Posix.read(connection.fd, into: buffer) }
+        }
+        guard case .success(.processed(let n)) = result else {
+            if case .success(.wouldBlock) = result { return false }
+            return true
+        }
+        readBuffer.withUnsafeBytes { tls.receive(UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }
+        var unasked = false
+        let outcome = plaintextBuffer.withUnsafeMutableBytes { tls.readPlaintext(into: $0) { _ in unasked = true } }
+        return unasked || outcome != .needMore
+    }
+
     private func pollOnce() {
         pollSet.removeAll(keepingCapacity: true)
         polled.removeAll(keepingCapacity: true)
         for list in connections.values {
             for connection in list where !connection.inFlight.isEmpty {
                 var events = Int16(POLLIN)
-                if !connection.outgoing.isEmpty { events |= Int16(POLLOUT) }
+                if connection.hasUnsentBytes { events |= Int16(POLLOUT) }
                 pollSet.append(pollfd(fd: connection.fd, events: events, revents: 0))
                 polled.append(connection)
             }
@@ -247,7 +313,25 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
         }
         switch result {
         case .success(.processed(let n)):
-            readBuffer.withUnsafeBytes { connection.reader.append(UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }
+            if let tls = connection.tls {
+                readBuffer.withUnsafeBytes { tls.receive(UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }
+                let outcome = plaintextBuffer.withUnsafeMutableBytes { tls.readPlaintext(into: $0) { connection.reader.append($0) } }
+                switch outcome {
+                case .needMore:
+                    break
+                case .closed:
+                    if case .complete(let response, _) = connection.reader.endOfStream() {
+                        complete(connection, response, keepAlive: false)
+                    }
+                    fail(connection, TransportError("the server closed the connection"))
+                    return
+                case .failed(let reason):
+                    fail(connection, TransportError(reason), retry: .none)
+                    return
+                }
+            } else {
+                readBuffer.withUnsafeBytes { connection.reader.append(UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }
+            }
         case .success(.wouldBlock):
             return
         case .success(.endOfFile):
@@ -306,6 +390,7 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
         let partial = connection.reader.hasReceivedBytes
         connection.inFlight = []
         connection.outgoing = []
+        connection.sealed = []
         connection.reader.reset()
         var again: [Pending] = []
         for (i, var pending) in unanswered.enumerated() {

@@ -18,7 +18,8 @@ enum AdapterCommand: CLICommand {
                                    every instant at which timers fire, so one `advance` may span a week
           --admin-token TOKEN      bearer token for --server-clock
           --client sockets         the adapter's keep-alive HTTP/1.1 client (default, fast)
-          --client urlsession      the SDK's default URLSession transport
+          --client urlsession      the SDK's default URLSession transport (on Linux it trusts only the system store)
+          --tls-ca FILE            trust this CA (PEM) too for https:// servers (the sockets client)
           --max-connections N      connections per server with the sockets client (default 128)
           --request-timeout S      real seconds before a request fails (default 30)
           --quiet                  no logs on stderr
@@ -29,7 +30,7 @@ enum AdapterCommand: CLICommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         let parser = ArgumentParser(
-            valued: ["--server-clock", "--admin-token", "--client", "--max-connections", "--request-timeout"],
+            valued: ["--server-clock", "--admin-token", "--client", "--max-connections", "--request-timeout", "--tls-ca"],
             flags: ["--quiet"])
         let parsed: ArgumentParser.Parsed
         do {
@@ -59,6 +60,11 @@ enum AdapterCommand: CLICommand {
             timeout = n
         }
         socketOptions.requestTimeoutSeconds = timeout
+        socketOptions.trustedCAFile = parsed.value("--tls-ca")
+        if socketOptions.trustedCAFile != nil && parsed.value("--client") == "urlsession" {
+            CLI.printError("lerix-mock adapter: --tls-ca applies to --client sockets; URLSession on Linux (libcurl) trusts the system store only: add the CA there")
+            return 2
+        }
         let network: any AdapterNetwork
         switch parsed.value("--client") ?? "sockets" {
         case "sockets": network = SocketNetwork(options: socketOptions)

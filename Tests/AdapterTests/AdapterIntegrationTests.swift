@@ -217,7 +217,7 @@ import Glibc
         let cases: [(String, String, String, Int?, String)] = [
             ("refused", "http://127.0.0.1:\(silentPort)", "demo", nil, "connect"),
             ("unknown-project", world.baseURL, "nope", 404, "nope"),
-            ("https", "https://127.0.0.1:\(world.server.port)", "demo", nil, "http://"),
+            ("https", "https://127.0.0.1:\(world.server.port)", "demo", nil, "TLS"),
         ]
         for (device, base, project, status, word) in cases {
             world.adapter.send("create", [("device", .string(device)), ("now", .string(Self.start)), ("config", [

@@ -12,9 +12,16 @@ final class AdapterProcess {
     private var buffer: [UInt8] = []
     private var nextID = 0
 
-    init(_ arguments: [String]) throws {
-        process.executableURL = ServerProcess.binary
-        process.arguments = ["adapter", "--quiet"] + arguments
+    /// - Parameter launcher: a program and arguments that run the binary (given as their last
+    ///   argument) on the test's behalf, e.g. in a private mount namespace; none by default.
+    init(_ arguments: [String], launcher: [String] = []) throws {
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = Array(launcher.dropFirst()) + ["adapter", "--quiet"] + arguments
+        } else {
+            process.executableURL = ServerProcess.binary
+            process.arguments = ["adapter", "--quiet"] + arguments
+        }
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -74,7 +74,9 @@ import Testing
         #expect(target?.hostHeader == "127.0.0.1:8080")
         #expect(RequestTarget(url: "http://localhost")?.path == "/")
         #expect(RequestTarget(url: "http://[::1]:9/p")?.host == "::1")
-        #expect(RequestTarget(url: "https://x/") == nil)
+        #expect(RequestTarget(url: "https://x/")?.port == 443)
+        #expect(RequestTarget(url: "https://x/")?.hostHeader == "x")
+        #expect(RequestTarget(url: "ftp://x/") == nil)
         #expect(RequestTarget(url: "http://:80/") == nil)
         #expect(RequestTarget(url: "http://x:99999/") == nil)
     }
