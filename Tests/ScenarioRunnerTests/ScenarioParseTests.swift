@@ -184,6 +184,22 @@ import Testing
         #expect(noType?.message.hasPrefix("rule 'b' needs `type`") == true)
     }
 
+    /// Issue 11's first example: `platform` for `platforms` used to give a rule for every platform.
+    @Test func aMisspeltRuleFieldIsReportedAtItsKeyWithTheServersSuggestion() {
+        let created = error("name: x\ndevices: {}\nsteps:\n  - create_rule: {name: b, type: required_update, below: \"2.0.0\", platform: [ios]}\n")
+        #expect(created?.message.hasPrefix("rule 'b' would be refused by the server: /platform:") == true, "\(String(describing: created))")
+        #expect(created?.message.contains("did you mean 'platforms'?") == true)
+        #expect(created?.location.mark.line == 4 && created?.location.mark.column == 67)
+        // The server names both sides of a misspelling: the unknown key (with its suggestion) and the missing one.
+        let setUp = errors("name: x\nrules:\n  - {name: b, type: required_update, bellow: \"2.0.0\"}\ndevices: {}\nsteps: []\n")
+        #expect(setUp.count == 2, "\(setUp)")
+        #expect(setUp.contains { $0.message.contains("/bellow:") && $0.message.contains("did you mean 'below'?") }, "\(setUp)")
+        #expect(setUp.contains { $0.message.contains("/below:") }, "\(setUp)")
+        let updated = errors("name: x\ndevices: {}\nsteps:\n  - create_rule: {name: b, type: required_update, below: \"2.0.0\"}\n  - update_rule: {name: b, bellow: \"3.0.0\"}\n")
+        #expect(updated.count == 1 && updated.first?.location.mark.line == 5, "\(updated)")
+        #expect(updated.first?.message.contains("did you mean 'below'?") == true)
+    }
+
     @Test func updateRuleIsCheckedAsTheWholeBodyAndCanClearAFieldOrExpectARefusal() throws {
         let base = "name: x\ndevices: {}\nsteps:\n  - create_rule: {name: r, type: recommended_update, below: \"2.0.0\", becomes_required_on: +1d}\n"
         let s = try parse(base + "  - update_rule: {name: r, type: optional_update, becomes_required_on: null}\n  - update_rule: {name: r, below: \"x\", rejected: true}\n")
