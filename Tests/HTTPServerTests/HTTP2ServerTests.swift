@@ -103,19 +103,6 @@ struct H2ClientFailure: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Runs curl and returns its stdout (the body, then what `-w` asked for).
-func curl(_ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-    process.arguments = ["-s", "--max-time", "10"] + arguments
-    let out = Pipe()
-    process.standardOutput = out
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
-}
-
 @Suite(.serialized) struct HTTP2ServerTests {
     let responder = H2TestResponder()
     let server: HTTPServer

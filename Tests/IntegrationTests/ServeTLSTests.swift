@@ -6,18 +6,6 @@ import Testing
 /// `serve --tls-cert/--tls-key` as a person meets it: one port for https and http, and every
 /// certificate mistake stopping the start with the file named.
 @Suite struct ServeTLSTests {
-    func curl(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "--max-time", "10"] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
-    }
-
     @Test func httpsOverH2AndHTTP11AndPlainHTTPShareThePort() throws {
         let files = try TestCertificates.make()
         defer { files.remove() }
