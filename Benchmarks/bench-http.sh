@@ -6,40 +6,20 @@
 # LERIX_BIN (.build/release/lerix-mock).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BIN=${LERIX_BIN:-$ROOT/.build/release/lerix-mock}
+source "$(dirname "$0")/lib.sh"
 ROUNDS=${BENCH_ROUNDS:-3}
 SECS=${BENCH_SECONDS:-4}
 IDLE=${BENCH_IDLE:-10000}
 CONNS=50
 CHECK='/v1/projects/demo/release-control?platform=ios&version=1.0.0'
-
-for tool in wrk h2load nginx curl python3; do
-    command -v "$tool" >/dev/null || { echo "bench needs $tool (make bench-deps)" >&2; exit 2; }
-done
-[ -x "$BIN" ] || { echo "no release binary at $BIN (make release)" >&2; exit 2; }
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 [ "$(ulimit -n)" -gt $((IDLE + 100)) ] || { echo "ulimit -n $(ulimit -n) is too low for $IDLE connections" >&2; exit 2; }
-
-WORK=$(mktemp -d /tmp/lerix-bench.XXXXXX)
-chmod 755 "$WORK"
-LERIX_PID=""; NGINX_PID=""
-cleanup() {
-    [ -n "$LERIX_PID" ] && kill "$LERIX_PID" 2>/dev/null || true
-    [ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null || true
-    wait 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+bench_setup lerix-bench wrk h2load nginx curl python3
 
 # --- lerix-mock
 "$BIN" serve --quiet --port 0 >"$WORK/lerix.out" 2>"$WORK/lerix.err" &
 LERIX_PID=$!
-for _ in $(seq 100); do grep -q "http://" "$WORK/lerix.out" 2>/dev/null && break; sleep 0.1; done
-LERIX_PORT=$(grep -o 'http://[^ ]*' "$WORK/lerix.out" | head -1 | sed 's/.*://; s/[^0-9].*//')
-[ -n "$LERIX_PORT" ] || { echo "lerix-mock did not report its port:"; cat "$WORK/lerix.out" "$WORK/lerix.err"; exit 1; }
+LERIX_PORT=$(reported_port "$WORK/lerix.out" http)
 LERIX="http://127.0.0.1:$LERIX_PORT"
 
 # --- nginx with the same body bytes
