@@ -35,8 +35,7 @@ final class ServerContext: Sendable {
     /// - Parameter date: the loop's ``DateField`` value for now.
     func finalize(_ response: inout HTTPResponse, for request: HTTPRequest, date: String) {
         // The server owns Date, like framing: one clock for every answer.
-        if response.headers.contains("Date") { response.headers.remove("Date") }
-        response.headers.add("Date", date)
+        response.headers.set("Date", date)
         caching.apply(to: &response, for: request)
         if response.status == 304 {
             // A 304 carries the Vary its 200 would have (RFC 9110 §15.4.5). Whether that 200
