@@ -67,7 +67,7 @@ extension AdapterHost {
             try advance(to: try fields.time("to"))
             return []
         case "next_deadline":
-            return [("next_deadline", timeline.nextDeadline.map { .string($0.rfc3339) } ?? .null)]
+            return [("next_deadline", scheduler.nextDeadline.map { .string($0.rfc3339) } ?? .null)]
         case "state":
             return stateFields(try device(fields))
         default:
@@ -90,13 +90,13 @@ extension AdapterHost {
         if fields.has("now") {
             let now = try fields.time("now")
             if !timeKnown {
-                timeline.set(now: now)
+                scheduler.advance(to: now)   // nothing is scheduled yet: this only sets the time
                 timeKnown = true
                 options.timeMoved?(now)
-            } else if now > timeline.now {
+            } else if now > scheduler.now {
                 try advance(to: now)
-            } else if now < timeline.now {
-                options.log("adapter: create \(id) at \(now.rfc3339), before true time \(timeline.now.rfc3339); using true time")
+            } else if now < scheduler.now {
+                options.log("adapter: create \(id) at \(now.rfc3339), before true time \(scheduler.now.rfc3339); using true time")
             }
         } else if !timeKnown {
             throw CommandError("missing field now (the first create sets true time)")
@@ -136,7 +136,7 @@ extension AdapterHost {
         } else {
             deviceOrder.append(id)
         }
-        let clock = VirtualDeviceClock(timeline: timeline, offsetMilliseconds: Int64((offsetSeconds * 1000).rounded()))
+        let clock = VirtualDeviceClock(scheduler: scheduler, offsetMilliseconds: Int64((offsetSeconds * 1000).rounded()))
         let log = options.log
         devices[id] = AdapterDevice(id: id, configuration: configuration, clock: clock, storage: storage,
                                     network: network, log: { log("device \(id): \($0)") })
@@ -158,23 +158,23 @@ extension AdapterHost {
     }
 
     /// Moves true time to `target`, firing every timer due on the way in time order across
-    /// devices; timers due at one instant all start before their requests are awaited.
+    /// devices (and, on a shared scheduler, the server's); timers due at one instant all start
+    /// before their requests are awaited.
     func advance(to target: Instant) throws(CommandError) {
-        guard target >= timeline.now else {
-            throw CommandError("time cannot go backwards: \(target.rfc3339) is before \(timeline.now.rfc3339)")
+        guard target >= scheduler.now else {
+            throw CommandError("time cannot go backwards: \(target.rfc3339) is before \(scheduler.now.rfc3339)")
         }
         timeKnown = true
-        while let (instant, due) = timeline.popEarliest(notAfter: target) {
+        scheduler.advance(to: target) { instant, due in
             timeMoved(to: instant)
             drainPushes()
-            for (n, entry) in due.enumerated() {
-                entry.work()
+            for (n, work) in due.enumerated() {
+                work.run()
                 if n % 48 == 47 { network.startSending() }
             }
             network.runUntilIdle()
             drainPushes()
         }
-        timeline.set(now: target)
         timeMoved(to: target)
         drainPushes()
     }

@@ -41,22 +41,31 @@ public final class AdapterHost: @unchecked Sendable {
 
     let network: any AdapterNetwork
     let options: Options
-    let timeline: VirtualTimeline
-    var timeKnown = false
+    /// True time and every device's timers. Shared with the server in process; otherwise the
+    /// host's own, starting before any time a command can name, so the first `create` sets it.
+    let scheduler: ManualScheduler
+    var timeKnown: Bool
     var devices: [String: AdapterDevice] = [:]
     var deviceOrder: [String] = []
     private let serial = Mutex<Void>(())
     /// Pushes waiting for the host's thread (delivered from a callback or another thread).
     private let pushes = Mutex<[String]>([])
 
-    public init(network: any AdapterNetwork = SocketNetwork(), options: Options = Options()) {
+    /// - Parameter scheduler: true time to share (the in-process server's manual clock): the
+    ///   host's `advance` then fires the server's timers and the devices' in one deadline order,
+    ///   and a `create` cannot move time backwards. Without one the host keeps its own.
+    public init(network: any AdapterNetwork = SocketNetwork(), options: Options = Options(), scheduler: ManualScheduler? = nil) {
         self.network = network
         self.options = options
-        self.timeline = VirtualTimeline(now: Instant(millisecondsSinceEpoch: 0))
+        self.scheduler = scheduler ?? ManualScheduler(now: Self.beforeAnyTime)
+        self.timeKnown = scheduler != nil
     }
 
+    /// The earliest RFC 3339 time (0000-01-01T00:00:00Z): an own scheduler starts here.
+    static let beforeAnyTime = Instant(millisecondsSinceEpoch: -62_167_219_200_000)
+
     /// True time now.
-    public var now: Instant { timeline.now }
+    public var now: Instant { scheduler.now }
 
     /// The SDK instance of `device` (its current or last process), for in-process callers.
     public func sdk(of device: String) -> Lerix? {

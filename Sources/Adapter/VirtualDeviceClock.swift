@@ -4,40 +4,42 @@ import LerixSDK
 import Synchronization
 
 /// One emulated device's clock: true time plus the device's own error, with timers kept on the
-/// shared ``VirtualTimeline``. This is the only clock a hosted SDK instance ever reads. Its
-/// uptime is true time, so `set_clock` (the user setting the clock) moves only the wall clock.
+/// host's ``ManualScheduler`` (in process, the server's manual clock too). This is the only
+/// clock a hosted SDK instance ever reads. Its uptime is true time, so `set_clock` (the user
+/// setting the clock) moves only the wall clock.
+///
+/// ```swift
+/// let trueTime = ManualScheduler(now: start)
+/// let phone = VirtualDeviceClock(scheduler: trueTime, offsetMilliseconds: 3_600_000)  // an hour fast
+/// phone.schedule(after: .seconds(60)) { print("device timer") }
+/// trueTime.nextDeadline   // start + 60 s, in true time
+/// ```
 public final class VirtualDeviceClock: LerixSDK.DeviceClock {
-    public let timeline: VirtualTimeline
-    private let offset: Mutex<Int64>
+    /// True time, shared by every device of a host.
+    public let scheduler: ManualScheduler
+    private let offset: Atomic<Int64>
 
     /// A clock `offsetMilliseconds` ahead of true time (negative: behind).
-    public init(timeline: VirtualTimeline, offsetMilliseconds: Int64) {
-        self.timeline = timeline
-        self.offset = Mutex(offsetMilliseconds)
+    public init(scheduler: ManualScheduler, offsetMilliseconds: Int64) {
+        self.scheduler = scheduler
+        self.offset = Atomic(offsetMilliseconds)
     }
 
     /// How far the device clock is ahead of true time now.
-    public var offsetMilliseconds: Int64 { offset.withLock { $0 } }
+    public var offsetMilliseconds: Int64 { offset.load(ordering: .relaxed) }
 
     /// The user sets the device clock: from now on it reads true time plus `offsetMilliseconds`.
-    public func setOffset(milliseconds: Int64) { offset.withLock { $0 = milliseconds } }
+    public func setOffset(milliseconds: Int64) { offset.store(milliseconds, ordering: .relaxed) }
 
     /// The wall clock as an instant.
-    public var instant: Instant { timeline.now.adding(milliseconds: offsetMilliseconds) }
+    public var instant: Instant { scheduler.now.adding(milliseconds: offsetMilliseconds) }
 
     public var now: Date { instant.date }
 
-    public var uptime: Duration { .milliseconds(timeline.now.millisecondsSinceEpoch) }
+    public var uptime: Duration { .milliseconds(scheduler.now.millisecondsSinceEpoch) }
 
     @discardableResult
     public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> any DeviceTimer {
-        let token = timeline.schedule(at: timeline.now.adding(milliseconds: max(0, delay.milliseconds)), work)
-        return TimelineTimer(timeline: timeline, token: token)
+        SchedulerDeviceTimer(scheduler.schedule(at: scheduler.now.adding(milliseconds: max(0, delay.milliseconds)), work))
     }
-}
-
-private struct TimelineTimer: DeviceTimer {
-    let timeline: VirtualTimeline
-    let token: VirtualTimeline.TimerToken
-    func cancel() { timeline.cancel(token) }
 }

@@ -9,19 +9,16 @@ import Synchronization
 /// clock.advance(bySeconds: 60)   // prints "fired" before returning
 /// ```
 ///
+/// One scheduler can carry many clocks' timers: in process, the server's push timers and
+/// every hosted device's timers sit in one heap, so one `advance` fires them all in one order.
 /// Work scheduled while advancing, at or before the target, runs in the same advance.
-/// Work never runs while the internal lock is held, so it may schedule or cancel freely.
+/// Work never runs while the internal lock is held, so it may schedule or cancel freely;
+/// it must not call `advance` itself.
 public final class ManualScheduler: Scheduler, Sendable {
-    private struct Entry {
-        let deadline: Instant
-        let sequence: UInt64
-        let work: @Sendable () -> Void
-    }
-
     private struct State {
         var now: Instant
         var nextSequence: UInt64 = 0
-        var pending: [UInt64: Entry] = [:]
+        var heap = TimerHeap()
     }
 
     private let state: Mutex<State>
@@ -34,54 +31,98 @@ public final class ManualScheduler: Scheduler, Sendable {
 
     public var now: Instant { state.withLock { $0.now } }
 
-    /// The earliest pending deadline, or nil when nothing is scheduled.
+    /// The earliest deadline of work not cancelled, or nil when nothing is scheduled.
     public var nextDeadline: Instant? {
-        state.withLock { $0.pending.values.map(\.deadline).min() }
+        state.withLock { $0.heap.earliestLive?.deadline }
     }
+
+    /// Entries held, cancelled ones not yet swept included (tests pin that cancelled work
+    /// does not pile up).
+    package var heldCount: Int { state.withLock { $0.heap.count } }
 
     @discardableResult
     public func schedule(at deadline: Instant, _ work: @escaping @Sendable () -> Void) -> Cancellable {
-        let sequence = state.withLock { s -> UInt64 in
-            let seq = s.nextSequence
-            s.nextSequence += 1
-            s.pending[seq] = Entry(deadline: deadline, sequence: seq, work: work)
-            return seq
+        let handle = ScheduledHandle()
+        state.withLock { s in
+            s.heap.insert(TimerHeap.Entry(deadline: deadline, sequence: s.nextSequence, handle: handle, work: work))
+            s.nextSequence &+= 1
         }
-        return ManualCancellable(scheduler: self, sequence: sequence)
+        return handle
     }
 
-    fileprivate func cancel(_ sequence: UInt64) {
-        _ = state.withLock { $0.pending.removeValue(forKey: sequence) }
-    }
-
-    /// Moves time to `target` (never backwards past work already run), running every entry
-    /// due at or before it. Time reads as each entry's deadline while that entry runs.
+    /// Moves time to `target` (never backwards), running every entry due at or before it.
+    /// Time reads as each entry's deadline while that entry runs.
     public func advance(to target: Instant) {
+        advance(to: target) { _, due in
+            for work in due { work.run() }
+        }
+    }
+
+    /// Like ``advance(to:)``, but hands `eachInstant` all the work due at one instant at once,
+    /// in scheduling order, for the caller to run (with ``DueWork/run()``) as it likes: the
+    /// adapter starts every device timer of an instant before it waits for their requests.
+    /// Time reads as that instant meanwhile; work the batch schedules for that instant or
+    /// earlier comes as a further batch at the same instant.
+    public func advance(to target: Instant, eachInstant: (_ instant: Instant, _ due: [DueWork]) -> Void) {
         advancing.withLock { _ in
-            while true {
-                let due: Entry? = state.withLock { s in
-                    let candidate = s.pending.values
-                        .filter { $0.deadline <= target }
-                        .min { ($0.deadline, $0.sequence) < ($1.deadline, $1.sequence) }
-                    guard let entry = candidate else { return nil }
-                    s.pending.removeValue(forKey: entry.sequence)
-                    if entry.deadline > s.now { s.now = entry.deadline }
-                    return entry
-                }
-                guard let entry = due else { break }
-                entry.work()
+            while let (instant, due) = takeEarliest(notAfter: target) {
+                eachInstant(instant, due)
             }
-            state.withLock { $0.now = target }
+            state.withLock { s in
+                if target > s.now { s.now = target }
+            }
         }
     }
 
     public func advance(bySeconds seconds: Int64) {
         advance(to: now.adding(seconds: seconds))
     }
+
+    /// Removes every live entry due at the earliest deadline, if that is at or before `target`,
+    /// and moves time to it (time never goes back for work scheduled in the past).
+    private func takeEarliest(notAfter target: Instant) -> (Instant, [DueWork])? {
+        state.withLock { s in
+            guard let first = s.heap.earliestLive, first.deadline <= target else { return nil }
+            let deadline = first.deadline
+            var due: [DueWork] = []
+            while let top = s.heap.earliestLive, top.deadline == deadline {
+                let entry = s.heap.removeEarliest()
+                due.append(DueWork(handle: entry.handle, work: entry.work))
+            }
+            if deadline > s.now { s.now = deadline }
+            return (s.now, due)
+        }
+    }
 }
 
-private struct ManualCancellable: Cancellable {
-    let scheduler: ManualScheduler
-    let sequence: UInt64
-    func cancel() { scheduler.cancel(sequence) }
+/// Work a ``ManualScheduler`` found due, handed out by ``ManualScheduler/advance(to:eachInstant:)``.
+public struct DueWork: Sendable {
+    let handle: ScheduledHandle
+    let work: @Sendable () -> Void
+
+    /// Runs the work unless it was cancelled after it came due; false when it did not run.
+    @discardableResult
+    public func run() -> Bool {
+        guard handle.start() else { return false }
+        work()
+        return true
+    }
+}
+
+/// The ``Cancellable`` of one scheduled entry: pending until it starts or is cancelled,
+/// whichever comes first. Lock-free, so `cancel` never waits for the scheduler.
+final class ScheduledHandle: Cancellable, Sendable {
+    private static let pending: UInt8 = 0, cancelled: UInt8 = 1, started: UInt8 = 2
+    private let phase = Atomic<UInt8>(ScheduledHandle.pending)
+
+    func cancel() {
+        _ = phase.compareExchange(expected: Self.pending, desired: Self.cancelled, ordering: .relaxed)
+    }
+
+    var isCancelled: Bool { phase.load(ordering: .relaxed) == Self.cancelled }
+
+    /// Claims the work for running; false when it was cancelled (or already started).
+    func start() -> Bool {
+        phase.compareExchange(expected: Self.pending, desired: Self.started, ordering: .relaxed).exchanged
+    }
 }

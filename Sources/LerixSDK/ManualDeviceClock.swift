@@ -38,7 +38,7 @@ public final class ManualDeviceClock: DeviceClock {
     @discardableResult
     public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> any DeviceTimer {
         let deadline = timers.now.adding(milliseconds: max(0, delay.milliseconds))
-        return ManualDeviceTimer(handle: timers.schedule(at: deadline, work))
+        return SchedulerDeviceTimer(timers.schedule(at: deadline, work))
     }
 
     /// Time passes: every timer due within `duration` runs, in deadline order, with the clock
@@ -59,7 +59,9 @@ public final class ManualDeviceClock: DeviceClock {
     }
 }
 
-private struct ManualDeviceTimer: DeviceTimer {
+/// A ``DeviceTimer`` that is a scheduler's ``Cancellable`` (the manual clocks' timers).
+package struct SchedulerDeviceTimer: DeviceTimer {
     let handle: any Cancellable
-    func cancel() { handle.cancel() }
+    package init(_ handle: any Cancellable) { self.handle = handle }
+    package func cancel() { handle.cancel() }
 }

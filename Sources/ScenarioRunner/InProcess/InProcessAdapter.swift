@@ -1,19 +1,23 @@
 import Adapter
+import Clock
 import HTTP
 import JSON
 
 /// The Swift SDK's ``AdapterHost`` in this process, behind ``AdapterConnection``. With a
-/// responder (the in-process MockServer), devices reach it through ``ResponderTransport``;
-/// without one, over real sockets to the `base_url` the runner gives them.
+/// responder (the in-process MockServer), devices reach it through ``ResponderTransport`` and
+/// keep their timers on the server's manual clock (one heap, so the adapter's `advance` moves
+/// the server's time too); without one, over real sockets to the `base_url` the runner gives them.
 final class InProcessAdapter: AdapterConnection {
     let host: AdapterHost
     private var nextId = 1
 
     init(host: AdapterHost) { self.host = host }
 
-    static func make(responder: (any Responder)? = nil, baseURL: String = "http://lerix.test") throws -> any AdapterConnection {
+    static func make(responder: (any Responder)? = nil, clock: ManualScheduler? = nil,
+                     baseURL: String = "http://lerix.test") throws -> any AdapterConnection {
         if let responder {
-            return InProcessAdapter(host: AdapterHost(network: TransportNetwork(ResponderTransport(responder: responder, baseURL: baseURL))))
+            return InProcessAdapter(host: AdapterHost(network: TransportNetwork(ResponderTransport(responder: responder, baseURL: baseURL)),
+                                                      scheduler: clock))
         }
         return InProcessAdapter(host: AdapterHost())
     }

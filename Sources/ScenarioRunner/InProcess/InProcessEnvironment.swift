@@ -20,10 +20,10 @@ public final class InProcessEnvironment: ScenarioEnvironment {
 
     public func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {
         let server = try InProcessServer(start: Environments.inProcessStart, viaGateway: viaGateway)
-        let adapter = try InProcessAdapter.make(responder: server.server)
+        let adapter = try InProcessAdapter.make(responder: server.server, clock: server.clock)
         let storage = StorageFolder.make()
         return ScenarioWorld(server: server.connection, adapter: adapter, pushTap: server,
-                             serverNextDeadline: { server.nextDeadline },
+                             serverNextDeadline: { server.nextDeadline }, serverTimeFollowsAdapter: true,
                              rejectToken: server.pushGateway.map { gateway in { token, status in gateway.reject(token: token, status: status) } },
                              storageRoot: storage) {
             adapter.close()

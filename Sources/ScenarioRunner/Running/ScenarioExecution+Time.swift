@@ -5,6 +5,8 @@ extension ScenarioExecution {
     /// Moves true time to `target`, stopping at every device timer, server timer and push
     /// delivery on the way. At each stop: the server's clock first (due pushes go out), then
     /// the devices' clocks (due timers fire and check), then pushes due to devices arrive.
+    /// In process both clocks are one scheduler, so the adapter's `advance` moves them at once
+    /// (server and device timers in one deadline order) and nothing else sets time.
     func advance(to target: Instant) throws {
         while now < target {
             let stop = try nextStop(limit: target)
@@ -31,10 +33,16 @@ extension ScenarioExecution {
     }
 
     func moveClocks(to t: Instant) throws {
-        try setServerClock(t)
-        now = t
-        if world.pushTap != nil || pushCheckpoint.map({ $0 <= t }) == true { try observePushes() }
-        _ = try adapter.command("advance", [("to", .string(t.rfc3339))])
+        if world.serverTimeFollowsAdapter {
+            now = t
+            _ = try adapter.command("advance", [("to", .string(t.rfc3339))])
+            try observePushes()
+        } else {
+            try setServerClock(t)
+            now = t
+            if world.pushTap != nil || pushCheckpoint.map({ $0 <= t }) == true { try observePushes() }
+            _ = try adapter.command("advance", [("to", .string(t.rfc3339))])
+        }
         try deliverDuePushes()
     }
 

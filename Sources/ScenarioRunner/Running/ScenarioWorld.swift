@@ -11,6 +11,9 @@ public struct ScenarioWorld {
     /// The server's next timer (a throttled push) when in process; nil: the runner assumes one
     /// 60 s after each push, as the contract's throttle does.
     public var serverNextDeadline: (() -> Instant?)?
+    /// The server keeps its time on the adapter's scheduler (in process: one heap), so the
+    /// adapter's `advance` moves both and the runner does not set the server's clock then.
+    public var serverTimeFollowsAdapter: Bool
     /// Tells the push-gateway stand-in to refuse a token with a provider status (410: the app
     /// is gone); nil when pushes do not go through an in-process gateway.
     public var rejectToken: ((_ token: String, _ status: Int) -> Void)?
@@ -19,8 +22,9 @@ public struct ScenarioWorld {
     public var close: () -> Void
 
     public init(server: any ServerConnection, adapter: any AdapterConnection, pushTap: (any PushTap)? = nil,
-                serverNextDeadline: (() -> Instant?)? = nil, rejectToken: ((String, Int) -> Void)? = nil,
-                storageRoot: String, close: @escaping () -> Void) {
+                serverNextDeadline: (() -> Instant?)? = nil, serverTimeFollowsAdapter: Bool = false,
+                rejectToken: ((String, Int) -> Void)? = nil, storageRoot: String, close: @escaping () -> Void) {
+        self.serverTimeFollowsAdapter = serverTimeFollowsAdapter
         self.rejectToken = rejectToken
         self.server = server
         self.adapter = adapter
