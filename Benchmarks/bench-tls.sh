@@ -98,7 +98,6 @@ for round in $(seq "$ROUNDS"); do
     echo "round $round/$ROUNDS done"
 done
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 printf '\n%-11s %12s %12s %7s %8s\n' case lerix nginx ratio errors
 status=0
 for c in "${CASES[@]}"; do
@@ -108,6 +107,8 @@ for c in "${CASES[@]}"; do
     ne=$(awk -v c="$c" '$1 == c && $2 == "nginx" { s += $4 } END { print s + 0 }' "$WORK/results")
     ratio=$(awk -v a="$lr" -v b="$nr" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }')
     printf '%-11s %12.0f %12.0f %6sx %8s\n' "$c" "$lr" "$nr" "$ratio" "$le/$ne"
+    unit="req/s"; [ "$c" = handshakes ] && unit="handshakes/s"
+    bench_row "tls $c" "$(printf '%.0f' "$lr") $unit" "nginx $(printf '%.0f' "$nr") $unit" "$(bench_ratio "$lr" "$nr")" "$le" -
     [ "$le" = 0 ] || status=1
 done
 echo "(handshakes: connections/s, each one full TLS handshake and one h2 request; h2-tls: req/s; errors lerix/nginx)"

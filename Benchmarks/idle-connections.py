@@ -55,6 +55,7 @@ async def main():
         w.close()
     ok = served == count and max(held, after) < 200
     print(f"memory test: {'PASS' if ok else 'FAIL'} (all {count} served, RSS under 200 MB)")
+    print(f"idle summary: {held:.1f} {after:.1f} {served}")   # for bench-http.sh's table row
     sys.exit(0 if ok else 1)
 
 asyncio.run(main())

@@ -1,5 +1,14 @@
-# Shared set-up for the bench-*.sh scripts that put lerix-mock beside nginx: sourced, not run.
-# Defines ROOT, BIN and WORK, kills LERIX_PID and NGINX_PID and removes WORK on exit.
+# Shared set-up for the Benchmarks/bench-*.sh scripts: sourced, not run.
+#
+#   source "$(dirname "$0")/lib.sh"
+#   bench_setup lerix-bench-x wrk curl          # tools + release binary, WORK, cleanup on exit
+#   bench_launch LERIX http serve --quiet --port 0   # sets LERIX_PID, LERIX_PORT, LERIX (URL)
+#   ...
+#   bench_row "x 200" "81234 req/s" "nginx 70000 req/s" "$(bench_ratio 81234 70000)" 0 ">= 1.0x"
+#
+# Every script adds its headline figures with bench_row; `make bench` collects the rows of all
+# scripts into one table (Benchmarks/table.sh) and prints it at the end. A script run on its own
+# prints its rows as that table when it exits. See /work/notes/api-bench.md.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN=${LERIX_BIN:-$ROOT/.build/release/lerix-mock}
@@ -13,25 +22,106 @@ bench_setup() {
     [ -x "$BIN" ] || { echo "no release binary at $BIN (make release)" >&2; exit 2; }
     WORK=$(mktemp -d "/tmp/$name.XXXXXX")
     chmod 755 "$WORK"
-    LERIX_PID=""; NGINX_PID=""
+    BENCH_NAME=$name
+    if [ -z "${BENCH_TABLE:-}" ]; then
+        # On its own: the rows go to WORK and are printed as a table on exit.
+        BENCH_TABLE=$WORK/table.tsv
+        BENCH_TABLE_OWNED=1
+    fi
     trap bench_cleanup EXIT
 }
 
+# Kills every background job the script started (servers, wrk), prints the table when the
+# script runs on its own, removes WORK.
 bench_cleanup() {
-    [ -n "$LERIX_PID" ] && kill "$LERIX_PID" 2>/dev/null || true
-    [ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null || true
+    local status=$?
+    local pids
+    pids=$(jobs -p)
+    [ -n "$pids" ] && { kill $pids 2>/dev/null || true; }
     wait 2>/dev/null || true
+    if [ "${BENCH_TABLE_OWNED:-0}" = 1 ] && [ -s "$BENCH_TABLE" ]; then
+        echo
+        bash "$ROOT/Benchmarks/table.sh" "$BENCH_TABLE"
+    fi
     rm -rf "$WORK"
+    exit $status
+}
+
+# bench_row CASE VALUE REFERENCE RATIO ERRORS [TARGET]: one row of the final table.
+# VALUE and REFERENCE carry their unit ("81234 req/s", "nginx 70000 req/s", "-" for none);
+# RATIO is "1.23x" (bench_ratio) or "-"; ERRORS a count or "-"; TARGET what passes ("≥ 1.0x").
+# Fields must not contain tabs.
+bench_row() {
+    [ $# -ge 5 ] || { echo "bench_row needs CASE VALUE REFERENCE RATIO ERRORS [TARGET], got: $*" >&2; exit 2; }
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "${6:--}" >>"$BENCH_TABLE"
+}
+
+# bench_ratio A B: "1.23x" (A / B), "-" when B is 0 or empty.
+bench_ratio() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'; }
+
+# bench_launch NAME SCHEME ARG...: runs `lerix-mock ARG...` in the background (stdout to
+# WORK/name.out, stderr to WORK/name.err unless BENCH_STDERR names a file to append to) and
+# waits for its `SCHEME://host:port` line; sets NAME_PID, NAME_PORT and NAME (the base URL).
+bench_launch() {
+    local name=$1 scheme=$2; shift 2
+    local lower=${name,,}
+    local err=${BENCH_STDERR:-$WORK/$lower.err}
+    "$BIN" "$@" >"$WORK/$lower.out" 2>>"$err" &
+    local pid=$!
+    local port
+    port=$(reported_port "$WORK/$lower.out" "$scheme" "$err")
+    printf -v "${name}_PID" '%s' "$pid"
+    printf -v "${name}_PORT" '%s' "$port"
+    printf -v "$name" '%s://127.0.0.1:%s' "$scheme" "$port"
+}
+
+# bench_stop PID: stops one server and waits for it.
+bench_stop() {
+    [ -n "${1:-}" ] || return 0
+    kill "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
 }
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 
-# reported_port FILE SCHEME: waits up to 10 s for `SCHEME://host:port` in FILE (serve's first
-# line) and prints the port; prints the server's output and exits when it never comes.
+# reported_port FILE SCHEME [ERRFILE]: waits up to 10 s for `SCHEME://host:port` in FILE (serve's
+# first line) and prints the port; prints the server's output and exits when it never comes.
 reported_port() {
-    local file=$1 scheme=$2 port=""
+    local file=$1 scheme=$2 err=${3:-$WORK/lerix.err} port=""
     for _ in $(seq 100); do grep -q "$scheme://" "$file" 2>/dev/null && break; sleep 0.1; done
     port=$(grep -o "$scheme://[^ ]*" "$file" | head -1 | sed 's/.*://; s/[^0-9].*//')
-    [ -n "$port" ] || { { echo "lerix-mock did not report its port:"; cat "$file" "$WORK/lerix.err" 2>/dev/null; } >&2; exit 1; }
+    [ -n "$port" ] || { { echo "lerix-mock did not report its port:"; cat "$file" "$err" 2>/dev/null; } >&2; exit 1; }
     echo "$port"
+}
+
+# cpu_seconds PID: user + system CPU seconds the process has used so far. On a shared machine
+# CPU per request says more than wall-clock throughput.
+cpu_seconds() {
+    awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.3f", ($12 + $13) / hz }' "/proc/$1/stat"
+}
+
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+
+load_average() { echo "$(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"; }
+
+# median: of the numbers on stdin, one a line.
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# wrk's report on stdin -> its 99th percentile latency in milliseconds.
+wrk_p99_ms() { awk '$1 == "99%" { v = $2; if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v) } else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000 }; print v }'; }
+# wrk's report on stdin -> requests/s, requests completed, and bad ones (non-2xx/3xx + socket errors).
+wrk_rps() { awk '/^Requests\/sec:/ { print $2 }'; }
+wrk_total() { awk '/requests in/ { print $1 }'; }
+wrk_errors() { awk '/Non-2xx or 3xx responses:/ { n += $5 } /Socket errors:/ { gsub(",", ""); n += $4 + $6 + $8 + $10 } END { print n + 0 }'; }
+# h2load's report on stdin -> requests/s.
+h2load_rps() { awk '/^finished in/ { for (i = 1; i <= NF; i++) if ($i == "req/s,") print $(i - 1) }'; }
+
+# tree_cpu_seconds PID: cpu_seconds of PID and its child processes (nginx's master and workers).
+tree_cpu_seconds() {
+    local total
+    total=$(cpu_seconds "$1")
+    for child in $(pgrep -P "$1" 2>/dev/null); do
+        total=$(awk -v a="$total" -v b="$(cpu_seconds "$child" 2>/dev/null || echo 0)" 'BEGIN { printf "%.3f", a + b }')
+    done
+    echo "$total"
 }
