@@ -63,7 +63,7 @@ let package = Package(
         ]),
 
         // Shared by test targets only: a blocking HTTP client and the spawned binary.
-        .target(name: "TestSupport", dependencies: ["HTTP", "JSON", "TLS"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["HTTP", "JSON", "TLS", "ReleaseControl", "Clock"], path: "Tests/TestSupport"),
 
         .testTarget(name: "ClockTests", dependencies: ["Clock"]),
         .testTarget(name: "JSONTests", dependencies: ["TestSupport", "JSON"]),

@@ -59,7 +59,9 @@ extension JSON {
         return String(n)
     }
 
-    static func writeString(_ s: String, into out: inout [UInt8]) {
+    /// Appends `s` as a JSON string literal, escaped exactly as ``serialized()`` writes it:
+    /// for writers that emit a fixed shape byte by byte instead of building a value.
+    public static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         for b in s.utf8 {
             switch b {

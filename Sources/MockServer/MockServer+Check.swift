@@ -83,7 +83,7 @@ extension MockServer {
         let ifNoneMatch = call.request.headers["If-None-Match"]
 
         enum Lookup {
-            case hit(EvaluatedAnswer, notModified: Bool)
+            case hit(ServedAnswer, notModified: Bool)
             case miss(ProjectState, UInt64, CheckQuery.Key)
             case gone
             case fault(Fault)
@@ -117,7 +117,7 @@ extension MockServer {
             return .miss(runtime.state, runtime.stamp, device)
         }
         if let journaled { announce(check: journaled) }
-        let answer: EvaluatedAnswer
+        let answer: ServedAnswer
         let notModified: Bool
         switch lookup {
         case .gone:
@@ -130,7 +130,7 @@ extension MockServer {
             answer = cached
             notModified = matched
         case .miss(let projectState, let stamp, let device):
-            answer = projectState.evaluate(device.device, now: now)
+            answer = ServedAnswer(projectState.evaluate(device.device, now: now))
             notModified = ifNoneMatch.map { EntityTag.matches(ifNoneMatch: $0, etag: answer.etag) } ?? false
             let capacity = options.cacheCapacity
             state.withLock { s in
@@ -151,12 +151,12 @@ extension MockServer {
         let headers = HTTPHeaders([
             ("Content-Type", "application/json"),
             ("ETag", answer.etag),
-            ("Cache-Control", "private, max-age=\(answer.lifetime)"),
+            ("Cache-Control", answer.cacheControl),
             ("Lerix-Server-Time", serverTime),
         ])
         if notModified {
             return .response(HTTPResponse(status: 304, headers: headers))
         }
-        return .response(HTTPResponse(status: 200, headers: headers, body: answer.body(project: project, serverTime: now)))
+        return .response(HTTPResponse(status: 200, headers: headers, body: answer.body(project: project, serverTimeText: serverTime)))
     }
 }

@@ -1,5 +1,4 @@
 import Clock
-import JSON
 
 extension ProjectState {
     /// Seconds before a window's start from which its answers are short-lived (and
@@ -15,47 +14,57 @@ extension ProjectState {
     ///
     /// Ties between update rules with equal `below` go to the rule created first;
     /// maintenance windows sort by start, then end, then creation; switches keep
-    /// creation order. Absent `store_url`/`message` are written as `null`.
-    public func evaluate(_ device: Device, now: Instant) -> EvaluatedAnswer {
-        var required: (rule: Rule, update: UpdateRule)?
-        var optional: (rule: Rule, update: UpdateRule, deadline: Instant?)?
-        var windows: [(index: Int, rule: Rule, window: MaintenanceWindow)] = []
-        var switches: [(rule: Rule, sdkSwitch: SDKSwitch)] = []
+    /// creation order.
+    public func evaluate(_ device: Device, now: Instant) -> Evaluation {
+        var required: Evaluation.Update?
+        var optional: Evaluation.Update?
+        var windows: [Evaluation.Window] = []
+        var switches: [Evaluation.Switch] = []
         var next: Instant?
         func mayChange(at t: Instant) {
             guard t > now else { return }
             if let n = next, n <= t { return }
             next = t
         }
+        // Strictly higher `below` wins, so the rule created first keeps a tie.
+        func outranks(_ u: UpdateRule, _ current: Evaluation.Update?) -> Bool {
+            guard let current else { return true }
+            return u.below > current.update.below
+        }
 
-        for (index, rule) in rules.enumerated() {
+        for rule in rules {
             switch rule.body {
             case .requiredUpdate(let u):
-                guard u.matches(device) else { continue }
-                if required.map({ u.below > $0.update.below }) ?? true { required = (rule, u) }
+                guard u.matches(device), outranks(u, required) else { continue }
+                required = Evaluation.Update(rule: rule.id, update: u)
             case .optionalUpdate(let u):
-                guard u.matches(device) else { continue }
-                if optional.map({ u.below > $0.update.below }) ?? true { optional = (rule, u, nil) }
+                guard u.matches(device), outranks(u, optional) else { continue }
+                optional = Evaluation.Update(rule: rule.id, update: u)
             case .recommendedUpdate(let u, let deadline):
                 guard u.matches(device) else { continue }
                 if now >= deadline {
-                    if required.map({ u.below > $0.update.below }) ?? true { required = (rule, u) }
+                    if outranks(u, required) { required = Evaluation.Update(rule: rule.id, update: u) }
                 } else {
-                    if optional.map({ u.below > $0.update.below }) ?? true { optional = (rule, u, deadline) }
+                    if outranks(u, optional) { optional = Evaluation.Update(rule: rule.id, update: u, becomesRequiredOn: deadline) }
                     mayChange(at: deadline)
                 }
             case .maintenance(let w):
                 guard Platform.list(w.platforms, contains: device.platform), w.endsAt > now else { continue }
-                windows.append((index, rule, w))
+                windows.append(Evaluation.Window(rule: rule.id, window: w))
                 mayChange(at: w.endsAt)
                 mayChange(at: w.startsAt.adding(seconds: -Self.imminentWindowSeconds))
             case .sdkSwitch(let s):
                 guard s.matches(device), s.endsAt > now else { continue }
-                switches.append((rule, s))
+                switches.append(Evaluation.Switch(rule: rule.id, sdkSwitch: s))
                 mayChange(at: s.endsAt)
             }
         }
-        windows.sort { ($0.window.startsAt, $0.window.endsAt, $0.index) < ($1.window.startsAt, $1.window.endsAt, $1.index) }
+        // A stable sort keeps creation order among windows with equal start and end.
+        if windows.count > 1 {
+            windows = windows.enumerated().sorted { a, b in
+                (a.element.window.startsAt, a.element.window.endsAt, a.offset) < (b.element.window.startsAt, b.element.window.endsAt, b.offset)
+            }.map(\.element)
+        }
 
         var lifetime = Self.longLifetime
         let soon = now.adding(seconds: Self.imminentWindowSeconds)
@@ -65,47 +74,7 @@ extension ProjectState {
             if now < recentUntil { lifetime = Self.shortLifetime }
             mayChange(at: recentUntil)
         }
-
-        let requiredJSON: JSON = required.map { r in
-            .object([
-                ("rule", .string(r.rule.id)),
-                ("below", .string(r.update.below.text)),
-                ("store_url", r.update.storeURL.map(JSON.string) ?? .null),
-                ("message", r.update.message.map(JSON.string) ?? .null),
-            ])
-        } ?? .null
-        var optionalJSON: JSON = .null
-        if required == nil, let o = optional {
-            optionalJSON = .object([
-                ("rule", .string(o.rule.id)),
-                ("kind", .string(o.deadline == nil ? "optional" : "recommended")),
-                ("below", .string(o.update.below.text)),
-                ("store_url", o.update.storeURL.map(JSON.string) ?? .null),
-                ("message", o.update.message.map(JSON.string) ?? .null),
-                ("becomes_required_on", o.deadline.map { .string($0.rfc3339) } ?? .null),
-            ])
-        }
-        let maintenanceJSON: JSON = .array(windows.map { w in
-            .object([
-                ("rule", .string(w.rule.id)),
-                ("starts_at", .string(w.window.startsAt.rfc3339)),
-                ("ends_at", .string(w.window.endsAt.rfc3339)),
-                ("message", w.window.message.map(JSON.string) ?? .null),
-            ])
-        })
-        let switchJSON: JSON = .array(switches.map { s in
-            .object([
-                ("rule", .string(s.rule.id)),
-                ("modules", .array(s.sdkSwitch.modules.map { .string($0.rawValue) })),
-                ("ends_at", .string(s.sdkSwitch.endsAt.rfc3339)),
-            ])
-        })
-        let state: JSON = .object([
-            ("required_update", requiredJSON),
-            ("optional_update", optionalJSON),
-            ("maintenance", maintenanceJSON),
-            ("sdk_switch", switchJSON),
-        ])
-        return EvaluatedAnswer(project: key, state: state, lifetime: lifetime, evaluatedAt: now, validUntil: next)
+        return Evaluation(project: key, requiredUpdate: required, optionalUpdate: required == nil ? optional : nil,
+                          maintenance: windows, sdkSwitches: switches, lifetime: lifetime, evaluatedAt: now, validUntil: next)
     }
 }

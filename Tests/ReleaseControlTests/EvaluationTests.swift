@@ -153,39 +153,6 @@ import Testing
         #expect(before.validUntil == Fixture.at(600))
         #expect(p.evaluate(device(.ios), now: Fixture.at(600)).switchRules == [])
     }
-
-    @Test func bodyHasContractFieldOrderAndParses() throws {
-        let p = try Fixture.project([#"{"type":"required_update","below":"2.0"}"#])
-        let answer = p.evaluate(device(.ios, "1.0"), now: now)
-        let bytes = answer.body(project: "demo", serverTime: Fixture.at(5))
-        let parsed = try JSON.parse(bytes)
-        #expect(parsed.objectValue?.keys == ["project", "server_time", "lifetime", "required_update", "optional_update", "maintenance", "sdk_switch"])
-        #expect(parsed["server_time"] == .string(time(5)))
-        #expect(parsed["lifetime"] == 300)
-        #expect(parsed["project"] == "demo")
-        #expect(answer.body(serverTime: Fixture.at(5)) == bytes)
-    }
-
-    @Test func projectKeyIsEscapedInTheBody() throws {
-        let p = ProjectState(key: "we\"ird", seedRules: [])
-        let parsed = try JSON.parse(p.evaluate(device(.ios), now: now).body(serverTime: now))
-        #expect(parsed["project"] == "we\"ird")
-    }
-}
-
-@Suite struct AnswerBodyTests {
-    @Test func bodyForAnotherProjectKeyNamesThatKey() throws {
-        let answer = ProjectState(key: "demo", seedRules: []).evaluate(Fixture.device(.ios), now: Fixture.t0)
-        let parsed = try JSON.parse(answer.body(project: "other", serverTime: Fixture.t0))
-        #expect(parsed["project"] == "other")
-        #expect(parsed["server_time"] == .string(Fixture.time(0)))
-    }
-
-    @Test func bodyIsExactlyTheContractShape() throws {
-        let p = try Fixture.project([#"{"type":"optional_update","below":"2.0"}"#])
-        let text = String(decoding: p.evaluate(Fixture.device(.ios, "1.0"), now: Fixture.t0).body(serverTime: Fixture.t0), as: UTF8.self)
-        #expect(text == #"{"project":"demo","server_time":"2026-12-02T11:00:00.000Z","lifetime":300,"required_update":null,"optional_update":{"rule":"r1","kind":"optional","below":"2.0","store_url":null,"message":null,"becomes_required_on":null},"maintenance":[],"sdk_switch":[]}"#)
-    }
 }
 
 @Suite struct TieBreakTests {
@@ -204,13 +171,5 @@ import Testing
             #"{"type":"maintenance","starts_at":"\#(Fixture.time(60))","ends_at":"\#(Fixture.time(600))"}"#,
         ])
         #expect(p.evaluate(Fixture.device(.ios), now: Fixture.t0).maintenanceRules == ["r2", "r3", "r1"])
-    }
-}
-
-@Suite struct PreformattedTimeBodyTests {
-    @Test func bodyWithPreformattedTimeEqualsTheInstantForm() throws {
-        let answer = try Fixture.project([#"{"type":"optional_update","below":"2.0"}"#]).evaluate(Fixture.device(.ios, "1.0"), now: Fixture.t0)
-        let at = Fixture.t0.adding(milliseconds: 1234)
-        #expect(answer.body(project: "demo", serverTimeText: at.rfc3339) == answer.body(project: "demo", serverTime: at))
     }
 }

@@ -1,5 +1,6 @@
 import Clock
 import JSON
+import TestSupport
 @testable import ReleaseControl
 
 /// Shared helpers: a fixed start time and terse builders for bodies and devices.
@@ -26,9 +27,17 @@ enum Fixture {
     }
 }
 
-extension EvaluatedAnswer {
-    var requiredRule: String? { state["required_update"]?["rule"]?.stringValue }
-    var optionalRule: String? { state["optional_update"]?["rule"]?.stringValue }
-    var maintenanceRules: [String] { state["maintenance"]?.arrayValue?.compactMap { $0["rule"]?.stringValue } ?? [] }
-    var switchRules: [String] { state["sdk_switch"]?.arrayValue?.compactMap { $0["rule"]?.stringValue } ?? [] }
+extension Evaluation {
+    var requiredRule: String? { requiredUpdate?.rule }
+    var optionalRule: String? { optionalUpdate?.rule }
+    var maintenanceRules: [String] { maintenance.map(\.rule) }
+    var switchRules: [String] { sdkSwitches.map(\.rule) }
+    /// The state as the wire shows it (TestSupport's reference JSON).
+    var state: JSON { referenceState }
+
+    /// What the device sees is the same (time apart): what a cached answer must keep.
+    func decidesLike(_ other: Evaluation) -> Bool {
+        requiredUpdate == other.requiredUpdate && optionalUpdate == other.optionalUpdate
+            && maintenance == other.maintenance && sdkSwitches == other.sdkSwitches && lifetime == other.lifetime
+    }
 }

@@ -23,9 +23,7 @@ import Testing
         Fixture.device(.web),
     ]
 
-    func same(_ a: EvaluatedAnswer, _ b: EvaluatedAnswer) -> Bool {
-        a.state == b.state && a.etag == b.etag && a.lifetime == b.lifetime
-    }
+    func same(_ a: Evaluation, _ b: Evaluation) -> Bool { a.decidesLike(b) }
 
     @Test(arguments: devices)
     func answerHoldsUntilValidUntilAndChangesThere(_ device: Device) throws {

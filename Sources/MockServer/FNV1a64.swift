@@ -3,11 +3,11 @@
 /// ```swift
 /// FNV1a64.hex(Array("hello".utf8))   // "a430d84680aabd0b"
 /// ```
-public enum FNV1a64 {
-    public static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
-    public static let prime: UInt64 = 0x0000_0100_0000_01b3
+enum FNV1a64 {
+    static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
+    static let prime: UInt64 = 0x0000_0100_0000_01b3
 
-    public static func hash(_ bytes: [UInt8]) -> UInt64 {
+    static func hash(_ bytes: [UInt8]) -> UInt64 {
         var h = offsetBasis
         for b in bytes {
             h ^= UInt64(b)
@@ -17,7 +17,7 @@ public enum FNV1a64 {
     }
 
     /// The hash as 16 lowercase hex digits.
-    public static func hex(_ bytes: [UInt8]) -> String {
+    static func hex(_ bytes: [UInt8]) -> String {
         let s = String(hash(bytes), radix: 16)
         return String(repeating: "0", count: 16 - s.count) + s
     }

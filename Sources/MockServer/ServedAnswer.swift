@@ -1,0 +1,88 @@
+import Clock
+import JSON
+import ReleaseControl
+
+/// One device class's check answer in wire form, made once per ``Evaluation`` and served until
+/// ``isValid(at:)`` turns false: the ETag, the `Cache-Control` value and the body bytes around
+/// the server time, so serving is a copy plus the time.
+///
+/// The body is the contract's, fields in its order:
+/// `project, server_time, lifetime, required_update, optional_update, maintenance, sdk_switch`;
+/// absent `store_url`/`message` are written as `null`.
+///
+/// ```swift
+/// let answer = ServedAnswer(project.evaluate(device, now: clock.now))
+/// if EntityTag.matches(ifNoneMatch: header, etag: answer.etag) { /* 304 */ }   // HTTP's EntityTag
+/// let body = answer.body(project: project.key, serverTimeText: clock.now.rfc3339)
+/// ```
+struct ServedAnswer: Sendable {
+    let evaluation: Evaluation
+    /// `W/"<16 hex digits>"`: FNV-1a 64 of the canonical bytes (the body without `server_time`
+    /// and `lifetime`), so it changes exactly when what the device sees does.
+    let etag: String
+    /// `private, max-age=<lifetime>`.
+    let cacheControl: String
+    /// `{"project":"<key>","server_time":"`, for the evaluated project.
+    let headBytes: [UInt8]
+    /// `","lifetime":<n>,"required_update":…}`: everything after the server time.
+    let tailBytes: [UInt8]
+
+    init(_ evaluation: Evaluation) {
+        self.evaluation = evaluation
+        var stateFields: [UInt8] = []
+        stateFields.reserveCapacity(160)
+        evaluation.writeStateFields(into: &stateFields)
+        var projectBytes: [UInt8] = []
+        JSON.writeString(evaluation.project, into: &projectBytes)
+
+        var canonical: [UInt8] = Array(#"{"project":"#.utf8)
+        canonical.append(contentsOf: projectBytes)
+        canonical.append(UInt8(ascii: ","))
+        canonical.append(contentsOf: stateFields)
+        etag = "W/\"" + FNV1a64.hex(canonical) + "\""
+        cacheControl = "private, max-age=\(evaluation.lifetime)"
+        headBytes = Self.head(projectBytes: projectBytes)
+        var tail: [UInt8] = Array(#"","lifetime":"#.utf8)
+        tail.reserveCapacity(16 + stateFields.count)
+        tail.append(contentsOf: String(evaluation.lifetime).utf8)
+        tail.append(UInt8(ascii: ","))
+        tail.append(contentsOf: stateFields)
+        tailBytes = tail
+    }
+
+    var lifetime: Int { evaluation.lifetime }
+
+    func isValid(at now: Instant) -> Bool { evaluation.isValid(at: now) }
+
+    static func head(projectBytes: [UInt8]) -> [UInt8] {
+        var head: [UInt8] = Array(#"{"project":"#.utf8)
+        head.append(contentsOf: projectBytes)
+        head.append(contentsOf: #","server_time":""#.utf8)
+        return head
+    }
+
+    /// The 200 body with the server time already formatted (`Instant.rfc3339`), as the caller
+    /// formats it once for the `Lerix-Server-Time` header too. `project` is the key the device
+    /// asked for; it is the evaluated one except in tests.
+    func body(project: String, serverTimeText: String) -> [UInt8] {
+        let head: [UInt8]
+        if project == evaluation.project {
+            head = headBytes
+        } else {
+            var projectBytes: [UInt8] = []
+            JSON.writeString(project, into: &projectBytes)
+            head = Self.head(projectBytes: projectBytes)
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(head.count + 24 + tailBytes.count)
+        out.append(contentsOf: head)
+        out.append(contentsOf: serverTimeText.utf8)
+        out.append(contentsOf: tailBytes)
+        return out
+    }
+
+    /// ``body(project:serverTimeText:)`` for the evaluated project at `serverTime`.
+    func body(serverTime: Instant) -> [UInt8] {
+        body(project: evaluation.project, serverTimeText: serverTime.rfc3339)
+    }
+}
