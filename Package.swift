@@ -3,7 +3,7 @@
 //
 //   CNghttp2 CZlib CSQLite CYAML COpenSSL system libraries (Debian -dev packages)
 //   Clock  JSON                           instants, schedulers; JSON values (pure)
-//   HTTP                                  pure HTTP/1.1 parser + serializer, request/response values
+//   HTTP                                  pure HTTP/1.1 request/response parsers + serializers (server and client side), HTTPURL
 //   Sockets                               the only target that imports Glibc socket calls
 //   HTTP2                                 nghttp2 server/client sessions, fed bytes, no I/O
 //   TLS                                   OpenSSL sessions over memory BIOs (fed bytes, no I/O), keys, certificates
@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "ProviderAuth", dependencies: ["TLS", "HTTP", "JSON", "Clock"]),
         .target(name: "Push", dependencies: ["MockServer", "ReleaseControl", "HTTP", "HTTP2", "HTTPServer", "Sockets", "TLS", "ProviderAuth", "JSON", "Clock"]),
         .target(name: "LerixSDK", dependencies: ["Clock", "JSON"]),
-        .target(name: "Adapter", dependencies: ["LerixSDK", "JSON", "Clock", "Sockets", "TLS"]),
+        .target(name: "Adapter", dependencies: ["LerixSDK", "JSON", "Clock", "HTTP", "Sockets", "TLS"]),
         // The spec catalogue is compiled in (a symlink to Scenarios/spec-catalogue.yaml), so
         // `covers` ids are checked wherever scenarios live; rule bodies are checked by ReleaseControl's decoding.
         .target(name: "ScenarioRunner", dependencies: [

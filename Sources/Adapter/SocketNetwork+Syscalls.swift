@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HTTP
 import LerixSDK
 import Sockets
 import TLS
@@ -109,22 +110,15 @@ extension SocketNetwork {
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
-    static func serialize(_ request: TransportRequest, _ target: RequestTarget) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(256 + request.body.count)
-        func put(_ text: String) { out.append(contentsOf: text.utf8) }
-        put(request.method); out.append(32); put(target.path); put(" HTTP/1.1\r\nHost: "); put(target.hostHeader)
-        put("\r\nUser-Agent: lerix-swift-sdk/"); put(LerixConfiguration.currentSDKVersion); put(" (adapter)\r\n")
-        for header in request.headers {
-            if TransportResponse.namesEqual(header.name, "host") || TransportResponse.namesEqual(header.name, "content-length")
-                || TransportResponse.namesEqual(header.name, "connection") { continue }
-            put(header.name); put(": "); put(header.value); put("\r\n")
+    static func serialize(_ request: TransportRequest, _ url: HTTPURL) -> [UInt8] {
+        var headers = HTTPHeaders([("User-Agent", userAgent)])
+        for header in request.headers where !TransportResponse.namesEqual(header.name, "host")
+            && !TransportResponse.namesEqual(header.name, "connection") {
+            headers.add(header.name, header.value)
         }
-        if !request.body.isEmpty || (request.method != "GET" && request.method != "HEAD") {
-            put("Content-Length: "); put(String(request.body.count)); put("\r\n")
-        }
-        put("\r\n")
-        out.append(contentsOf: request.body)
-        return out
+        return HTTPRequestSerializer.bytes(HTTPRequest(method: request.method, target: url.target, headers: headers, body: request.body),
+                                           authority: url.authority)
     }
+
+    private static let userAgent = "lerix-swift-sdk/\(LerixConfiguration.currentSDKVersion) (adapter)"
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HTTP
 import LerixSDK
 import Sockets
 import Synchronization
@@ -50,7 +51,7 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
     final class Connection {
         let fd: Int32
         let origin: Origin
-        var reader = HTTPResponseReader()
+        var parser = HTTPResponseParser()
         /// Requests written (or being written), oldest first: responses arrive in this order.
         var inFlight: [Pending] = []
         var outgoing: [UInt8] = []
@@ -91,12 +92,15 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
     }
 
     public func send(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
-        guard let target = RequestTarget(url: request.url) else {
-            completion(.failure(TransportError("the adapter's client speaks http:// and https:// only, not \(request.url)")))
+        let url: HTTPURL
+        do {
+            url = try HTTPURL(parsing: request.url)
+        } catch {
+            completion(.failure(TransportError("the adapter cannot send to \(error)")))
             return
         }
         let pending = Pending(
-            origin: Origin(host: target.host, port: target.port, isSecure: target.isSecure), bytes: Self.serialize(request, target),
+            origin: Origin(host: url.host, port: url.port, isSecure: url.isSecure), bytes: Self.serialize(request, url),
             isHead: request.method == "HEAD", completion: completion)
         incoming.withLock { $0.append(pending) }
     }
@@ -195,6 +199,7 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
                     connection.deadline = Self.monotonicMilliseconds() + Int64(options.requestTimeoutSeconds) * 1000
                 }
                 connection.inFlight.append(pending)
+                connection.parser.expectResponse(toHEAD: pending.isHead)
                 connection.outgoing.append(contentsOf: pending.bytes)
             }
             if !queue.isEmpty { queue.removeFirst(min(index, queue.count)) }
@@ -311,58 +316,60 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
         let result: Result<IOResult, Error> = readBuffer.withUnsafeMutableBytes { buffer in
             Result { try Posix.read(connection.fd, into: buffer) }
         }
+        var events: [HTTPResponseParserEvent] = []
         switch result {
         case .success(.processed(let n)):
             if let tls = connection.tls {
                 readBuffer.withUnsafeBytes { tls.receive(UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }
-                let outcome = plaintextBuffer.withUnsafeMutableBytes { tls.readPlaintext(into: $0) { connection.reader.append($0) } }
+                let outcome = plaintextBuffer.withUnsafeMutableBytes { tls.readPlaintext(into: $0) { events += connection.parser.feed($0) } }
                 switch outcome {
                 case .needMore:
                     break
                 case .closed:
-                    if case .complete(let response, _) = connection.reader.endOfStream() {
-                        complete(connection, response, keepAlive: false)
-                    }
-                    fail(connection, TransportError("the server closed the connection"))
-                    return
+                    events += connection.parser.endOfStream()
                 case .failed(let reason):
-                    fail(connection, TransportError(reason), retry: .none)
+                    if deliver(events, on: connection) { fail(connection, TransportError(reason), retry: .none) }
                     return
                 }
             } else {
-                readBuffer.withUnsafeBytes { connection.reader.append(UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }
+                readBuffer.withUnsafeBytes { events = connection.parser.feed(UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }
             }
         case .success(.wouldBlock):
             return
         case .success(.endOfFile):
-            if case .complete(let response, _) = connection.reader.endOfStream() {
-                complete(connection, response, keepAlive: false)
-            }
-            fail(connection, TransportError("the server closed the connection"))
-            return
+            events = connection.parser.endOfStream()
         case .failure(let error):
             fail(connection, TransportError("\(error)"))
             return
         }
-        while let first = connection.inFlight.first {
-            connection.reader.expectsNoBody = first.isHead
-            switch connection.reader.next() {
-            case .needMore:
-                return
-            case .invalid(let reason):
-                fail(connection, TransportError(reason), retry: .none)
-                return
-            case .complete(let response, let keepAlive):
-                complete(connection, response, keepAlive: keepAlive)
-                if !keepAlive {
-                    fail(connection, TransportError("the server closed the connection"), retry: .all)
-                    return
-                }
-            }
-        }
+        _ = deliver(events, on: connection)
     }
 
-    private func complete(_ connection: Connection, _ response: TransportResponse, keepAlive: Bool) {
+    /// Completes the requests `events` answer, oldest first; false when the connection is gone.
+    private func deliver(_ events: [HTTPResponseParserEvent], on connection: Connection) -> Bool {
+        for event in events {
+            switch event {
+            case .informational:
+                continue
+            case .response(let received):
+                let response = TransportResponse(status: received.status, headers: received.headers.fields.map { ($0.name, $0.value) },
+                                                 body: received.body)
+                complete(connection, response)
+                if !received.keepAlive {
+                    fail(connection, TransportError("the server closed the connection"), retry: .all)
+                    return false
+                }
+            case .failure(let error):
+                // A close (before or inside an answer) leaves what follows unread; garbage retries nothing.
+                let closed = error.kind == .closedBeforeResponse || error.kind == .truncated
+                fail(connection, TransportError(error.message), retry: closed ? .behindFirst : .none)
+                return false
+            }
+        }
+        return true
+    }
+
+    private func complete(_ connection: Connection, _ response: TransportResponse) {
         guard !connection.inFlight.isEmpty else { return }
         let pending = connection.inFlight.removeFirst()
         connection.served += 1
@@ -387,11 +394,11 @@ public final class SocketNetwork: AdapterNetwork, @unchecked Sendable {
         Posix.close(connection.fd)
         connections[connection.origin]?.removeAll { $0 === connection }
         let unanswered = connection.inFlight
-        let partial = connection.reader.hasReceivedBytes
+        let partial = connection.parser.hasPartialResponse
         connection.inFlight = []
         connection.outgoing = []
         connection.sealed = []
-        connection.reader.reset()
+        connection.parser = HTTPResponseParser()
         var again: [Pending] = []
         for (i, var pending) in unanswered.enumerated() {
             let resend: Bool

@@ -1,3 +1,4 @@
+import HTTP
 import JSON
 import TLS
 
@@ -44,10 +45,6 @@ public struct ServiceAccount: Sendable {
 
     /// The path of ``tokenURI`` ("/token"), where the stand-in serves the token endpoint.
     public var tokenPath: String {
-        let bytes = Array(tokenURI.utf8)
-        var start = 0
-        if let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: Array("://".utf8)) { start = colon + 3 }
-        guard let slash = bytes[start...].firstIndex(of: UInt8(ascii: "/")) else { return "/" }
-        return String(decoding: bytes[slash...], as: UTF8.self)
+        (try? HTTPURL(parsing: tokenURI))?.target ?? "/"
     }
 }

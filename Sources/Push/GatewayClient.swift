@@ -21,14 +21,14 @@ final class GatewayClient: @unchecked Sendable {
 
     /// Where to connect: the URL, its resolved address, and TLS trust for `https://` (nil: h2c).
     struct Endpoint {
-        let url: GatewayURL
+        let url: HTTPURL
         let address: SocketAddress
         let tls: TLSContext?
     }
 
     let provider: PushProvider
     let endpoint: Endpoint
-    var url: GatewayURL { endpoint.url }
+    var url: HTTPURL { endpoint.url }
     /// FCM with a service account: where access tokens come from.
     let tokenEndpoint: Endpoint?
     let configuration: GatewayPushSink.Configuration

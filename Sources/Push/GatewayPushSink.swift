@@ -1,5 +1,6 @@
 import Clock
 import Dispatch
+import HTTP
 import MockServer
 import ReleaseControl
 import ProviderAuth
@@ -25,8 +26,8 @@ import TLS
 public final class GatewayPushSink: PushSink, @unchecked Sendable {
     /// Where the gateways are and how hard to try. Every field has a default.
     public struct Configuration: Sendable {
-        public var apnsGateway: GatewayURL?
-        public var fcmGateway: GatewayURL?
+        public var apnsGateway: HTTPURL?
+        public var fcmGateway: HTTPURL?
         /// Connections per gateway (opened lazily, as the open ones fill up).
         public var maxConnections: Int = 4
         /// Our own cap on streams per connection, below the peer's when it allows more.
@@ -49,15 +50,25 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
         /// FCM HTTP v1 authentication: an OAuth access token from the service account's `token_uri`.
         public var fcmAuth: FCMAccessToken?
 
-        public init(apnsGateway: GatewayURL? = nil, fcmGateway: GatewayURL? = nil) {
+        public init(apnsGateway: HTTPURL? = nil, fcmGateway: HTTPURL? = nil) {
             self.apnsGateway = apnsGateway
             self.fcmGateway = fcmGateway
         }
 
         /// From the `--apns-gateway` / `--fcm-gateway` values; throws with a message naming the URL.
-        public init(apnsGateway: String?, fcmGateway: String?) throws(GatewayURLError) {
-            self.apnsGateway = try apnsGateway.map { u throws(GatewayURLError) in try GatewayURL(parsing: u) }
-            self.fcmGateway = try fcmGateway.map { u throws(GatewayURLError) in try GatewayURL(parsing: u) }
+        public init(apnsGateway: String?, fcmGateway: String?) throws(HTTPURLError) {
+            self.apnsGateway = try apnsGateway.map { u throws(HTTPURLError) in try Self.gatewayURL(u) }
+            self.fcmGateway = try fcmGateway.map { u throws(HTTPURLError) in try Self.gatewayURL(u) }
+        }
+
+        /// `https://host[:port][/prefix]` (HTTP/2 over TLS, ALPN h2, as APNs and FCM speak it) or
+        /// `http://host[:port][/prefix]` (h2c with prior knowledge); the prefix goes before every request path.
+        public static func gatewayURL(_ text: String) throws(HTTPURLError) -> HTTPURL {
+            let url = try HTTPURL(parsing: text)
+            guard url.query == nil, !text.contains("#") else {
+                throw HTTPURLError(url: text, message: "a gateway URL takes no query or fragment")
+            }
+            return url
         }
     }
 
@@ -91,7 +102,7 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
     public init(configuration: Configuration, retryScheduler: any Scheduler = SystemScheduler()) throws(GatewayPushSinkError) {
         self.configuration = configuration
         let resultsQueue = self.resultsQueue
-        func client(_ provider: PushProvider, _ url: GatewayURL?) throws(GatewayPushSinkError) -> GatewayClient? {
+        func client(_ provider: PushProvider, _ url: HTTPURL?) throws(GatewayPushSinkError) -> GatewayClient? {
             guard let url else { return nil }
             let address: SocketAddress
             do {
@@ -100,7 +111,7 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
                 throw GatewayPushSinkError(message: "the \(provider == .apns ? "APNs" : "FCM") gateway \(url) cannot be used: \(GatewayConnection.describe(error))")
             }
             let name = provider == .apns ? "APNs" : "FCM"
-            func trust(_ url: GatewayURL) throws(GatewayPushSinkError) -> TLSContext? {
+            func trust(_ url: HTTPURL) throws(GatewayPushSinkError) -> TLSContext? {
                 guard url.isSecure else { return nil }
                 do {
                     return try configuration.tls ?? TLSContext.client(alpn: ["h2"])
@@ -112,7 +123,7 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
             if provider == .fcm, let auth = configuration.fcmAuth {
                 let uri = auth.account.tokenURI
                 do {
-                    let tokenURL = try GatewayURL(parsing: uri)
+                    let tokenURL = try Configuration.gatewayURL(uri)
                     tokenEndpoint = GatewayClient.Endpoint(url: tokenURL, address: try SocketAddress.resolve(host: tokenURL.host, port: tokenURL.port),
                                                            tls: try trust(tokenURL))
                 } catch let error as GatewayPushSinkError {

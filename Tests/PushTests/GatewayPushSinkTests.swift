@@ -3,6 +3,7 @@ import Clock
 import Glibc
 #endif
 import Dispatch
+import HTTP
 import HTTPServer
 import MockServer
 import ReleaseControl
@@ -46,13 +47,13 @@ import Testing
     struct Harness {
         let gateway: PushGateway
         let server: HTTPServer
-        let url: GatewayURL
+        let url: HTTPURL
 
         init(scheduler: any Scheduler = SystemScheduler()) throws {
             gateway = PushGateway(scheduler: scheduler)
             server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), responder: gateway)
             let port = try server.start()
-            url = GatewayURL(host: "127.0.0.1", port: port)
+            url = HTTPURL(scheme: .http, host: "127.0.0.1", port: port)
         }
 
         func sink(_ configure: (inout GatewayPushSink.Configuration) -> Void = { _ in },
@@ -103,7 +104,7 @@ import Testing
         // take the port while the test runs.
         let closed = try #require(BoundPort())
         defer { closed.close() }
-        let url = GatewayURL(host: "127.0.0.1", port: closed.port)
+        let url = HTTPURL(scheme: .http, host: "127.0.0.1", port: closed.port)
         var configuration = GatewayPushSink.Configuration(apnsGateway: url, fcmGateway: nil)
         configuration.retry = RetryPolicy(maxAttempts: 2, initialBackoffMilliseconds: 5)
         let sink = try GatewayPushSink(configuration: configuration)
@@ -129,7 +130,7 @@ import Testing
     @Test func aGatewayThatAcceptsButNeverSpeaksHTTP2FailsEveryTokenWithinTheConnectTimeout() throws {
         let silent = try #require(BoundPort(listening: true))
         defer { silent.close() }
-        let url = GatewayURL(host: "127.0.0.1", port: silent.port)
+        let url = HTTPURL(scheme: .http, host: "127.0.0.1", port: silent.port)
         var configuration = GatewayPushSink.Configuration(apnsGateway: url, fcmGateway: url)
         configuration.connectTimeoutMilliseconds = 150
         configuration.retry = RetryPolicy(maxAttempts: 2, initialBackoffMilliseconds: 5)
@@ -314,7 +315,7 @@ import Testing
     }
 
     @Test func otherSchemesAreRefusedAtStartWithAMessage() {
-        #expect(throws: GatewayURLError.self) {
+        #expect(throws: HTTPURLError.self) {
             _ = try GatewayPushSink.Configuration(apnsGateway: "ftp://api.push.apple.com", fcmGateway: nil)
         }
     }

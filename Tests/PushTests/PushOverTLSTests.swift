@@ -66,7 +66,7 @@ import Testing
         }
 
         func sink(auth: Bool = true) throws -> GatewayPushSink {
-            let url = GatewayURL(host: "localhost", port: port, isSecure: true)
+            let url = HTTPURL(scheme: .https, host: "localhost", port: port)
             var configuration = GatewayPushSink.Configuration(apnsGateway: url, fcmGateway: url)
             configuration.retry = RetryPolicy(maxAttempts: 2, initialBackoffMilliseconds: 10, maxBackoffMilliseconds: 20)
             configuration.tls = try TLSContext.client(trustingAlso: files.authority, alpn: ["h2"])
@@ -148,7 +148,7 @@ import Testing
     @Test func aGatewayWhoseCertificateIsNotTrustedFailsWithTheReason() throws {
         let setup = try Setup()
         defer { setup.stop() }
-        let url = GatewayURL(host: "localhost", port: setup.port, isSecure: true)
+        let url = HTTPURL(scheme: .https, host: "localhost", port: setup.port)
         var configuration = GatewayPushSink.Configuration(apnsGateway: url, fcmGateway: nil)
         configuration.retry = RetryPolicy(maxAttempts: 1, initialBackoffMilliseconds: 10, maxBackoffMilliseconds: 20)
         configuration.tls = try TLSContext.client(alpn: ["h2"])

@@ -46,9 +46,10 @@ import Testing
     }
 }
 
+/// Gateway URLs are ``HTTPURL``s with one rule more (no query or fragment).
 @Suite struct GatewayURLTests {
     @Test func parsesHostPortAndPrefix() throws {
-        let url = try GatewayURL(parsing: "http://127.0.0.1:9443/base/")
+        let url = try GatewayPushSink.Configuration.gatewayURL( "http://127.0.0.1:9443/base/")
         #expect(url.host == "127.0.0.1")
         #expect(url.port == 9443)
         #expect(url.pathPrefix == "/base")
@@ -56,27 +57,27 @@ import Testing
     }
 
     @Test func defaultsToPort80AndAcceptsIPv6() throws {
-        #expect(try GatewayURL(parsing: "http://gateway").port == 80)
-        let v6 = try GatewayURL(parsing: "http://[::1]:8081")
+        #expect(try GatewayPushSink.Configuration.gatewayURL( "http://gateway").port == 80)
+        let v6 = try GatewayPushSink.Configuration.gatewayURL( "http://[::1]:8081")
         #expect(v6.host == "::1")
         #expect(v6.port == 8081)
         #expect(v6.authority == "[::1]:8081")
     }
 
     @Test func httpsMeansTLSOnPort443UnlessGiven() throws {
-        let apns = try GatewayURL(parsing: "https://api.sandbox.push.apple.com")
+        let apns = try GatewayPushSink.Configuration.gatewayURL( "https://api.sandbox.push.apple.com")
         #expect(apns.isSecure && apns.port == 443 && apns.authority == "api.sandbox.push.apple.com")
         #expect(apns.description == "https://api.sandbox.push.apple.com")
-        let local = try GatewayURL(parsing: "https://127.0.0.1:9443/base")
+        let local = try GatewayPushSink.Configuration.gatewayURL( "https://127.0.0.1:9443/base")
         #expect(local.isSecure && local.port == 9443 && local.pathPrefix == "/base")
-        #expect(try !GatewayURL(parsing: "http://127.0.0.1:9443").isSecure)
+        #expect(try !GatewayPushSink.Configuration.gatewayURL("http://127.0.0.1:9443").isSecure)
     }
 
     @Test func refusesOtherSchemesAndBadPorts() {
-        #expect(throws: GatewayURLError.self) { try GatewayURL(parsing: "ftp://x") }
-        #expect(throws: GatewayURLError.self) { try GatewayURL(parsing: "http://x:99999") }
-        #expect(throws: GatewayURLError.self) { try GatewayURL(parsing: "http://x:abc") }
-        #expect(throws: GatewayURLError.self) { try GatewayURL(parsing: "http://:80") }
-        #expect(throws: GatewayURLError.self) { try GatewayURL(parsing: "http://x/?q=1") }
+        #expect(throws: HTTPURLError.self) { try GatewayPushSink.Configuration.gatewayURL( "ftp://x") }
+        #expect(throws: HTTPURLError.self) { try GatewayPushSink.Configuration.gatewayURL( "http://x:99999") }
+        #expect(throws: HTTPURLError.self) { try GatewayPushSink.Configuration.gatewayURL( "http://x:abc") }
+        #expect(throws: HTTPURLError.self) { try GatewayPushSink.Configuration.gatewayURL( "http://:80") }
+        #expect(throws: HTTPURLError.self) { try GatewayPushSink.Configuration.gatewayURL( "http://x/?q=1") }
     }
 }

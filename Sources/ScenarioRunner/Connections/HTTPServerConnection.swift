@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HTTP
 import JSON
 
 /// ``ServerConnection`` to a server at `http://host:port`, over one keep-alive HTTP/1.1
@@ -19,21 +20,19 @@ public final class HTTPServerConnection: ServerConnection {
     private var buffer: [UInt8] = []
 
     public init(url: String, adminToken: String? = nil) throws(ServerFailure) {
-        var rest = Substring(url)
-        guard rest.hasPrefix("http://") else { throw ServerFailure("--server takes an http:// URL, not '\(url)'") }
-        rest = rest.dropFirst(7)
-        while rest.last == "/" { rest = rest.dropLast() }
-        guard !rest.contains("/") else { throw ServerFailure("--server takes the server's root URL (http://host:port), not '\(url)'") }
-        let parts = rest.split(separator: ":", maxSplits: 1)
-        guard let h = parts.first, !h.isEmpty else { throw ServerFailure("no host in '\(url)'") }
-        host = h == "localhost" ? "127.0.0.1" : String(h)
-        if parts.count == 2 {
-            guard let p = UInt16(parts[1]) else { throw ServerFailure("bad port in '\(url)'") }
-            port = p
-        } else {
-            port = 80
+        let parsed: HTTPURL
+        do {
+            parsed = try HTTPURL(parsing: url)
+        } catch {
+            throw ServerFailure("--server: \(error)")
         }
-        baseURL = "http://" + String(rest)
+        guard !parsed.isSecure else { throw ServerFailure("--server takes an http:// URL, not '\(url)'") }
+        guard parsed.pathPrefix.isEmpty, parsed.query == nil else {
+            throw ServerFailure("--server takes the server's root URL (http://host:port), not '\(url)'")
+        }
+        host = parsed.host == "localhost" ? "127.0.0.1" : parsed.host
+        port = UInt16(parsed.port)
+        baseURL = "http://" + parsed.authority
         self.adminToken = adminToken
     }
 
