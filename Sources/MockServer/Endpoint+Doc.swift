@@ -121,11 +121,20 @@ extension Endpoint {
             return EndpointDoc(summary: "Back to the seed: rules, tokens, changes, pushes, journal, ingest, faults (not a change; the clock keeps its time)",
                                responses: [(200, "reset", "ResetResult")])
         case .getClock:
-            return EndpointDoc(summary: "The server's clock", responses: [(200, "now and the clock's mode", "ClockState")])
+            return EndpointDoc(summary: "The server's clock: now, its mode, its next timer and the pushes still in flight to the gateways",
+                               responses: [(200, "now, mode, next_deadline and pushes_in_flight", "ClockState")])
         case .setClock:
             return EndpointDoc(summary: "Moves the manual clock; pushes due by the new time are sent before it answers", body: "ClockMove",
                                responses: [(200, "the new time", "ClockState"), (400, "malformed body", problem),
                                            (409, "the clock is the system clock", problem), (422, "bad move", problem)])
+        case .getPushGateways:
+            return EndpointDoc(summary: "Where pushes go: the APNs and FCM gateway URLs (null: none)",
+                               responses: [(200, "the gateways", "PushGateways"), (409, "this server's gateways are fixed", problem)])
+        case .putPushGateways:
+            return EndpointDoc(summary: "Points pushes at other gateways (loopback only; the scenario runner's stand-in), from the next push on",
+                               body: "PushGateways",
+                               responses: [(200, "the gateways now", "PushGateways"), (400, "malformed body", problem),
+                                           (409, "this server's gateways are fixed", problem), (422, "not a loopback http(s) URL", problem)])
         case .events:
             return EndpointDoc(
                 summary: "A live text/event-stream of checks, rules, changes, pushes, tokens, ingest, faults, projects, clock moves and resets (what the dashboard at /ui reads; curl -N shows it)",

@@ -8,7 +8,7 @@ enum Endpoint: String, CaseIterable, Sendable {
     case listRules, createRule, getRule, replaceRule, deleteRule
     case liftAll, listChanges, ingestCounts, listTokens, listPushes
     case listFaults, addFault, clearFaults
-    case journal, reset, getClock, setClock, exportState, importState
+    case journal, reset, getClock, setClock, getPushGateways, putPushGateways, exportState, importState
     case events, dashboard, dashboardAsset
 }
 

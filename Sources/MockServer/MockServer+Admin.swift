@@ -113,9 +113,18 @@ extension MockServer {
     /// The last instant RFC 3339 can write (a four-digit year).
     static let latestClockTime = Instant.rfc3339Range.upperBound
 
+    /// `now`, `mode`, and for a harness in virtual time: `next_deadline`, the manual clock's next
+    /// timer (a combined push; null when none or on the system clock), and `pushes_in_flight`,
+    /// pushes handed to the gateways whose tokens have not all got a result.
     func clockResponse(_ status: Int) -> HTTPResponse {
-        jsonResponse(status, .object([("now", .string(clock.now.rfc3339)),
-                                      ("mode", .string(options.clock.isManual ? "manual" : "system"))]))
+        jsonResponse(status, .object(clockFields))
+    }
+
+    var clockFields: [(String, JSON)] {
+        var next: JSON = .null
+        if case .manual(let manual) = options.clock, let deadline = manual.nextDeadline { next = .string(deadline.rfc3339) }
+        return [("now", .string(clock.now.rfc3339)), ("mode", .string(options.clock.isManual ? "manual" : "system")),
+                ("next_deadline", next), ("pushes_in_flight", .number(Double(pushesInFlight.count)))]
     }
 
     /// Moves the manual clock. Due push timers run inside `advance`, so every push due by the
@@ -131,7 +140,7 @@ extension MockServer {
         }
         let now = manual.now
         let fields = BodyFields(name: "a clock move", writable: ["advance_seconds", "set"],
-                                shown: [("now", .string(now.rfc3339)), ("mode", "manual")])
+                                shown: clockFields.map { (key: $0.0, value: $0.1) })
         let unknown = fields.problems(in: object)
         if !unknown.isEmpty { throw Problem(ValidationFailure(problems: unknown)) }
         let target: Instant

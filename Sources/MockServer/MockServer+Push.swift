@@ -38,8 +38,10 @@ extension MockServer {
             let counts = platforms.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
             options.log("push \(id) for project \(key) at \(clock.now.rfc3339): "
                 + (push.tokens.isEmpty ? "no tokens" : counts))
+            pushesInFlight.begin(push: id, tokens: push.tokens.count)
             options.pushSink.deliver(push) { [weak self] results in
                 self?.recordDeliveries(project: key, pushId: id, generation: generation, results)
+                self?.pushesInFlight.settle(push: id, results: results)
             }
         }
     }

@@ -28,6 +28,8 @@ public final class MockServer: Responder {
     let writer = Mutex<Void>(())
     /// The admin event stream's subscribers (`GET /admin/events`).
     let feed = EventFeed()
+    /// Pushes whose delivery results are not all in (`GET /admin/clock`'s `pushes_in_flight`).
+    let pushesInFlight = PushesInFlight()
 
     /// Starts from the store's state when it has one, else from `options.seed` (written to the store).
     /// Throws ``ConfigError`` when the store cannot be read or holds something invalid.
@@ -134,6 +136,8 @@ public final class MockServer: Responder {
         case .reset: return try reset()
         case .getClock: return clockResponse(200)
         case .setClock: return try setClock(call)
+        case .getPushGateways: return try getPushGateways()
+        case .putPushGateways: return try putPushGateways(call)
         case .exportState: return exportState()
         case .importState: return try importState(call)
         }

@@ -320,7 +320,9 @@ enum OpenAPI {
             ("fault", nullable(type("string"))),
         ]))),
         ("ResetResult", answer([("reset", type("boolean")), ("now", time)])),
-        ("ClockState", answer([("now", time), ("mode", type("string", [("enum", ["manual", "system"])]))])),
+        ("ClockState", answer([("now", time), ("mode", type("string", [("enum", ["manual", "system"])])),
+                               ("next_deadline", nullable(time)), ("pushes_in_flight", type("integer", [("minimum", 0)]))])),
+        ("PushGateways", object([("apns", nullable(gatewayURL)), ("fcm", nullable(gatewayURL))], required: ["apns", "fcm"])),
         ("ClockMove", .object([("oneOf", [
             object([("advance_seconds", type("number", [("minimum", 0), ("maximum", .number(MockServer.maximumClockAdvanceSeconds))]))],
                    required: ["advance_seconds"]),
@@ -331,4 +333,6 @@ enum OpenAPI {
     ])
 
     static let faultCount = nullable(integer(1, Fault.maximumCount))
+    /// A loopback gateway, as `PUT /admin/push-gateways` takes it.
+    static let gatewayURL = type("string", [("pattern", .string(#"^https?://(127\.(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])|localhost|\[::1\])(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?/?$"#))])
 }

@@ -71,6 +71,8 @@ struct Router: Sendable {
         Route("POST", "/admin/reset", .reset),
         Route("GET", "/admin/clock", .getClock),
         Route("POST", "/admin/clock", .setClock),
+        Route("GET", "/admin/push-gateways", .getPushGateways),
+        Route("PUT", "/admin/push-gateways", .putPushGateways),
         Route("GET", "/admin/state", .exportState),
         Route("PUT", "/admin/state", .importState),
     ])

@@ -19,13 +19,13 @@ enum ScenariosCommand: CLICommand {
           --filter TEXT      only scenarios whose name or file contains TEXT (none: exit 2)
           --tag T            only scenarios tagged T (repeatable; a tag no scenario has: exit 2)
           --server URL       use a running `lerix-mock serve --clock manual` instead of an
-                             in-process server (it is reset before each scenario)
+                             in-process server (it is reset before each scenario, and its
+                             pushes go to the runner's push-gateway stand-in for the run)
           --admin-token T    the server's admin token, when it has one
           --adapter "CMD"    spawn another language's adapter (ADAPTER.md); scenarios needing
                              what its `hello` capabilities lack are skipped. Needs --server.
-          --direct-push      in process, hand pushes straight to the devices instead of
-                             sending them as APNs/FCM over h2c through the push-gateway
-                             stand-in (no sockets at all)
+          --direct-push      in process, hand the server's APNs/FCM requests straight to the
+                             runner's push-gateway stand-in instead of over h2c (no sockets)
           --catalogue FILE   the spec catalogue `covers` ids are checked against (default:
                              a spec-catalogue.yaml given or in the folder, else the built-in one)
           --seed N           seed for random push drops (default 1); same seed, same run

@@ -56,9 +56,10 @@ enum ServeWiring {
         }
     }
 
+    /// Always redirectable (`PUT /admin/push-gateways`), so the scenario runner can point a running
+    /// server at its own push-gateway stand-in; without gateway flags every token is `no_gateway`.
     static func pushSink(apns: String?, fcm: String?, auth: PushAuth = PushAuth(),
                          log: @escaping @Sendable (String) -> Void) throws -> any PushSink {
-        guard apns != nil || fcm != nil else { return NoGatewayPushSink() }
         var configuration: GatewayPushSink.Configuration
         do {
             configuration = try .init(apnsGateway: apns, fcmGateway: fcm)
@@ -73,7 +74,7 @@ enum ServeWiring {
             configuration.fcmAuth = FCMAccessToken(account: try ServiceAccount(file: credentials))
         }
         do {
-            return try GatewayPushSink(configuration: configuration)
+            return try RedirectableGatewayPushSink(configuration: configuration)
         } catch {
             throw Unavailable(description: "--apns-gateway/--fcm-gateway: \(error)")
         }

@@ -1,6 +1,13 @@
 import Clock
 import JSON
+import MockServer
+import Synchronization
 @testable import ScenarioRunner
+
+/// The synchronous sink's answer, out of its `@Sendable` completion.
+final class DeliveryResults: Sendable {
+    let results = Mutex<[TokenDelivery]>([])
+}
 
 /// An in-memory server with a tiny rule model: required updates only, a journal, a push
 /// throttle (one per 60 s) and ingest counts. Enough to pin the runner's own behaviour.
@@ -18,6 +25,13 @@ final class FakeServer: ServerConnection {
     var pushDueAt: Instant?
     var pendingChanges = 0
     var clockSets = 0
+    /// Pushes go to the runner's stand-in as APNs/FCM requests, as a real server's do.
+    let gateway = PushGatewayStandIn.inMemory(scheduler: SystemScheduler())
+
+    var clockAnswer: JSON {
+        .object([("now", .string(now.rfc3339)), ("mode", "manual"),
+                 ("next_deadline", pushDueAt.map { .string($0.rfc3339) } ?? .null), ("pushes_in_flight", 0)])
+    }
 
     func request(_ method: String, _ path: String, body: JSON?) throws(ServerFailure) -> ServerReply {
         let p = path.split(separator: "?").first.map(String.init) ?? path
@@ -26,13 +40,13 @@ final class FakeServer: ServerConnection {
             rules = []; journal = []; pushes = []; tokens = []; ingest = [:]; lastChange = nil; lastPush = nil; pushDueAt = nil
             return ServerReply(status: 200, json: .object([]))
         case ("GET", "/admin/clock"):
-            return ServerReply(status: 200, json: .object([("now", .string(now.rfc3339))]))
+            return ServerReply(status: 200, json: clockAnswer)
         case ("POST", "/admin/clock"):
             guard let t = body?["set"]?.stringValue.flatMap(Instant.init(rfc3339:)), t >= now else { return ServerReply(status: 422, json: nil) }
             clockSets += 1
             if let due = pushDueAt, due <= t { now = due; sendPush() }
             now = t
-            return ServerReply(status: 200, json: .object([("now", .string(now.rfc3339))]))
+            return ServerReply(status: 200, json: clockAnswer)
         case ("POST", "/admin/projects/demo/rules"):
             guard let below = body?["below"]?.stringValue else { return ServerReply(status: 422, json: nil) }
             // A refusal the runner cannot foresee (a remote server of another release, say).
@@ -52,6 +66,8 @@ final class FakeServer: ServerConnection {
             rules = []
             change()
             return ServerReply(status: 200, json: .object([]))
+        case ("GET", "/admin/projects/demo"):
+            return ServerReply(status: 200, json: .object([("key", "demo"), ("apns_topic", "dev.lerix.demo"), ("fcm_project", "lerix-demo")]))
         case ("GET", "/admin/projects/demo/pushes"):
             return ServerReply(status: 200, json: .object([("pushes", .array(pushes))]))
         case ("GET", "/admin/requests"):
@@ -85,7 +101,11 @@ final class FakeServer: ServerConnection {
     private func sendPush() {
         lastPush = now
         pushDueAt = nil
-        let results: [JSON] = tokens.map { .object([("token", .string($0.0)), ("platform", .string($0.1)), ("result", "no_gateway")]) }
+        let targets = tokens.map { PushTarget(token: $0.0, platform: $0.1 == "android" ? .android : .ios) }
+        let outgoing = OutgoingPush(id: pushes.count + 1, project: "demo", apnsTopic: "dev.lerix.demo", fcmProject: "lerix-demo", tokens: targets)
+        let delivered = DeliveryResults()
+        ResponderPushSink(gateway: gateway.gateway, clock: SystemScheduler()).deliver(outgoing) { r in delivered.results.withLock { $0 = r } }
+        let results: [JSON] = zip(tokens, delivered.results.withLock { $0 }).map { .object([("token", .string($0.0.0)), ("platform", .string($0.0.1)), ("result", .string($0.1.result.name))]) }
         pushes.append(.object([("id", .number(Double(pushes.count + 1))), ("sent_at", .string(now.rfc3339)),
                                ("changes", [1]), ("tokens", .object([("ios", .number(Double(tokens.count)))])), ("results", .array(results))]))
     }
@@ -227,6 +247,6 @@ final class FakeEnvironment: ScenarioEnvironment {
         let adapter = FakeAdapter(server: server)
         lastServer = server
         lastAdapter = adapter
-        return ScenarioWorld(server: server, adapter: adapter, storageRoot: "/nonexistent", close: {})
+        return ScenarioWorld(server: server, adapter: adapter, gateway: server.gateway, storageRoot: "/nonexistent", close: {})
     }
 }

@@ -20,11 +20,11 @@ final class SilentEnvironment: ScenarioEnvironment {
     var server: InProcessServer?
     func hello() throws -> JSON { try adapter.send(.object([("cmd", "hello")])) }
     func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {
-        let server = try InProcessServer(start: Instant(rfc3339: "2026-12-02T09:00:00.000Z")!, viaGateway: false)
+        let gateway = PushGatewayStandIn.inMemory(scheduler: SystemScheduler())
+        let server = try InProcessServer(start: Instant(rfc3339: "2026-12-02T09:00:00.000Z")!, pushes: .direct(gateway.gateway))
         self.server = server
         adapter = SilentAdapter()
-        return ScenarioWorld(server: server.connection, adapter: adapter, pushTap: server,
-                             serverNextDeadline: { server.nextDeadline }, storageRoot: "/nonexistent", close: {})
+        return ScenarioWorld(server: server.connection, adapter: adapter, gateway: gateway, storageRoot: "/nonexistent", close: {})
     }
 }
 

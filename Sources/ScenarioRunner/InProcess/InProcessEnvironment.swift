@@ -4,7 +4,9 @@ import JSON
 /// The default world: a fresh in-process MockServer on a manual clock and a fresh in-process
 /// Swift SDK host per scenario, joined without sockets, so runs are fast and deterministic.
 ///
-/// `viaGateway` sends pushes through the push-gateway stand-in over h2c (see ``InProcessServer``).
+/// Pushes reach the devices through the runner's push-gateway stand-in, as against a running
+/// server: with `viaGateway` over h2c on a loopback port (the server pointed at it by
+/// `PUT /admin/push-gateways`), without it straight into the stand-in (no sockets at all).
 public final class InProcessEnvironment: ScenarioEnvironment {
     let viaGateway: Bool
 
@@ -19,15 +21,26 @@ public final class InProcessEnvironment: ScenarioEnvironment {
     }
 
     public func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {
-        let server = try InProcessServer(start: Environments.inProcessStart, viaGateway: viaGateway)
+        let start = Environments.inProcessStart
+        let gateway = viaGateway ? try PushGatewayStandIn.listen(scheduler: SystemScheduler())
+                                 : PushGatewayStandIn.inMemory(scheduler: SystemScheduler())
+        let server: InProcessServer
+        do {
+            server = try InProcessServer(start: start, pushes: viaGateway ? .redirectable : .direct(gateway.gateway))
+            try gateway.point(server.connection)
+        } catch {
+            gateway.shutdown()
+            throw error
+        }
+        // One clock: the devices' timers sit on the server's manual clock, so the adapter's
+        // `advance` moves the server too.
         let adapter = try InProcessAdapter.make(responder: server.server, clock: server.clock)
         let storage = StorageFolder.make()
-        return ScenarioWorld(server: server.connection, adapter: adapter, pushTap: server,
-                             serverNextDeadline: { server.nextDeadline }, serverTimeFollowsAdapter: true,
-                             rejectToken: server.pushGateway.map { gateway in { token, status in gateway.reject(token: token, status: status) } },
+        return ScenarioWorld(server: server.connection, adapter: adapter, gateway: gateway, serverTimeFollowsAdapter: true,
                              storageRoot: storage) {
             adapter.close()
             server.shutdown()
+            gateway.shutdown()
             StorageFolder.remove(storage)
         }
     }

@@ -10,7 +10,7 @@ import Synchronization
 /// let connection = ResponderServerConnection(responder: mockServer, baseURL: "http://lerix.test")
 /// try connection.request("GET", "/admin/clock", body: nil)
 /// ```
-public final class ResponderServerConnection: ServerConnection {
+public final class ResponderServerConnection: ServerConnection, Sendable {
     public let baseURL: String
     let responder: any Responder
 

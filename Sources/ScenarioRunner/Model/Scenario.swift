@@ -26,11 +26,6 @@ public struct Scenario: Sendable {
     public var groups: [String: [String]]
     public var steps: [Step]
 
-    /// Whether a step tells the push gateway to refuse tokens (only the in-process gateway can).
-    public var usesGatewayControls: Bool {
-        steps.contains { if case .gatewayReject = $0.action { return true } else { return false } }
-    }
-
     /// Capabilities an adapter must list to run this scenario.
     public var requiredCapabilities: [String] {
         var caps = Set(needs)

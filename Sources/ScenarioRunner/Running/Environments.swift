@@ -4,10 +4,11 @@ import JSON
 /// Picks the environment the `scenarios` command asked for.
 ///
 /// - neither `--server` nor `--adapter`: the in-process MockServer and Swift SDK host, pushes
-///   through the push-gateway stand-in over h2c (or a direct tap with `viaGateway: false`);
+///   through the runner's push-gateway stand-in over h2c (or straight into it with `viaGateway: false`);
 /// - `--adapter CMD`: the in-process MockServer is not reachable by another process, so a
 ///   spawned adapter needs `--server` too;
-/// - `--server URL` with or without `--adapter`: that server, reset before each scenario.
+/// - `--server URL` with or without `--adapter`: that server, reset before each scenario, its
+///   pushes pointed at the runner's push-gateway stand-in for the run.
 public enum Environments {
     /// The true time an in-process server starts at: fixed, so every run prints the same times.
     public static let inProcessStart = Instant(rfc3339: "2026-12-02T09:00:00.000Z")!

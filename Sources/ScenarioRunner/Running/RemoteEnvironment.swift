@@ -1,9 +1,12 @@
+import Clock
 import Synchronization
 import Foundation
 import JSON
 
 /// Scenarios against a running server (`--server URL`, started with `--clock manual`) and a
-/// spawned adapter (`--adapter "CMD"`), one fresh adapter process per scenario.
+/// spawned adapter (`--adapter "CMD"`), one fresh adapter process per scenario. The runner
+/// hosts the push-gateway stand-in on a loopback port and points the server's pushes at it
+/// for the run (`PUT /admin/push-gateways`; the old gateways come back at the end).
 ///
 /// ```swift
 /// let env = try RemoteEnvironment(serverURL: "http://127.0.0.1:8080", adapterCommand: "node adapter.js")
@@ -12,22 +15,34 @@ public final class RemoteEnvironment: ScenarioEnvironment {
     let server: HTTPServerConnection
     let makeAdapter: () throws -> any AdapterConnection
     let storageBase: String
+    let gateway: PushGatewayStandIn
 
     public init(serverURL: String, adminToken: String? = nil, adapter: @escaping () throws -> any AdapterConnection) throws {
         server = try HTTPServerConnection(url: serverURL, adminToken: adminToken)
         makeAdapter = adapter
-        storageBase = StorageFolder.make()
         let clock = try server.admin("GET", "/admin/clock")
         if let mode = clock["mode"]?.stringValue, mode != "manual" {
             throw ServerFailure("\(serverURL) runs on the system clock; start it with `lerix-mock serve --clock manual` so scenarios can move time")
         }
+        gateway = try PushGatewayStandIn.listen(scheduler: SystemScheduler())
+        do {
+            try gateway.point(server)
+        } catch {
+            gateway.shutdown()
+            throw error
+        }
+        storageBase = StorageFolder.make()
     }
 
     public convenience init(serverURL: String, adminToken: String? = nil, adapterCommand: String) throws {
         try self.init(serverURL: serverURL, adminToken: adminToken) { try SubprocessAdapter(command: adapterCommand) }
     }
 
-    deinit { StorageFolder.remove(storageBase) }
+    deinit {
+        gateway.restore(server)
+        gateway.shutdown()
+        StorageFolder.remove(storageBase)
+    }
 
     public func hello() throws -> JSON {
         let adapter = try makeAdapter()
@@ -38,8 +53,10 @@ public final class RemoteEnvironment: ScenarioEnvironment {
     public func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {
         let adapter = try makeAdapter()
         let storage = storageBase + "/" + StorageFolder.slug(scenario.name)
-        return ScenarioWorld(server: server, adapter: adapter, storageRoot: storage) {
+        gateway.clear()
+        return ScenarioWorld(server: server, adapter: adapter, gateway: gateway, storageRoot: storage) { [gateway] in
             adapter.close()
+            gateway.clear()
             StorageFolder.remove(storage)
         }
     }

@@ -89,10 +89,7 @@ extension ScenarioExecution {
                 try moveClocks(to: stop)
             }
         case .gatewayReject(let names, let status):
-            guard let reject = world.rejectToken else {
-                throw StepFailure("`gateway_reject` needs the in-process push gateway (not --server, not --direct-push)")
-            }
-            for name in names { if let token = devices[name]?.pushToken { reject(token, status) } }
+            for name in names { if let token = devices[name]?.pushToken { world.gateway.reject(token: token, status: status) } }
         case .pushDelivery(let names, let policy):
             for name in names { policies[name] = policy }
         case .expect(let expectation):

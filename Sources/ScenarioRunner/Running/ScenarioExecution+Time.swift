@@ -1,12 +1,13 @@
 import Clock
+import Dispatch
 import JSON
 
 extension ScenarioExecution {
     /// Moves true time to `target`, stopping at every device timer, server timer and push
     /// delivery on the way. At each stop: the server's clock first (due pushes go out), then
-    /// the devices' clocks (due timers fire and check), then pushes due to devices arrive.
-    /// In process both clocks are one scheduler, so the adapter's `advance` moves them at once
-    /// (server and device timers in one deadline order) and nothing else sets time.
+    /// the devices' clocks (due timers fire and check), then the pushes the gateway accepted
+    /// meanwhile reach their devices. In process both clocks are one scheduler, so the adapter's
+    /// `advance` moves them at once (server and device timers in one deadline order).
     func advance(to target: Instant) throws {
         while now < target {
             let stop = try nextStop(limit: target)
@@ -14,7 +15,9 @@ extension ScenarioExecution {
         }
     }
 
-    /// The earliest instant in (now, limit] at which something happens, or `limit`.
+    /// The earliest instant in (now, limit] at which something happens, or `limit`: a device
+    /// timer (the adapter's `next_deadline`), a server timer (the server's `next_deadline`, a
+    /// combined push) or a push due at a device.
     func nextStop(limit: Instant) throws -> Instant {
         var next = limit
         let answer = try adapter.command("next_deadline")
@@ -27,71 +30,86 @@ extension ScenarioExecution {
             }
         }
         if let first = pendingDeliveries.first?.at, first > now, first < next { next = first }
-        if let serverNext = world.serverNextDeadline?(), serverNext > now, serverNext < next { next = serverNext }
-        if world.serverNextDeadline == nil, let checkpoint = pushCheckpoint, checkpoint > now, checkpoint < next { next = checkpoint }
+        if let serverNext = serverClock?.nextDeadline, serverNext > now, serverNext < next { next = serverNext }
         return next
     }
 
     func moveClocks(to t: Instant) throws {
-        if world.serverTimeFollowsAdapter {
-            now = t
-            _ = try adapter.command("advance", [("to", .string(t.rfc3339))])
-            try observePushes()
-        } else {
-            try setServerClock(t)
-            now = t
-            if world.pushTap != nil || pushCheckpoint.map({ $0 <= t }) == true { try observePushes() }
-            _ = try adapter.command("advance", [("to", .string(t.rfc3339))])
-        }
-        try deliverDuePushes()
+        if !world.serverTimeFollowsAdapter { try setServerClock(t) }
+        now = t
+        _ = try adapter.command("advance", [("to", .string(t.rfc3339))])
+        try settle()
     }
 
-    /// After a step: pushes it caused reach their devices (a push due at once arrives now).
+    /// After a step or a move: the server's pushes have reached the gateway, and those due now
+    /// reach their devices.
     func settle() throws {
         try observePushes()
         try deliverDuePushes()
     }
 
-    /// New pushes since the last look, routed to the devices that own their tokens.
+    /// Waits until the server has no push in flight (every token has its gateway's answer), then
+    /// routes what the gateway accepted to the devices owning the tokens.
     func observePushes() throws {
-        let fresh = try drainPushes().filter { !seenPushes.contains($0.id) && !baselinePushes.contains($0.id) }
-        if world.pushTap == nil, fresh.isEmpty, let checkpoint = pushCheckpoint, checkpoint <= now {
-            pushCheckpoint = nil   // the throttle window passed without a combined push
-        }
-        for push in fresh.sorted(by: { $0.id < $1.id }) {
-            seenPushes.insert(push.id)
-            if world.pushTap == nil { pushCheckpoint = push.sentAt.adding(seconds: 60) }
-            for token in push.tokens {
-                guard let device = tokenOwner[token] else { continue }
-                let policy = policies[device] ?? .deliver
-                if policy.dropProbability > 0, policy.dropProbability >= 1 || rng.unit() < policy.dropProbability {
-                    note("push \(push.id) to \(device) dropped")
-                    recordTimelinePush(device: device, push: push.id, outcome: .dropped)
-                    continue
-                }
-                let at = max(push.sentAt, now).adding(milliseconds: policy.delayMilliseconds)
-                deliverySequence += 1
-                pendingDeliveries.append((at, deliverySequence, device, push.id))
+        var clock = try readServerClock()
+        let giveUp = DispatchTime.now() + .seconds(60)
+        while clock.pushesInFlight > 0 {
+            guard DispatchTime.now() < giveUp else {
+                throw ServerFailure("the server still has \(clock.pushesInFlight) push(es) waiting for the gateway's answer after 60 s of real time")
             }
+            world.gateway.waitForDelivery(milliseconds: 5)
+            clock = try readServerClock()
+        }
+        let accepted = world.gateway.drain()
+        guard !accepted.isEmpty else { return }
+        let push = try newestPush()
+        // Gateway answers arrive in any order; device order keeps seeded drops reproducible.
+        let tokens = Set(accepted.map(\.token))
+        for device in scenario.devices {
+            guard let token = device.pushToken, tokens.contains(token), tokenOwner[token] == device.name else { continue }
+            let policy = policies[device.name] ?? .deliver
+            if policy.dropProbability > 0, policy.dropProbability >= 1 || rng.unit() < policy.dropProbability {
+                note("push \(push.id) to \(device.name) dropped")
+                recordTimelinePush(device: device.name, push: push.id, outcome: .dropped)
+                continue
+            }
+            let at = max(push.sentAt, now).adding(milliseconds: policy.delayMilliseconds)
+            deliverySequence += 1
+            pendingDeliveries.append((at, deliverySequence, device.name, push.id))
         }
         pendingDeliveries.sort { ($0.at, $0.sequence) < ($1.at, $1.sequence) }
     }
 
-    /// Pushes the server sent (in process: handed over; remote: listed since the last look).
-    func drainPushes() throws -> [ObservedPush] {
-        if let tap = world.pushTap { return try tap.drain() }
-        let listed = try server.admin("GET", "/admin/projects/\(scenario.project)/pushes")
-        var out: [ObservedPush] = []
-        for p in listed["pushes"]?.arrayValue ?? [] {
-            guard let id = p["id"]?.intValue, !seenPushes.contains(id), let sent = p["sent_at"]?.stringValue.flatMap(Instant.init(rfc3339:)) else { continue }
-            let tokens = (p["results"]?.arrayValue ?? []).compactMap { r -> String? in
-                let result = r["result"]?.stringValue ?? "delivered"
-                guard ["delivered", "no_gateway", "pending"].contains(result) else { return nil }
-                return r["token"]?.stringValue
-            }
-            out.append(ObservedPush(id: id, sentAt: sent, tokens: tokens))
+    /// The server's clock state; kept for the next stop's server deadline.
+    @discardableResult
+    func readServerClock() throws(ServerFailure) -> ServerClockState {
+        let state = try ServerClockState(try server.admin("GET", "/admin/clock"))
+        serverClock = state
+        return state
+    }
+
+    /// The push whose deliveries the gateway just accepted: the newest the server recorded (it
+    /// sends at most one per project per instant). Read once per push, for its id and time.
+    func newestPush() throws -> (id: Int, sentAt: Instant) {
+        var newest = (id: lastPushId, sentAt: now)
+        for record in try pushRecords(after: lastPushId) {
+            guard let id = record["id"]?.intValue, id > newest.id else { continue }
+            newest = (id, record["sent_at"]?.stringValue.flatMap(Instant.init(rfc3339:)) ?? now)
         }
-        return out
+        lastPushId = newest.id
+        return newest
+    }
+
+    /// The project's push records after `after`, every page.
+    func pushRecords(after: Int) throws(ServerFailure) -> [JSON] {
+        var records: [JSON] = []
+        var path: String? = "/admin/projects/\(scenario.project)/pushes?after=\(after)"
+        while let next = path {
+            let page = try server.admin("GET", next)
+            records += page["pushes"]?.arrayValue ?? []
+            path = page["next"]?.stringValue
+        }
+        return records
     }
 
     func deliverDuePushes() throws {

@@ -2,34 +2,26 @@ import Clock
 import JSON
 
 /// Everything one scenario runs against: a server in a known state, a fresh adapter with no
-/// devices, and (in process) a direct line to the server's pushes and timers.
+/// devices, and the push-gateway stand-in the server's pushes go to. In process and against a
+/// running server the world has the same parts; only how each is reached differs.
 public struct ScenarioWorld {
     public var server: any ServerConnection
     public var adapter: any AdapterConnection
-    /// Pushes handed straight over by an in-process server; nil: the runner reads `GET …/pushes`.
-    public var pushTap: (any PushTap)?
-    /// The server's next timer (a throttled push) when in process; nil: the runner assumes one
-    /// 60 s after each push, as the contract's throttle does.
-    public var serverNextDeadline: (() -> Instant?)?
-    /// The server keeps its time on the adapter's scheduler (in process: one heap), so the
-    /// adapter's `advance` moves both and the runner does not set the server's clock then.
+    /// Where the server's pushes arrive; what it accepts reaches the devices owning the tokens.
+    public var gateway: PushGatewayStandIn
+    /// True when the server's manual clock is the adapter's own scheduler (one clock in process):
+    /// then the adapter's `advance` moves the server too, and the runner sends no clock move.
     public var serverTimeFollowsAdapter: Bool
-    /// Tells the push-gateway stand-in to refuse a token with a provider status (410: the app
-    /// is gone); nil when pushes do not go through an in-process gateway.
-    public var rejectToken: ((_ token: String, _ status: Int) -> Void)?
     /// A folder for the devices' storage; removed by `close`.
     public var storageRoot: String
     public var close: () -> Void
 
-    public init(server: any ServerConnection, adapter: any AdapterConnection, pushTap: (any PushTap)? = nil,
-                serverNextDeadline: (() -> Instant?)? = nil, serverTimeFollowsAdapter: Bool = false,
-                rejectToken: ((String, Int) -> Void)? = nil, storageRoot: String, close: @escaping () -> Void) {
-        self.serverTimeFollowsAdapter = serverTimeFollowsAdapter
-        self.rejectToken = rejectToken
+    public init(server: any ServerConnection, adapter: any AdapterConnection, gateway: PushGatewayStandIn,
+                serverTimeFollowsAdapter: Bool = false, storageRoot: String, close: @escaping () -> Void) {
         self.server = server
         self.adapter = adapter
-        self.pushTap = pushTap
-        self.serverNextDeadline = serverNextDeadline
+        self.gateway = gateway
+        self.serverTimeFollowsAdapter = serverTimeFollowsAdapter
         self.storageRoot = storageRoot
         self.close = close
     }
@@ -43,11 +35,11 @@ public protocol ScenarioEnvironment: AnyObject {
     func makeWorld(for scenario: Scenario) throws -> ScenarioWorld
 }
 
-/// A silent push as it left the server: which tokens it went to, and when.
+/// A silent push as the devices' gateway accepted it: which tokens it reached, and when.
 public struct ObservedPush: Sendable, Equatable {
     public var id: Int
     public var sentAt: Instant
-    /// Tokens the push reached (a token the provider refused is left out).
+    /// Tokens the gateway accepted (a token it refused is left out).
     public var tokens: [String]
     public init(id: Int, sentAt: Instant, tokens: [String]) {
         self.id = id
@@ -56,7 +48,23 @@ public struct ObservedPush: Sendable, Equatable {
     }
 }
 
-/// Pushes the server sent since the last `drain`, oldest first.
-public protocol PushTap: AnyObject {
-    func drain() throws -> [ObservedPush]
+/// What `GET /admin/clock` (and `POST`) tells a harness in virtual time.
+struct ServerClockState {
+    var now: Instant
+    /// The server's next timer (a combined push), nil when none.
+    var nextDeadline: Instant?
+    /// Pushes handed to the gateways whose tokens have not all got a result.
+    var pushesInFlight: Int
+
+    init(_ answer: JSON) throws(ServerFailure) {
+        guard let text = answer["now"]?.stringValue, let now = Instant(rfc3339: text) else {
+            throw ServerFailure("the server's clock did not answer {\"now\": <time>}: \(answer.serializedString)")
+        }
+        guard let inFlight = answer["pushes_in_flight"]?.intValue else {
+            throw ServerFailure("the server's clock answer has no pushes_in_flight (is it an older lerix-mock?): \(answer.serializedString)")
+        }
+        self.now = now
+        nextDeadline = answer["next_deadline"]?.stringValue.flatMap(Instant.init(rfc3339:))
+        pushesInFlight = inFlight
+    }
 }

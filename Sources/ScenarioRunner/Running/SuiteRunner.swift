@@ -93,14 +93,9 @@ public struct SuiteRunner {
             do {
                 let world = try environment.makeWorld(for: scenario)
                 defer { world.close() }
-                if scenario.usesGatewayControls, world.rejectToken == nil {
-                    outcome = Self.broken(scenario, "")
-                    outcome.status = .skipped("needs the in-process push gateway (runs without --server and --direct-push)")
-                } else {
-                    let execution = ScenarioExecution(scenario: scenario, world: world, seed: options.seed, verbose: options.verbose)
-                    if options.recordTimelines { execution.recorder = TimelineRecorder(scenario: scenario) }
-                    outcome = execution.run()
-                }
+                let execution = ScenarioExecution(scenario: scenario, world: world, seed: options.seed, verbose: options.verbose)
+                if options.recordTimelines { execution.recorder = TimelineRecorder(scenario: scenario) }
+                outcome = execution.run()
             } catch {
                 outcome = Self.broken(scenario, "could not start the scenario's server and adapter: \(error)")
             }

@@ -1,0 +1,108 @@
+import Clock
+import Dispatch
+import HTTPServer
+import JSON
+import Push
+import Synchronization
+
+/// The push-gateway stand-in the runner hosts for every scenario, in process and against a
+/// running server alike: the server sends APNs and FCM requests to it, it refuses the tokens a
+/// `gateway_reject` step names, and the deliveries it accepts are what reaches the devices.
+///
+/// On a loopback port (``listen(scheduler:)``) any server can reach it; ``inMemory(scheduler:)``
+/// has no socket, for a server in this process that calls it straight (``ResponderPushSink``).
+///
+/// ```swift
+/// let gateway = try PushGatewayStandIn.listen(scheduler: SystemScheduler())
+/// try gateway.point(server)                 // PUT /admin/push-gateways → this gateway
+/// gateway.reject(token: "tok-1", status: 410)
+/// let accepted = gateway.drain()            // deliveries since the last drain
+/// ```
+public final class PushGatewayStandIn: Sendable {
+    public let gateway: PushGateway
+    /// `http://127.0.0.1:PORT` when it listens on a port.
+    public let url: String?
+    private let listener: HTTPServer?
+    private let accepted = Mutex<[GatewayDelivery]>([])
+    /// Signalled on each accepted delivery, so a wait for the server's pushes wakes at once.
+    private let delivered = DispatchSemaphore(value: 0)
+    /// What the server's gateways were before ``point(_:)``, restored by ``restore(_:)``.
+    private let previous = Mutex<JSON?>(nil)
+
+    private init(gateway: PushGateway, listener: HTTPServer?, url: String?) {
+        self.gateway = gateway
+        self.listener = listener
+        self.url = url
+        gateway.setDeliveryHandler { [weak self] delivery in self?.accept(delivery) }
+    }
+
+    private func accept(_ delivery: GatewayDelivery) {
+        accepted.withLock { $0.append(delivery) }
+        delivered.signal()
+    }
+
+    public static func inMemory(scheduler: any Scheduler) -> PushGatewayStandIn {
+        PushGatewayStandIn(gateway: PushGateway(scheduler: scheduler), listener: nil, url: nil)
+    }
+
+    /// Listens on 127.0.0.1 on a port the kernel picks (h2c with prior knowledge).
+    public static func listen(scheduler: any Scheduler) throws -> PushGatewayStandIn {
+        let gateway = PushGateway(scheduler: scheduler)
+        let listener = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, clock: scheduler), responder: gateway)
+        let port = try listener.start()
+        return PushGatewayStandIn(gateway: gateway, listener: listener, url: "http://127.0.0.1:\(port)")
+    }
+
+    /// Points the server's APNs and FCM pushes at this gateway (`PUT /admin/push-gateways`),
+    /// remembering where they went before.
+    public func point(_ server: any ServerConnection) throws(ServerFailure) {
+        guard let url else { return }
+        let before = try Self.gateways(of: server)
+        previous.withLock { $0 = before }
+        try server.admin("PUT", "/admin/push-gateways", .object([("apns", .string(url)), ("fcm", .string(url))]))
+    }
+
+    /// Gives the server back the gateways it had before ``point(_:)`` (best effort: the run is over).
+    public func restore(_ server: any ServerConnection) {
+        guard let before = previous.withLock({ $0 }) else { return }
+        _ = try? server.request("PUT", "/admin/push-gateways", body: before)
+    }
+
+    private static func gateways(of server: any ServerConnection) throws(ServerFailure) -> JSON {
+        let reply = try server.request("GET", "/admin/push-gateways", body: nil)
+        guard reply.status == 200, let json = reply.json else {
+            throw ServerFailure("GET /admin/push-gateways answered \(reply.status): this server cannot be pointed at the runner's push gateway (is it an older lerix-mock?); \(reply.json?["detail"]?.stringValue ?? "")")
+        }
+        return json
+    }
+
+    /// The provider answers `status` to this token's pushes from now on (410: the app is gone).
+    public func reject(token: String, status: Int) {
+        gateway.reject(token: token, status: status)
+    }
+
+    /// Deliveries accepted since the last drain, oldest first.
+    public func drain() -> [GatewayDelivery] {
+        accepted.withLock { list in
+            defer { list = [] }
+            return list
+        }
+    }
+
+    /// Waits at most `milliseconds` of real time for the next accepted delivery.
+    func waitForDelivery(milliseconds: Int) {
+        _ = delivered.wait(timeout: .now() + .milliseconds(milliseconds))
+    }
+
+    /// Forgets one scenario's rejections and deliveries before the next.
+    public func clear() {
+        gateway.resetControls()
+        gateway.clearDeliveries()
+        _ = drain()
+        while delivered.wait(timeout: .now()) == .success {}
+    }
+
+    public func shutdown() {
+        listener?.stop(graceful: false)
+    }
+}

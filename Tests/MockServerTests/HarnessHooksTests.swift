@@ -1,0 +1,81 @@
+import Clock
+import JSON
+@testable import MockServer
+import Synchronization
+import Testing
+
+/// A redirectable sink that records where it was pointed and refuses one host.
+final class PointableSink: RedirectablePushSink {
+    let current = Mutex(PushGatewayURLs())
+
+    var gateways: PushGatewayURLs { current.withLock { $0 } }
+
+    func redirect(to gateways: PushGatewayURLs) throws(PushRedirectRefusal) {
+        if gateways.fcm?.contains("example") == true { throw PushRedirectRefusal(field: "fcm", message: "not a loopback gateway") }
+        current.withLock { $0 = gateways }
+    }
+
+    func deliver(_ push: OutgoingPush, completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
+        completion(push.tokens.map { TokenDelivery(token: $0.token, result: .noGateway) })
+    }
+}
+
+/// What a harness in virtual time asks of the server: its next timer, the pushes still in
+/// flight, and where pushes go (CONTRACT twin, "Admin API").
+@Suite struct HarnessHooksTests {
+    @Test func theClockTellsItsNextTimerAndThePushesInFlight() throws {
+        let sink = DeferredSink()
+        let h = try Harness(sink: sink)
+        #expect(h.get("/admin/clock")["next_deadline"] == .null)
+        #expect(h.get("/admin/clock")["pushes_in_flight"] == 0)
+        for token in ["a", "b"] { _ = h.put("/v1/projects/demo/push-tokens/\(token)", #"{"platform": "android"}"#) }
+        _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.0"}"#)
+        #expect(h.get("/admin/clock")["pushes_in_flight"] == 1)
+        _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "3.0"}"#)
+        // The second change waits for the throttle: the combined push is the clock's next timer.
+        #expect(h.get("/admin/clock")["next_deadline"] == .string(Harness.start.adding(seconds: 60).rfc3339))
+        let moved = h.post("/admin/clock", #"{"advance_seconds": 60}"#)
+        #expect(moved["next_deadline"] == .null && moved["pushes_in_flight"] == 2, "\(moved.json?.serializedString ?? "")")
+        sink.completeAll(.delivered, batch: 1)
+        #expect(h.get("/admin/clock")["pushes_in_flight"] == 0)
+        // GET then POST works: the fields the answer shows may come back unchanged.
+        let echoed = h.post("/admin/clock", #"{"advance_seconds": 1, "next_deadline": null, "pushes_in_flight": 0, "mode": "manual"}"#)
+        #expect(echoed.status == 200, "\(echoed.text)")
+        #expect(h.post("/admin/clock", #"{"advance_seconds": 1, "pushes_in_flight": 3}"#).firstPointer == "/pushes_in_flight")
+    }
+
+    @Test func aPendingResultSettlesNothingAndEveryTokenCounts() {
+        let inFlight = PushesInFlight()
+        inFlight.begin(push: 1, tokens: 2)
+        inFlight.begin(push: 2, tokens: 0)
+        #expect(inFlight.count == 1, "a push without tokens is never in flight")
+        inFlight.settle(push: 1, results: [TokenDelivery(token: "a", result: .pending)])
+        inFlight.settle(push: 1, results: [TokenDelivery(token: "a", result: .failed(reason: "503"))])
+        #expect(inFlight.count == 1)
+        inFlight.settle(push: 1, results: [TokenDelivery(token: "b", result: .delivered)])
+        #expect(inFlight.count == 0)
+    }
+
+    @Test func pushesArePointedAtOtherGatewaysAndRefusalsNameTheField() throws {
+        let sink = PointableSink()
+        let h = try Harness(sink: sink)
+        #expect(h.get("/admin/push-gateways").json == .object([("apns", .null), ("fcm", .null)]))
+        let put = h.put("/admin/push-gateways", #"{"apns": "http://127.0.0.1:24100", "fcm": "http://127.0.0.1:24100"}"#)
+        #expect(put.status == 200 && put["apns"] == "http://127.0.0.1:24100", "\(put.text)")
+        #expect(sink.gateways == PushGatewayURLs(apns: "http://127.0.0.1:24100", fcm: "http://127.0.0.1:24100"))
+        #expect(h.put("/admin/push-gateways", #"{"apns": null}"#).firstPointer == "/fcm", "both keys are needed")
+        #expect(h.put("/admin/push-gateways", #"{"apns": null, "fcm": 5}"#).status == 400)
+        #expect(h.put("/admin/push-gateways", #"{"apns": null, "fcm": null, "apn": null}"#).status == 422)
+        let refused = h.put("/admin/push-gateways", #"{"apns": null, "fcm": "https://fcm.example.com"}"#)
+        #expect(refused.status == 422 && refused.firstPointer == "/fcm")
+        #expect(sink.gateways.apns == "http://127.0.0.1:24100", "a refused redirect changes nothing")
+        _ = h.post("/admin/reset", "")
+        #expect(h.get("/admin/push-gateways")["fcm"] == "http://127.0.0.1:24100", "a reset keeps the gateways")
+    }
+
+    @Test func aServerWhosePushesCannotMoveSaysSo() throws {
+        let h = try Harness()
+        let answer = h.get("/admin/push-gateways")
+        #expect(answer.status == 409 && answer["detail"]?.stringValue?.contains("cannot be redirected") == true)
+    }
+}
