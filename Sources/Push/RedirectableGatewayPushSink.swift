@@ -1,4 +1,5 @@
 import Clock
+import HTTP
 import MockServer
 import Synchronization
 
@@ -67,13 +68,13 @@ public final class RedirectableGatewayPushSink: RedirectablePushSink {
 
     /// `http(s)://` + `127.x.y.z`, `localhost` or `[::1]` + an optional port, nothing else (the
     /// OpenAPI document states the same pattern).
-    static func loopbackGateway(_ text: String?, field: String) throws(PushRedirectRefusal) -> GatewayURL? {
+    static func loopbackGateway(_ text: String?, field: String) throws(PushRedirectRefusal) -> HTTPURL? {
         guard let text else { return nil }
         let refusal = PushRedirectRefusal(field: field, message: "'\(text)' is not a loopback gateway: an admin call may point pushes only at http:// or https:// on 127.0.0.0/8, localhost or [::1] (with a port, no path); use --\(field)-gateway for any other")
         guard text.hasPrefix("http://") || text.hasPrefix("https://") else { throw refusal }
-        let url: GatewayURL
+        let url: HTTPURL
         do {
-            url = try GatewayURL(parsing: text)
+            url = try GatewayPushSink.Configuration.gatewayURL(text)
         } catch {
             throw PushRedirectRefusal(field: field, message: error.description)
         }
