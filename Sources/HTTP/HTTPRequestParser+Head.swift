@@ -119,11 +119,7 @@ extension HTTPRequestParser {
     mutating func parseFields(_ data: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Result<Framing, HTTPParseError> {
         var fields: [(name: String, value: String)] = []
         fields.reserveCapacity(8)
-        var contentLength: Int?
-        var codings: [Substring] = []
-        var sawTransferEncoding = false
-        var connectionClose = false
-        var connectionKeepAlive = false
+        var framingFields = FramingFields()
         var expectContinue = false
         var hosts = 0
         var lineStart = start
@@ -145,29 +141,12 @@ extension HTTPRequestParser {
                 } else {
                     return .failure(HTTPParseError(status: 417, message: "only \"Expect: 100-continue\" is understood"))
                 }
-            case 10 where name.equalsLowercased("connection"):
-                for token in field.value.split(separator: ",") {
-                    switch token.trimmingOWS.lowercasedASCII {
-                    case "close": connectionClose = true
-                    case "keep-alive": connectionKeepAlive = true
-                    default: break
-                    }
-                }
-            case 14 where name.equalsLowercased("content-length"):
-                guard let length = Self.parseContentLength(field.value) else {
-                    return .failure(.bad("Content-Length is not one decimal number"))
-                }
-                if let previous = contentLength, previous != length {
-                    return .failure(.bad("Content-Length fields disagree"))
-                }
-                contentLength = length
-            case 17 where name.equalsLowercased("transfer-encoding"):
-                sawTransferEncoding = true
-                for token in field.value.split(separator: ",") {
-                    codings.append(token.trimmingOWS)
-                }
             default:
-                break
+                switch framingFields.take(name: name, value: field.value) {
+                case .contentLengthNotANumber: return .failure(.bad("Content-Length is not one decimal number"))
+                case .contentLengthsDisagree: return .failure(.bad("Content-Length fields disagree"))
+                case nil: break
+                }
             }
             fields.append((name: field.name, value: field.value))
             lineStart = lf + 1
@@ -177,14 +156,15 @@ extension HTTPRequestParser {
         if pending.version == .http1_1 && hosts != 1 || hosts > 1 {
             return .failure(.bad(hosts == 0 ? "an HTTP/1.1 request needs a Host field" : "the request has more than one Host field"))
         }
-        pendingKeepAlive = pending.version == .http1_1 ? !connectionClose : (connectionKeepAlive && !connectionClose)
+        pendingKeepAlive = framingFields.keepAlive(pending.version)
+        let codings = framingFields.codings
 
         var body = Body.none
-        if sawTransferEncoding {
+        if framingFields.sawTransferEncoding {
             if pending.version == .http1_0 {
                 return .failure(.bad("Transfer-Encoding is not allowed in an HTTP/1.0 request"))
             }
-            if contentLength != nil {
+            if framingFields.contentLength != nil {
                 return .failure(.bad("a request must not carry both Content-Length and Transfer-Encoding"))
             }
             guard let last = codings.last, last.lowercasedASCII == "chunked" else {
@@ -197,7 +177,7 @@ extension HTTPRequestParser {
                 return .failure(HTTPParseError(status: 501, message: "the transfer coding \"\(coding)\" is not supported"))
             }
             body = .chunked
-        } else if let contentLength, contentLength > 0 {
+        } else if let contentLength = framingFields.contentLength, contentLength > 0 {
             body = .length(contentLength)
         }
         return .success(Framing(body: body, expectContinue: expectContinue && pending.version == .http1_1 && body != .none))

@@ -19,10 +19,7 @@ public struct HTTPRequestParser: Sendable {
     enum State: Sendable, Equatable {
         case head
         case fixedBody(remaining: Int)
-        case chunkSize
-        case chunkData(remaining: Int)
-        case chunkDataEnd
-        case trailers
+        case chunked
         case failed
     }
 
@@ -37,7 +34,7 @@ public struct HTTPRequestParser: Sendable {
     /// The request whose head has been parsed and whose body is arriving.
     var pending = HTTPRequest(method: "", target: "")
     var pendingKeepAlive = true
-    private var trailerBytes = 0
+    private var chunks = ChunkedBodyDecoder()
 
     public init(limits: HTTPLimits = HTTPLimits()) {
         self.limits = limits
@@ -206,7 +203,8 @@ public struct HTTPRequestParser: Sendable {
                 case .none:
                     return (complete(), pos)
                 case .chunked:
-                    state = .chunkSize
+                    chunks = ChunkedBodyDecoder()
+                    state = .chunked
                 case .length(let length):
                     if length > limits.maxBodyBytes {
                         return fail(limits.bodyTooLarge)
@@ -229,70 +227,13 @@ public struct HTTPRequestParser: Sendable {
                 state = .fixedBody(remaining: remaining - take)
                 return (nil, pos)
 
-            case .chunkSize:
-                guard let lf = Self.firstLF(data, from: pos) else {
-                    if count - pos > 4096 { return fail(.bad("a chunk-size line is longer than 4096 bytes")) }
-                    return (nil, pos)
-                }
-                let size: Int
-                switch Self.parseChunkSize(data, from: pos, to: lf) {
+            case .chunked:
+                switch chunks.decode(data, from: pos, into: &pending.body, maxBodyBytes: limits.maxBodyBytes,
+                                     maxTrailerBytes: limits.maxHeaderBytes) {
+                case .needMore(let used): return (nil, used)
+                case .complete(let used): return (complete(), used)
                 case .failure(let error): return fail(error)
-                case .success(let value): size = value
                 }
-                pos = lf + 1
-                if size == 0 {
-                    trailerBytes = 0
-                    state = .trailers
-                } else if size > limits.maxBodyBytes - pending.body.count {
-                    return fail(limits.bodyTooLarge)
-                } else {
-                    state = .chunkData(remaining: size)
-                }
-
-            case .chunkData(let remaining):
-                let take = min(remaining, count - pos)
-                if take > 0 {
-                    pending.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[pos ..< pos + take]))
-                    pos += take
-                }
-                if take < remaining {
-                    state = .chunkData(remaining: remaining - take)
-                    return (nil, pos)
-                }
-                state = .chunkDataEnd
-
-            case .chunkDataEnd:
-                guard pos < count else { return (nil, pos) }
-                if data[pos] == .lf {
-                    pos += 1
-                } else if data[pos] == .cr {
-                    guard pos + 1 < count else { return (nil, pos) }
-                    guard data[pos + 1] == .lf else { return fail(.bad("chunk data is not followed by CRLF")) }
-                    pos += 2
-                } else {
-                    return fail(.bad("chunk data is longer than its chunk size"))
-                }
-                state = .chunkSize
-
-            case .trailers:
-                guard let lf = Self.firstLF(data, from: pos) else {
-                    if trailerBytes + (count - pos) > limits.maxHeaderBytes + 1 {
-                        return fail(limits.trailerSectionTooLarge)
-                    }
-                    return (nil, pos)
-                }
-                let lineEndIndex = lf > pos && data[lf - 1] == .cr ? lf - 1 : lf
-                if lineEndIndex == pos {
-                    pos = lf + 1
-                    return (complete(), pos)
-                }
-                trailerBytes += lf + 1 - pos
-                if trailerBytes > limits.maxHeaderBytes {
-                    return fail(limits.trailerSectionTooLarge)
-                }
-                // Trailers are checked for syntax and dropped: nothing here needs them.
-                if case .failure(let error) = Self.parseField(data, from: pos, to: lineEndIndex) { return fail(error) }
-                pos = lf + 1
             }
         }
     }

@@ -26,10 +26,7 @@ extension HTTPResponseParser {
         }
         var fields: [(name: String, value: String)] = []
         fields.reserveCapacity(8)
-        var contentLength: Int?
-        var codings: [Substring] = []
-        var connectionClose = false
-        var connectionKeepAlive = false
+        var framingFields = FramingFields()
         var lineStart = lf + 1
         while lineStart < end {
             guard let lf = HTTPRequestParser.firstLF(data, from: lineStart) else { break }
@@ -39,27 +36,12 @@ extension HTTPResponseParser {
             case .failure(let error): return .failure(malformed("a response header field: " + error.message))
             case .success(let value): field = value
             }
-            let name = UnsafeRawBufferPointer(rebasing: data[lineStart ..< field.nameEnd])
-            switch name.count {
-            case 10 where name.equalsLowercased("connection"):
-                for token in field.value.split(separator: ",") {
-                    switch token.trimmingOWS.lowercasedASCII {
-                    case "close": connectionClose = true
-                    case "keep-alive": connectionKeepAlive = true
-                    default: break
-                    }
-                }
-            case 14 where name.equalsLowercased("content-length"):
-                guard let length = HTTPRequestParser.parseContentLength(field.value) else {
-                    return .failure(malformed("the response's Content-Length '\(field.value)' is not one decimal number"))
-                }
-                if let previous = contentLength, previous != length {
-                    return .failure(malformed("the response's Content-Length fields disagree (\(previous) and \(length))"))
-                }
-                contentLength = length
-            case 17 where name.equalsLowercased("transfer-encoding"):
-                for token in field.value.split(separator: ",") { codings.append(token.trimmingOWS) }
-            default:
+            switch framingFields.take(name: UnsafeRawBufferPointer(rebasing: data[lineStart ..< field.nameEnd]), value: field.value) {
+            case .contentLengthNotANumber:
+                return .failure(malformed("the response's Content-Length '\(field.value)' is not one decimal number"))
+            case .contentLengthsDisagree(let previous, let length):
+                return .failure(malformed("the response's Content-Length fields disagree (\(previous) and \(length))"))
+            case nil:
                 break
             }
             fields.append((name: field.name, value: field.value))
@@ -68,7 +50,8 @@ extension HTTPResponseParser {
         pending.headers.fields = fields
 
         let status = pending.status
-        var keepAlive = pending.version == .http1_1 ? !connectionClose : (connectionKeepAlive && !connectionClose)
+        let keepAlive = framingFields.keepAlive(pending.version)
+        let codings = framingFields.codings, contentLength = framingFields.contentLength
         if (100 ..< 200).contains(status) {
             return .success(Framing(body: status == 101 ? .switchingProtocols : .informational, keepAlive: false))
         }
@@ -97,8 +80,7 @@ extension HTTPResponseParser {
             }
             return .success(Framing(body: contentLength == 0 ? .none : .length(contentLength), keepAlive: keepAlive))
         }
-        keepAlive = false
-        return .success(Framing(body: .untilClose, keepAlive: keepAlive))
+        return .success(Framing(body: .untilClose, keepAlive: false))
     }
 
     /// `HTTP/1.1 200 OK` in `data[start..<end]`; the reason phrase may be empty or missing.

@@ -21,10 +21,7 @@ public struct HTTPResponseParser: Sendable {
     enum State: Sendable, Equatable {
         case head
         case fixedBody(remaining: Int)
-        case chunkSize
-        case chunkData(remaining: Int)
-        case chunkDataEnd
-        case trailers
+        case chunked
         case untilClose
         /// After `101 Switching Protocols`: the rest is another protocol's.
         case switched
@@ -44,7 +41,7 @@ public struct HTTPResponseParser: Sendable {
     var pending = ReceivedResponse(status: 0)
     /// Whether any byte of the response to the oldest waiting request has been taken.
     private var responseStarted = false
-    private var trailerBytes = 0
+    private var chunks = ChunkedBodyDecoder()
 
     public init(limits: HTTPResponseLimits = HTTPResponseLimits()) {
         self.limits = limits
@@ -132,7 +129,7 @@ public struct HTTPResponseParser: Sendable {
         case .fixedBody(let remaining):
             return [.failure(HTTPResponseParseError(.truncated,
                 "the server closed the connection \(remaining) bytes before the end of a \(pending.body.count + remaining)-byte body"))]
-        case .chunkSize, .chunkData, .chunkDataEnd, .trailers:
+        case .chunked:
             return [.failure(HTTPResponseParseError(.truncated, "the server closed the connection in the middle of a chunked body"))]
         }
     }
@@ -229,7 +226,8 @@ public struct HTTPResponseParser: Sendable {
                     state = .fixedBody(remaining: length)
                 case .chunked:
                     pending.keepAlive = framing.keepAlive
-                    state = .chunkSize
+                    chunks = ChunkedBodyDecoder()
+                    state = .chunked
                 case .untilClose:
                     state = .untilClose
                 }
@@ -253,78 +251,17 @@ public struct HTTPResponseParser: Sendable {
                 pending.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[pos...]))
                 return count
 
-            case .chunkSize:
-                guard let lf = HTTPRequestParser.firstLF(data, from: pos) else {
-                    if count - pos > 4096 {
-                        return fail(HTTPResponseParseError(.malformed, "a chunk-size line is longer than 4096 bytes"), into: &events)
-                    }
-                    return pos
-                }
-                let size: Int
-                switch HTTPRequestParser.parseChunkSize(data, from: pos, to: lf) {
-                case .failure(let error) where error.status == 413: return fail(bodyTooLarge, into: &events)
-                case .failure(let error): return fail(HTTPResponseParseError(.malformed, error.message), into: &events)
-                case .success(let value): size = value
-                }
-                pos = lf + 1
-                if size == 0 {
-                    trailerBytes = 0
-                    state = .trailers
-                } else if size > limits.maxBodyBytes - pending.body.count {
-                    return fail(bodyTooLarge, into: &events)
-                } else {
-                    state = .chunkData(remaining: size)
-                }
-
-            case .chunkData(let remaining):
-                let take = min(remaining, count - pos)
-                if take > 0 {
-                    pending.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[pos ..< pos + take]))
-                    pos += take
-                }
-                if take < remaining {
-                    state = .chunkData(remaining: remaining - take)
-                    return pos
-                }
-                state = .chunkDataEnd
-
-            case .chunkDataEnd:
-                guard pos < count else { return pos }
-                if data[pos] == .lf {
-                    pos += 1
-                } else if data[pos] == .cr {
-                    guard pos + 1 < count else { return pos }
-                    guard data[pos + 1] == .lf else {
-                        return fail(HTTPResponseParseError(.malformed, "chunk data is not followed by CRLF"), into: &events)
-                    }
-                    pos += 2
-                } else {
-                    return fail(HTTPResponseParseError(.malformed, "chunk data is longer than its chunk size"), into: &events)
-                }
-                state = .chunkSize
-
-            case .trailers:
-                guard let lf = HTTPRequestParser.firstLF(data, from: pos) else {
-                    if trailerBytes + (count - pos) > limits.maxHeadBytes {
-                        return fail(HTTPResponseParseError(.tooLarge, "the trailer section is larger than \(limits.maxHeadBytes) bytes"), into: &events)
-                    }
-                    return pos
-                }
-                let lineEnd = lf > pos && data[lf - 1] == .cr ? lf - 1 : lf
-                if lineEnd == pos {
-                    pos = lf + 1
+            case .chunked:
+                switch chunks.decode(data, from: pos, into: &pending.body, maxBodyBytes: limits.maxBodyBytes,
+                                     maxTrailerBytes: limits.maxHeadBytes) {
+                case .needMore(let used):
+                    return used
+                case .complete(let used):
+                    pos = used
                     events.append(.response(finish(keepAlive: pending.keepAlive)))
-                    continue
+                case .failure(let error):
+                    return fail(HTTPResponseParseError(error.status == 400 ? .malformed : .tooLarge, "the chunked body: " + error.message), into: &events)
                 }
-                trailerBytes += lf + 1 - pos
-                if trailerBytes > limits.maxHeadBytes {
-                    return fail(HTTPResponseParseError(.tooLarge, "the trailer section is larger than \(limits.maxHeadBytes) bytes"), into: &events)
-                }
-                // Trailers are checked for syntax and dropped: no caller needs them.
-                if case .failure(let error) = HTTPRequestParser.parseField(data, from: pos, to: lineEnd) {
-                    return fail(HTTPResponseParseError(.malformed, "a trailer field: " + error.message), into: &events)
-                }
-                pos = lf + 1
             }
         }
     }
@@ -334,7 +271,7 @@ public struct HTTPResponseParser: Sendable {
     }
 
     private var bodyTooLarge: HTTPResponseParseError {
-        HTTPResponseParseError(.tooLarge, "the response body is larger than \(limits.maxBodyBytes) bytes")
+        HTTPResponseParseError(.tooLarge, "the body is larger than \(limits.maxBodyBytes) bytes")
     }
 
     /// Where the head starting at `start` ends: the empty line's first byte and the byte after

@@ -174,7 +174,7 @@ func receive(_ text: String, pieces size: Int = .max, heads: [Bool] = [false], c
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "hexadecimal size"),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n", "longer than its chunk size"),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\rX", "not followed by CRLF"),
-            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nbad trailer\r\n\r\n", "a trailer field"),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nbad trailer\r\n\r\n", "the chunked body: a header field line is not"),
         ]
         for (text, words) in cases {
             for size in [1, 1000] {
