@@ -96,9 +96,20 @@ extension Endpoint {
                                query: ListPage.query(defaultLimit: 1000),
                                responses: [(200, "{\"push_tokens\": […], \"next\": link or null}", "PushTokenList"), (404, "unknown project", problem), (422, "bad limit or after", problem)])
         case .listPushes:
-            return EndpointDoc(summary: "Every silent push sent for the project, oldest first, with per-token results, one page at a time",
+            return EndpointDoc(summary: "Every silent push sent for the project, oldest first, one page at a time: counts and a results_url per push",
                                query: ListPage.query(defaultLimit: 100),
                                responses: [(200, "{\"pushes\": […], \"next\": link or null}", "PushList"), (404, "unknown project", problem), (422, "bad limit or after", problem)])
+        case .getPush:
+            return EndpointDoc(summary: "One push: when, for which changes, token counts, delivered/failed/pending and its results_url",
+                               responses: [(200, "the push's summary", "PushSummary"), (404, "unknown project or push", problem), (422, "not a push id", problem)])
+        case .listPushResults:
+            return EndpointDoc(summary: "One push's per-token results in the order it went to them, one page at a time",
+                               query: ListPage.query(defaultLimit: 1000) + [
+                                   .init(name: "result", description: "only tokens with this result",
+                                         schema: .object([("type", "string"), ("enum", .array(MockServer.resultNames.map(JSON.string)))])),
+                               ],
+                               responses: [(200, "{\"results\": […], \"next\": link or null}", "PushResultList"),
+                                           (404, "unknown project or push", problem), (422, "not a push id, bad limit, after or result", problem)])
         case .listFaults:
             return EndpointDoc(summary: "The faults armed on the project's check endpoint",
                                responses: [(200, "{\"faults\": […]}", "FaultList"), (404, "unknown project", problem)])

@@ -6,7 +6,7 @@ enum Endpoint: String, CaseIterable, Sendable {
     case check, ingest, registerToken, unregisterToken
     case listProjects, getProject, putProject
     case listRules, createRule, getRule, replaceRule, deleteRule
-    case liftAll, listChanges, ingestCounts, listTokens, listPushes
+    case liftAll, listChanges, ingestCounts, listTokens, listPushes, getPush, listPushResults
     case listFaults, addFault, clearFaults
     case journal, reset, getClock, setClock, getPushGateways, putPushGateways, exportState, importState
     case events, dashboard, dashboardAsset

@@ -85,7 +85,9 @@ extension MockServer {
         case .tokenDeleted(let project, let token):
             return .init(kind: "token", project: project, data: .object([("action", "removed"), ("token", .object([("token", .string(token))]))]))
         case .pushRecorded(let project, let push), .pushUpdated(let project, let push):
-            return .init(kind: "push", project: project, data: .object([("push", push.json)]))
+            // The summary: a fan-out reports results in batches, and watching it must not cost a
+            // serialisation of every token's result per batch.
+            return .init(kind: "push", project: project, data: .object([("push", push.summaryJSON(project: project))]))
         case .ingestCounted(let project, let module, let total):
             return .init(kind: "ingest", project: project, data: .object([("module", .string(module)), ("total", .number(Double(total)))]))
         case .replaced(let snapshot):

@@ -47,30 +47,26 @@ extension MockServer {
     }
 
     /// Applies a sink's results to the push record; tokens the provider unregistered are removed.
+    /// A batch costs about a byte per token of the push (the record's results are copied once),
+    /// with the state lock held only to swap the record in.
     func recordDeliveries(project key: String, pushId: Int, generation: UInt64, _ results: [TokenDelivery]) {
         do {
             try write { () throws(Problem) in
                 let found = state.withLock { s in
                     s.generation == generation ? s.projects[key]?.pushes.last(where: { $0.id == pushId }) : nil
                 }
-                guard let record = found else {
+                guard var updated = found else {
                     return ([], { _ in }, ())
                 }
-                var updated = record
                 let unregistered = updated.apply(results)
                 var events: [StateEvent] = [.pushUpdated(project: key, push: updated)]
                 events.append(contentsOf: unregistered.map { .tokenDeleted(project: key, token: $0) })
-                let trash = Trash()
                 return (events, { s in
-                    // Moved out and back so the old record is swapped into the trash, not freed here.
-                    guard var runtime = s.projects.removeValue(forKey: key) else { return }
-                    if let index = runtime.pushes.lastIndex(where: { $0.id == pushId }) {
-                        var replaced = updated
-                        swap(&replaced, &runtime.pushes[index])
-                        trash.keep(replaced)
+                    guard s.projects[key] != nil else { return }
+                    if let index = s.projects[key]?.pushes.lastIndex(where: { $0.id == pushId }) {
+                        s.projects[key]?.pushes[index] = updated
                     }
-                    for token in unregistered { runtime.tokens.removeValue(forKey: token) }
-                    s.projects[key] = runtime
+                    for token in unregistered { s.projects[key]?.tokens.removeValue(forKey: token) }
                 }, ())
             }
         } catch {
@@ -78,13 +74,69 @@ extension MockServer {
         }
     }
 
-    /// Pushes carry a result per token, so a page holds fewer of them.
+    /// Push summaries, oldest first: counts and a link to the per-token results, so watching a
+    /// fan-out does not serialise every token's result on each poll.
     func listPushes(_ call: Call) throws(Problem) -> HTTPResponse {
         let page = try ListPage(call.request, defaultLimit: 100)
         let pushes = try withProject(call.project) { $0.pushes }
         let (items, next) = page.take(pushes, cursor: \.id)
-        return jsonResponse(200, .object([("pushes", .array(items.map(\.json))),
+        return jsonResponse(200, .object([("pushes", .array(items.map { $0.summaryJSON(project: call.project) })),
                                           ("next", page.link("/admin/projects/\(call.project)/pushes", next: next))]))
+    }
+
+    func getPush(_ call: Call) throws(Problem) -> HTTPResponse {
+        jsonResponse(200, try pushRecord(call).summaryJSON(project: call.project))
+    }
+
+    /// One push's per-token results in the order it went to them, a page at a time; the cursor
+    /// is the count of tokens before the page, so `?result=failed` pages through failures alone.
+    func listPushResults(_ call: Call) throws(Problem) -> HTTPResponse {
+        let page = try ListPage(call.request, defaultLimit: 1000)
+        let filter = try Self.resultFilter(call.request)
+        let record = try pushRecord(call)
+        var items: [JSON] = []
+        var next: Int?
+        var position = min(page.after, record.targets.count)
+        while position < record.targets.count {
+            defer { position += 1 }
+            if let filter, record.result(at: position).name != filter { continue }
+            if items.count == page.limit {
+                next = position
+                break
+            }
+            items.append(record.resultJSON(at: position))
+        }
+        let path = PushRecord.resultsPath(project: call.project, id: record.id)
+        var link = page.link(path, next: next)
+        if let filter, case .string(let text) = link { link = .string(text + "&result=" + filter) }
+        return jsonResponse(200, .object([("results", .array(items)), ("next", link)]))
+    }
+
+    /// The names `?result=` takes.
+    static let resultNames = ["pending", "delivered", "failed", "unregistered", "no_gateway"]
+
+    static func resultFilter(_ request: HTTPRequest) throws(Problem) -> String? {
+        guard let text = request.query("result") else { return nil }
+        guard resultNames.contains(text) else {
+            let rule = "one of " + resultNames.joined(separator: ", ")
+            throw Problem.parameter("result", .invalid, detail: "result must be \(rule), got \"\(text)\"", message: "expected \(rule)")
+        }
+        return text
+    }
+
+    /// The record the path's `{push}` names: 422 for a malformed id, 404 for an unknown one.
+    func pushRecord(_ call: Call) throws(Problem) -> PushRecord {
+        let text = call["push"]
+        guard let id = Int(text), id >= 1, id <= ListPage.maximumCursor, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+            throw Problem.parameter("push", .invalid, detail: "the push id must be a whole number from 1, as GET …/pushes lists it, got \"\(text)\"",
+                                    message: "expected a push id")
+        }
+        let found = try withProject(call.project) { $0.pushes.last(where: { $0.id == id }) }
+        guard let found else {
+            throw Problem(status: 404, title: "Unknown push",
+                          detail: "project \"\(call.project)\" has no push \(id); GET /admin/projects/\(call.project)/pushes lists them")
+        }
+        return found
     }
 
     /// Tokens in registration order; the cursor is the registration's sequence number.

@@ -129,6 +129,8 @@ public final class MockServer: Responder {
         case .ingestCounts: return try ingestCounts(call)
         case .listTokens: return try listTokens(call)
         case .listPushes: return try listPushes(call)
+        case .getPush: return try getPush(call)
+        case .listPushResults: return try listPushResults(call)
         case .listFaults: return try listFaults(call)
         case .addFault: return try addFault(call)
         case .clearFaults: return try clearFaults(call)

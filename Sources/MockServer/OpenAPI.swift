@@ -116,6 +116,7 @@ enum OpenAPI {
         case "project": return type("string", [("pattern", .string(StateSnapshot.projectKeyPattern)), ("examples", ["demo"])])
         case "module": return type("string", [("enum", .array(["errors", "analytics", "tracing", "feedback", "surveys"]))])
         case "token": return token
+        case "push": return integer(1, ListPage.maximumCursor)
         case "asset": return type("string", [("minLength", 1), ("pattern", identifierPattern),
                                              ("examples", .array(MockServer.dashboardAssets.keys.sorted().map(JSON.string)))])
         default: return type("string", [("minLength", 1), ("maxLength", 256), ("pattern", identifierPattern)])
@@ -224,20 +225,31 @@ enum OpenAPI {
         ], optional: isAnswer ? ["lifted"] : ["lifted", "rule"])
     }
 
-    /// A push record as `GET …/pushes` shows it, or as a snapshot brings it back: the counts
+    /// A push record as the state export shows it, or as a snapshot brings it back: the counts
     /// are derived from `results`, so they may be left out (or repeat what the export showed).
     static func push(answer isAnswer: Bool) -> JSON {
         let counts = ["tokens", "delivered", "failed", "pending", "no_gateway"]
         func derived(_ schema: JSON) -> JSON { isAnswer ? schema : nullable(schema) }  // null counts as absent
         return answer([
             ("id", type("integer")), ("sent_at", time), ("changes", array(type("integer"))),
-            ("tokens", derived(object([("ios", count), ("android", count), ("macos", count)]))),
+            ("tokens", derived(pushTokenCounts)),
             ("delivered", derived(count)), ("failed", derived(count)), ("pending", derived(count)), ("no_gateway", derived(count)),
-            ("results", array(answer([("token", token), ("platform", pushPlatform),
-                                      ("result", type("string", [("enum", ["pending", "delivered", "failed", "unregistered", "no_gateway"])])),
-                                      ("reason", type("string"))], optional: ["reason"]))),
+            ("results", array(pushResult)),
         ], optional: isAnswer ? [] : counts)
     }
+
+    static let pushTokenCounts = object([("ios", count), ("android", count), ("macos", count)])
+
+    /// One token's result, in a push's results page and in the state export.
+    static let pushResult = answer([("token", token), ("platform", pushPlatform),
+                                    ("result", type("string", [("enum", .array(MockServer.resultNames.map(JSON.string)))])),
+                                    ("reason", type("string"))], optional: ["reason"])
+
+    /// A push as `GET …/pushes` lists it: the counts and where its results are.
+    static let pushSummary = answer([
+        ("id", type("integer")), ("sent_at", time), ("changes", array(type("integer"))), ("tokens", pushTokenCounts),
+        ("delivered", count), ("failed", count), ("pending", count), ("no_gateway", count), ("results_url", type("string")),
+    ])
 
     static let tokenRecord = answer([("token", token), ("platform", pushPlatform), ("registered_at", time)],
                               optional: ["registered_at"])
@@ -299,7 +311,9 @@ enum OpenAPI {
         // An SDK endpoint: keys beyond platform are ignored, since SDKs add new ones.
         ("PushTokenRegistration", object([("platform", pushPlatform)], required: ["platform"], closed: false)),
         ("PushTokenList", pagedList("push_tokens", tokenRecord)),
-        ("PushList", pagedList("pushes", push(answer: true))),
+        ("PushSummary", pushSummary),
+        ("PushList", pagedList("pushes", ref("PushSummary"))),
+        ("PushResultList", pagedList("results", pushResult)),
         ("Fault", .object([("oneOf", [
             object([("kind", constant("status")), ("status", integer(400, 599)),
                     ("retry_after", nullable(integer(0, Fault.maximumRetryAfter))), ("count", faultCount)],

@@ -37,7 +37,7 @@ struct PushPlan: Sendable {
     func outgoing(project: ProjectState, generation: UInt64) -> PushBatch {
         PushBatch(generation: generation, pushes: records.map { record in
             OutgoingPush(id: record.id, project: project.key, apnsTopic: project.apnsTopic, fcmProject: project.fcmProject,
-                         tokens: record.entries.map(\.target))
+                         tokens: record.targets)
         })
     }
 

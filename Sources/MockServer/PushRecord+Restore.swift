@@ -16,7 +16,7 @@ extension PushRecord {
         }
         var targets: [PushTarget] = []
         var deliveries: [TokenDelivery] = []
-        for item in results {
+        for (position, item) in results.enumerated() {
             guard let token = item["token"]?.stringValue, PushTokens.problem(token: token) == nil, let platformName = item["platform"]?.stringValue,
                   let platform = Platform(rawValue: platformName), let resultName = item["result"]?.stringValue
             else { return nil }
@@ -32,7 +32,7 @@ extension PushRecord {
             default: return nil
             }
             targets.append(PushTarget(token: token, platform: platform))
-            deliveries.append(TokenDelivery(token: token, result: result))
+            deliveries.append(TokenDelivery(token: token, result: result, position: position))
         }
         self.init(id: id, sentAt: sentAt, changes: changes, targets: targets)
         _ = apply(deliveries)

@@ -75,10 +75,14 @@ public enum DeliveryResult: Sendable, Equatable {
 public struct TokenDelivery: Sendable, Equatable {
     public var token: String
     public var result: DeliveryResult
+    /// The token's index in ``OutgoingPush/tokens``, when the sink kept it: the record then
+    /// applies the result without looking the token up. Nil (or a wrong one): found by token.
+    public var position: Int?
 
-    public init(token: String, result: DeliveryResult) {
+    public init(token: String, result: DeliveryResult, position: Int? = nil) {
         self.token = token
         self.result = result
+        self.position = position
     }
 }
 
@@ -87,6 +91,6 @@ public struct NoGatewayPushSink: PushSink {
     public init() {}
 
     public func deliver(_ push: OutgoingPush, completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
-        completion(push.tokens.map { TokenDelivery(token: $0.token, result: .noGateway) })
+        completion(push.tokens.enumerated().map { TokenDelivery(token: $1.token, result: .noGateway, position: $0) })
     }
 }

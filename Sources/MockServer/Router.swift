@@ -63,6 +63,8 @@ struct Router: Sendable {
         Route("GET", "/admin/projects/{project}/ingest", .ingestCounts),
         Route("GET", "/admin/projects/{project}/push-tokens", .listTokens),
         Route("GET", "/admin/projects/{project}/pushes", .listPushes),
+        Route("GET", "/admin/projects/{project}/pushes/{push}", .getPush),
+        Route("GET", "/admin/projects/{project}/pushes/{push}/results", .listPushResults),
         Route("GET", "/admin/projects/{project}/faults", .listFaults),
         Route("POST", "/admin/projects/{project}/faults", .addFault),
         Route("DELETE", "/admin/projects/{project}/faults", .clearFaults),

@@ -16,6 +16,8 @@ final class GatewayClient: @unchecked Sendable {
     struct Work {
         let job: PushJob
         let token: String
+        /// The token's index in the push, reported with its result.
+        let position: Int
         var retry = RetryState()
     }
 
@@ -77,25 +79,28 @@ final class GatewayClient: @unchecked Sendable {
 
     var label: String { url.description }
 
-    /// Takes a push's tokens; those beyond the backlog bound fail at once, with the reason.
-    func enqueue(pushID: Int, destination: String, tokens: [String], completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
+    /// Takes the tokens at `positions` of a push; those beyond the backlog bound fail at once, with the reason.
+    func enqueue(pushID: Int, destination: String, tokens: [PushTarget], positions: [Int],
+                 completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
         queue.async { [self] in
-            let job = PushJob(pushID: pushID, destination: destination, tokenCount: tokens.count,
+            let job = PushJob(pushID: pushID, destination: destination, tokenCount: positions.count,
                               maxBatch: configuration.resultBatchSize, completion: completion)
             let room = stopped ? 0 : max(0, configuration.maxOutstandingTokens - work.count)
             var ids: [Int] = []
-            ids.reserveCapacity(min(room, tokens.count))
-            for (i, token) in tokens.enumerated() {
+            ids.reserveCapacity(min(room, positions.count))
+            work.reserveCapacity(work.count + min(room, positions.count))
+            for (i, position) in positions.enumerated() {
+                let token = tokens[position].token
                 if i < room {
                     let id = nextRequestID
                     nextRequestID += 1
-                    work[id] = Work(job: job, token: token)
+                    work[id] = Work(job: job, token: token, position: position)
                     ids.append(id)
                 } else {
                     stats.refused += 1
                     let reason = stopped ? "the push sink was shut down"
                         : "gateway backlog full: \(configuration.maxOutstandingTokens) tokens already waiting for \(label)"
-                    job.record(token, .failed(reason: reason), client: self)
+                    job.record(token, at: position, .failed(reason: reason), client: self)
                 }
             }
             submit(ids)
@@ -350,6 +355,6 @@ final class GatewayClient: @unchecked Sendable {
         case .failed: stats.failed += 1
         case .unregistered: stats.unregistered += 1
         }
-        item.job.record(item.token, outcome, client: self)
+        item.job.record(item.token, at: item.position, outcome, client: self)
     }
 }

@@ -141,32 +141,31 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
     }
 
     public func deliver(_ push: OutgoingPush, completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
-        var apnsTokens: [String] = [], fcmTokens: [String] = []
+        var apnsTokens: [Int] = [], fcmTokens: [Int] = []
         var immediate: [TokenDelivery] = []
-        for target in push.tokens {
+        for (position, target) in push.tokens.enumerated() {
+            func settle(_ result: DeliveryResult) { immediate.append(TokenDelivery(token: target.token, result: result, position: position)) }
             switch PushProvider.serving(platform: target.platform.rawValue) {
             case .apns?:
-                if apns == nil { immediate.append(TokenDelivery(token: target.token, result: .noGateway)) }
+                if apns == nil { settle(.noGateway) }
                 else if push.apnsTopic?.isEmpty ?? true {
-                    immediate.append(TokenDelivery(token: target.token, result: .failed(
-                        reason: "project \(push.project) has no apns_topic: APNs needs the app's bundle id as topic")))
-                } else { apnsTokens.append(target.token) }
+                    settle(.failed(reason: "project \(push.project) has no apns_topic: APNs needs the app's bundle id as topic"))
+                } else { apnsTokens.append(position) }
             case .fcm?:
-                if fcm == nil { immediate.append(TokenDelivery(token: target.token, result: .noGateway)) }
+                if fcm == nil { settle(.noGateway) }
                 else if push.fcmProject?.isEmpty ?? true {
-                    immediate.append(TokenDelivery(token: target.token, result: .failed(
-                        reason: "project \(push.project) has no fcm_project: FCM sends to /v1/projects/{fcm_project}")))
-                } else { fcmTokens.append(target.token) }
+                    settle(.failed(reason: "project \(push.project) has no fcm_project: FCM sends to /v1/projects/{fcm_project}"))
+                } else { fcmTokens.append(position) }
             case nil:
-                immediate.append(TokenDelivery(token: target.token, result: .failed(reason: "\(target.platform.rawValue) has no push")))
+                settle(.failed(reason: "\(target.platform.rawValue) has no push"))
             }
         }
         if !immediate.isEmpty { resultsQueue.async { [immediate] in completion(immediate) } }
         if let apns, !apnsTokens.isEmpty, let topic = push.apnsTopic {
-            apns.enqueue(pushID: push.id, destination: topic, tokens: apnsTokens, completion: completion)
+            apns.enqueue(pushID: push.id, destination: topic, tokens: push.tokens, positions: apnsTokens, completion: completion)
         }
         if let fcm, !fcmTokens.isEmpty, let project = push.fcmProject {
-            fcm.enqueue(pushID: push.id, destination: project, tokens: fcmTokens, completion: completion)
+            fcm.enqueue(pushID: push.id, destination: project, tokens: push.tokens, positions: fcmTokens, completion: completion)
         }
     }
 

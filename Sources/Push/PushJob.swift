@@ -26,9 +26,9 @@ final class PushJob: @unchecked Sendable {
         self.completion = completion
     }
 
-    func record(_ token: String, _ outcome: TokenOutcome, client: GatewayClient) {
+    func record(_ token: String, at position: Int, _ outcome: TokenOutcome, client: GatewayClient) {
         remaining -= 1
-        buffer.append(TokenDelivery(token: token, result: outcome.deliveryResult))
+        buffer.append(TokenDelivery(token: token, result: outcome.deliveryResult, position: position))
         if buffer.count >= batchSize || remaining == 0 {
             flush(on: client.resultsQueue)
         } else if !flushScheduled {

@@ -56,6 +56,12 @@ final class Harness: Sendable {
 
     func advance(seconds: Int64) { clock.advance(bySeconds: seconds) }
 
+    /// The first page of a listed push's per-token results (from its `results_url`).
+    func results(_ push: JSON?) -> [JSON]? {
+        guard let url = push?["results_url"]?.stringValue else { return nil }
+        return get(url)["results"]?.arrayValue
+    }
+
     /// `now + seconds` as the contract writes times.
     func time(_ seconds: Int64) -> String { clock.now.adding(seconds: seconds).rfc3339 }
 }

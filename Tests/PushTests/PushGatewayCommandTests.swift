@@ -73,7 +73,9 @@ import TestSupport
         }
         #expect(push["pending"]?.intValue == 0)
         #expect(push["delivered"]?.intValue == 2)
-        let gone = push["results"]?.arrayValue?.first { $0["token"]?.stringValue == "fcm-gone" }
+        let resultsURL = try #require(push["results_url"]?.stringValue)
+        let failed = json(try client.send(HTTPRequest(method: "GET", target: resultsURL + "?result=unregistered")))
+        let gone = failed["results"]?.arrayValue?.first { $0["token"]?.stringValue == "fcm-gone" }
         #expect(gone?["result"]?.stringValue == "unregistered")
         #expect(gone?["reason"]?.stringValue == "404 UNREGISTERED: Requested entity was not found.")
         let tokens = json(try client.send(HTTPRequest(method: "GET", target: "/admin/projects/demo/push-tokens")))

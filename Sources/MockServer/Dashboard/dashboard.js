@@ -12,6 +12,8 @@
   const MAX_LANES = 24;
   const POINTS_PER_LANE = 300;
   const MAX_FEED = 200;
+  const RESULTS_SHOWN = 50;      // per-token results shown under each push
+  const RESULTS_LOADED = 10;     // newest pushes whose first results are fetched on load
 
   const state = {
     project: null,
@@ -21,7 +23,8 @@
     checks: [],            // oldest first
     rules: [],
     changes: [],
-    pushes: new Map(),     // id -> push
+    pushes: new Map(),     // id -> push (its summary)
+    pushResults: new Map(), // id -> its first RESULTS_SHOWN results
     faults: [],
     tokens: [],
     ingest: {},
@@ -292,19 +295,46 @@
   function renderPushes() {
     const pushes = [...state.pushes.values()].sort((a, b) => a.id - b.id).slice(-MAX_FEED).reverse();
     const items = pushes.map((push) => {
-      const results = (push.results || []).slice(0, 50).map((r) => el("li", { class: "result-" + r.result },
+      const total = Object.values(push.tokens || {}).reduce((a, b) => a + b, 0);
+      const first = state.pushResults.get(push.id) || [];
+      const results = first.map((r) => el("li", { class: "result-" + r.result },
         el("span", { class: "mono", text: r.token }), ` (${r.platform}): ${r.result.replace(/_/g, " ")}`, r.reason ? ` – ${r.reason}` : ""));
-      if ((push.results || []).length > 50) results.push(el("li", { text: `… ${push.results.length - 50} more tokens` }));
+      if (total > first.length && first.length) results.push(el("li", { text: `… ${total - first.length} more tokens` }));
       const summary = `${push.delivered} delivered, ${push.failed} failed, ${push.pending} pending` + (push.no_gateway ? `, ${push.no_gateway} without gateway` : "");
       return el("li", { "data-push": push.id },
         el("span", { class: "when", text: time(push.sent_at, true) }), " ",
         el("strong", { text: `push ${push.id}` }), ` for change${push.changes.length === 1 ? "" : "s"} ${push.changes.map((c) => "#" + c).join(", ")}: `,
-        (push.results || []).length ? summary : "no tokens registered",
+        total ? summary : "no tokens registered",
         results.length ? el("ul", { class: "results" }, ...results) : null);
     });
     $("#pushes").replaceChildren(...items);
     $("#pushes-count").textContent = state.pushes.size ? `(${state.pushes.size})` : "";
     $("#pushes-empty").hidden = state.pushes.size > 0;
+  }
+
+  // The first results of a push, a page of RESULTS_SHOWN from its results_url (a push lists only
+  // its counts: a fan-out to 100,000 tokens is not sent whole on every event). One fetch per
+  // push at a time; an event that arrives meanwhile asks for one more.
+  const resultFetches = new Map();   // id -> "running" | "again"
+  async function loadResults(push) {
+    if (!push.results_url) return;
+    if (resultFetches.has(push.id)) { resultFetches.set(push.id, "again"); return; }
+    resultFetches.set(push.id, "running");
+    const project = state.project;
+    try {
+      for (;;) {
+        const page = await api("GET", `${push.results_url}?limit=${RESULTS_SHOWN}`);
+        if (project !== state.project) return;
+        state.pushResults.set(push.id, page.results);
+        invalidate("pushes");
+        if (resultFetches.get(push.id) !== "again") break;
+        resultFetches.set(push.id, "running");
+      }
+    } catch (_) {
+      // The next push event tries again.
+    } finally {
+      resultFetches.delete(push.id);
+    }
   }
 
   function renderFaults() {
@@ -344,6 +374,8 @@
     state.rules = rules.rules;
     state.changes = changes.changes;
     state.pushes = new Map(pushes.pushes.map((p) => [p.id, p]));
+    state.pushResults = new Map();
+    for (const push of pushes.pushes.slice(-RESULTS_LOADED)) loadResults(push);
     state.faults = faults.faults;
     state.tokens = tokens.push_tokens;
     state.ingest = ingest.ingest;
@@ -408,6 +440,7 @@
         break;
       case "push":
         state.pushes.set(data.push.id, data.push);
+        loadResults(data.push);
         announce(`push ${data.push.id}: ${data.push.delivered} delivered, ${data.push.failed} failed`);
         invalidate("pushes");
         break;

@@ -39,7 +39,8 @@ extension ScenarioExecution {
             let sent: [(at: Int64, id: Int, tokens: Int)] = (listed["pushes"]?.arrayValue ?? []).compactMap { push in
                 guard let id = push["id"]?.intValue, !baselinePushes.contains(id),
                       let at = push["sent_at"]?.stringValue.flatMap(Instant.init(rfc3339:)) else { return nil }
-                return (at.milliseconds(since: t0), id, push["results"]?.arrayValue?.count ?? 0)
+                let tokens = (push["tokens"]?.objectValue ?? JSONObject()).reduce(0) { $0 + ($1.value.intValue ?? 0) }
+                return (at.milliseconds(since: t0), id, tokens)
             }
             recorder.recordPushesSent(sent)
         }
