@@ -17,7 +17,9 @@ final class FakeServer: ServerConnection {
     var rules: [(id: String, below: String)] = []
     var nextRule = 1
     var journal: [JSON] = []
+    /// Each push as the listing shows it (counts and results_url), and its per-token results.
     var pushes: [JSON] = []
+    var pushResults: [[JSON]] = []
     var tokens: [(String, String)] = []
     var ingest: [String: Int] = [:]
     var lastChange: Instant?
@@ -37,7 +39,7 @@ final class FakeServer: ServerConnection {
         let p = path.split(separator: "?").first.map(String.init) ?? path
         switch (method, p) {
         case ("POST", "/admin/reset"):
-            rules = []; journal = []; pushes = []; tokens = []; ingest = [:]; lastChange = nil; lastPush = nil; pushDueAt = nil
+            rules = []; journal = []; pushes = []; pushResults = []; tokens = []; ingest = [:]; lastChange = nil; lastPush = nil; pushDueAt = nil
             return ServerReply(status: 200, json: .object([]))
         case ("GET", "/admin/clock"):
             return ServerReply(status: 200, json: clockAnswer)
@@ -75,6 +77,10 @@ final class FakeServer: ServerConnection {
         case ("GET", "/admin/projects/demo/ingest"):
             return ServerReply(status: 200, json: .object([("ingest", .object(ingest.sorted { $0.key < $1.key }.map { ($0.key, .number(Double($0.value))) }))]))
         default:
+            if method == "GET", p.hasPrefix("/admin/projects/demo/pushes/"), p.hasSuffix("/results"),
+               let id = Int(p.split(separator: "/").dropLast().last ?? ""), pushResults.indices.contains(id - 1) {
+                return ServerReply(status: 200, json: .object([("results", .array(pushResults[id - 1])), ("next", .null)]))
+            }
             if method == "DELETE", p.hasPrefix("/admin/projects/demo/rules/") {
                 let id = String(p.split(separator: "/").last ?? "")
                 rules.removeAll { $0.id == id }
@@ -106,8 +112,11 @@ final class FakeServer: ServerConnection {
         let delivered = DeliveryResults()
         ResponderPushSink(gateway: gateway.gateway, clock: SystemScheduler()).deliver(outgoing) { r in delivered.results.withLock { $0 = r } }
         let results: [JSON] = zip(tokens, delivered.results.withLock { $0 }).map { .object([("token", .string($0.0.0)), ("platform", .string($0.0.1)), ("result", .string($0.1.result.name))]) }
-        pushes.append(.object([("id", .number(Double(pushes.count + 1))), ("sent_at", .string(now.rfc3339)),
-                               ("changes", [1]), ("tokens", .object([("ios", .number(Double(tokens.count)))])), ("results", .array(results))]))
+        let id = pushes.count + 1
+        pushes.append(.object([("id", .number(Double(id))), ("sent_at", .string(now.rfc3339)),
+                               ("changes", [1]), ("tokens", .object([("ios", .number(Double(tokens.count)))])),
+                               ("results_url", .string("/admin/projects/demo/pushes/\(id)/results"))]))
+        pushResults.append(results)
     }
 
     var lifetime: Int { lastChange.map { now.milliseconds(since: $0) < 1_800_000 } == true ? 60 : 300 }
