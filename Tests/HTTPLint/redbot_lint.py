@@ -43,6 +43,7 @@ PATH_VALUES = {
     "project": "demo",
     "asset": "dashboard.js",
     "token": "8f1e3c9b0a4d7e2f6c5b8a9d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b",
+    "push": "1",   # the seed's rule is a blocking change: push 1 is recorded
 }
 
 APNS_TOKEN = PATH_VALUES["token"]
