@@ -3,9 +3,10 @@
 the fan-out until the push record shows no pending token.
 
   push-fanout.py config FILE N            write a --config with N tokens (60% ios/macos, 40% android)
-  push-fanout.py fanout SERVER GATEWAY N KNOWN now|advance
-                                          one blocking change (`advance`: first reset to the seed and
-                                          move the manual clock past the throttle window), then poll
+  push-fanout.py reset SERVER             back to the seed and past the throttle window, so the next
+                                          blocking change pushes at once (and is push 1 again)
+  push-fanout.py fanout SERVER GATEWAY N KNOWN
+                                          one blocking change (KNOWN pushes exist already), then poll
                                           the push's summary until no token is pending; prints timings
 """
 import json, sys, time, urllib.error, urllib.request
@@ -41,14 +42,14 @@ def summary(server, push_id):
     return {"tokens": sum(push["tokens"].values()), "delivered": push["delivered"], "failed": push["failed"],
             "pending": push["pending"]}, answered
 
-def fanout(server, gateway, n, known, advance):
-    """`known` pushes exist already; `advance` resets first (then none do)."""
-    if advance:
-        # Back to the seed (one push listed at a time, every token registered again), and past
-        # any throttle window, so this change's push goes at once like the first one.
-        call("POST", server + "/admin/reset", {})
-        call("POST", server + "/admin/clock", {"advance_seconds": 61})
-        known = 0
+def reset(server):
+    """Back to the seed (every token registered again, no push yet), and past any throttle
+    window, so the next change's push goes at once like the first one."""
+    call("POST", server + "/admin/reset", {})
+    call("POST", server + "/admin/clock", {"advance_seconds": 61})
+
+def fanout(server, gateway, n, known):
+    """`known` pushes exist already."""
     _, before = call("GET", gateway + "/stats")
     start = time.monotonic()
     # A required update is a blocking change: its push is recorded and handed to the sink
@@ -77,5 +78,7 @@ def fanout(server, gateway, n, known, advance):
 if __name__ == "__main__":
     if sys.argv[1] == "config":
         config(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1] == "reset":
+        reset(sys.argv[2])
     elif sys.argv[1] == "fanout":
-        fanout(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6] == "advance")
+        fanout(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
