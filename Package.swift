@@ -15,6 +15,7 @@
 //   ProviderAuth                          APNs ES256 provider tokens, FCM OAuth (JWT bearer), and their stand-in checks (pure)
 //   Push                                  PushSink over HTTP/2 (TLS or h2c) to APNs/FCM, provider auth, the push-gateway stand-in
 //   LerixSDK                              the client SDK (release control)
+//   AdapterProtocol                       the adapter protocol's commands, fields, capabilities, state keys (typed, no I/O)
 //   Adapter                               ADAPTER.md host for many SDK devices in virtual time
 //   ScenarioRunner                        Scenarios/ suites, JUnit, coverage
 //   lerix-mock                            thin CLI
@@ -52,14 +53,16 @@ let package = Package(
         .target(name: "ProviderAuth", dependencies: ["TLS", "HTTP", "JSON", "Clock"]),
         .target(name: "Push", dependencies: ["MockServer", "ReleaseControl", "HTTP", "HTTP2", "HTTPServer", "Sockets", "TLS", "ProviderAuth", "JSON", "Clock"]),
         .target(name: "LerixSDK", dependencies: ["Clock", "JSON"]),
-        .target(name: "Adapter", dependencies: ["LerixSDK", "JSON", "Clock", "HTTP", "Sockets", "TLS"]),
+        // One vocabulary for the host and the runner; value names (platforms, modules) are LerixSDK's own.
+        .target(name: "AdapterProtocol", dependencies: ["LerixSDK", "JSON", "Clock"]),
+        .target(name: "Adapter", dependencies: ["AdapterProtocol", "LerixSDK", "JSON", "Clock", "HTTP", "Sockets", "TLS"]),
         // The spec catalogue is compiled in (a symlink to Scenarios/spec-catalogue.yaml), so
         // `covers` ids are checked wherever scenarios live; rule bodies are checked by ReleaseControl's decoding.
         .target(name: "ScenarioRunner", dependencies: [
-            "Adapter", "LerixSDK", "MockServer", "ReleaseControl", "Push", "HTTPServer", "Persistence", "YAML", "JSON", "Clock", "HTTP",
+            "Adapter", "AdapterProtocol", "LerixSDK", "MockServer", "ReleaseControl", "Push", "HTTPServer", "Persistence", "YAML", "JSON", "Clock", "HTTP",
         ], resources: [.embedInCode("Catalogue/spec-catalogue.yaml")]),
         .executableTarget(name: "lerix-mock", dependencies: [
-            "MockServer", "HTTPServer", "Persistence", "Push", "ProviderAuth", "Adapter", "ScenarioRunner", "YAML", "JSON", "Clock", "HTTP", "TLS",
+            "MockServer", "HTTPServer", "Persistence", "Push", "ProviderAuth", "Adapter", "AdapterProtocol", "ScenarioRunner", "YAML", "JSON", "Clock", "HTTP", "TLS",
         ]),
 
         // Shared by test targets only: a blocking HTTP client and the spawned binary.
@@ -76,7 +79,7 @@ let package = Package(
         .testTarget(name: "MockServerTests", dependencies: ["TestSupport", "MockServer", "ReleaseControl", "HTTP", "JSON", "Clock"]),
         .testTarget(name: "PushTests", dependencies: ["TestSupport", "Push", "ProviderAuth", "MockServer", "HTTPServer", "HTTP2", "HTTP", "JSON", "Clock", "TLS"]),
         .testTarget(name: "LerixSDKTests", dependencies: ["LerixSDK", "Clock", "JSON"]),
-        .testTarget(name: "AdapterTests", dependencies: ["TestSupport", "Adapter", "LerixSDK", "JSON", "Clock"]),
+        .testTarget(name: "AdapterTests", dependencies: ["TestSupport", "Adapter", "AdapterProtocol", "LerixSDK", "JSON", "Clock"]),
         .testTarget(name: "ScenarioRunnerTests", dependencies: ["TestSupport", "ScenarioRunner", "YAML", "JSON", "Clock"]),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "JSON", "HTTP", "YAML"]),
     ]

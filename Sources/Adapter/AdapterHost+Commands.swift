@@ -1,3 +1,4 @@
+import AdapterProtocol
 import Foundation
 import Clock
 import JSON
@@ -5,90 +6,61 @@ import LerixSDK
 
 extension AdapterHost {
     /// Runs one command; the answer's fields besides `id` and `ok`.
-    func run(_ name: String, _ fields: CommandFields) throws(CommandError) -> [(String, JSON)] {
-        switch name {
-        case "hello":
+    func run(_ request: AdapterRequest) throws(CommandError) -> [(String, JSON)] {
+        switch request {
+        case .hello:
             return [
                 ("name", .string(Self.name)), ("version", .string(LerixConfiguration.currentSDKVersion)),
-                ("capabilities", .array(Self.capabilities.map(JSON.string))),
+                ("capabilities", .array(Self.capabilities.map { .string($0.rawValue) })),
             ]
-        case "create":
-            try create(fields)
-            return []
-        case "launch":
-            try device(fields).launch()
-            return []
-        case "foreground":
-            let device = try device(fields)
-            if device.isRunning { device.sdk.enterForeground() }
-            return []
-        case "background":
-            let device = try device(fields)
-            if device.isRunning { device.sdk.enterBackground() }
-            return []
-        case "push":
-            let device = try device(fields)
-            if device.isRunning { device.sdk.didReceiveSilentPush() }
-            return []
-        case "refresh":
-            let device = try device(fields)
-            if device.isRunning { device.sdk.refresh { _ in } }
-            return []
-        case "network":
-            let device = try device(fields)
-            device.setOnline(try fields.bool("online"))
-            return []
-        case "terminate":
-            try device(fields).terminate()
-            return []
-        case "install":
-            let device = try device(fields)
-            guard fields.object["app_version"] != nil else { throw CommandError("missing field app_version") }
-            device.install(appVersion: try fields.optionalString("app_version"), build: try fields.optionalString("build"))
-            return []
-        case "later":
-            let device = try device(fields)
-            if device.isRunning { device.sdk.later() }
-            return []
-        case "skip":
-            let device = try device(fields)
-            if device.isRunning { device.sdk.skip() }
-            return []
-        case "track":
-            return try track(fields)
-        case "set_clock":
+        case .create(let id, let now, let config, let replace):
+            try create(id, now: now, config: config, replace: replace)
+        case .appEvent(let command, let id):
+            let device = try device(id)
+            switch command {
+            case .launch: device.launch()
+            case .terminate: device.terminate()
+            default:
+                guard device.isRunning else { break }   // the app is not running: nothing happens
+                switch command {
+                case .foreground: device.sdk.enterForeground()
+                case .background: device.sdk.enterBackground()
+                case .push: device.sdk.didReceiveSilentPush()
+                case .refresh: device.sdk.refresh { _ in }
+                case .later: device.sdk.later()
+                case .skip: device.sdk.skip()
+                default: throw CommandError("\(command.rawValue) is not an app event")
+                }
+            }
+        case .network(let id, let online):
+            try device(id).setOnline(online)
+        case .install(let id, let appVersion, let build):
+            try device(id).install(appVersion: appVersion, build: build)
+        case .track(let id, let module, let count):
+            try track(device(id), module: module, count: count)
+        case .setClock(let id, let seconds):
             // The user sets the device clock; true time does not move (this adapter's addition).
-            let device = try device(fields)
-            guard fields.has("clock_offset_seconds") else { throw CommandError("missing field clock_offset_seconds") }
-            let seconds = try fields.number("clock_offset_seconds", default: 0)
-            device.clock.setOffset(milliseconds: Int64((seconds * 1000).rounded()))
-            return []
-        case "advance":
-            try advance(to: try fields.time("to"))
-            return []
-        case "next_deadline":
-            return [("next_deadline", scheduler.nextDeadline.map { .string($0.rfc3339) } ?? .null)]
-        case "state":
-            return stateFields(try device(fields))
-        default:
-            throw CommandError("unknown command \(name)")
+            try device(id).clock.setOffset(milliseconds: Int64((seconds * 1000).rounded()))
+        case .advance(let to):
+            try advance(to: to)
+        case .nextDeadline:
+            return [(AdapterCommand.nextDeadline.rawValue, scheduler.nextDeadline.map { .string($0.rfc3339) } ?? .null)]
+        case .state(let id):
+            return stateFields(try device(id))
         }
+        return []
     }
 
-    private func device(_ fields: CommandFields) throws(CommandError) -> AdapterDevice {
-        let id = try fields.string("device")
+    private func device(_ id: String) throws(CommandError) -> AdapterDevice {
         guard let device = devices[id] else { throw CommandError("unknown device \(id)") }
         return device
     }
 
-    private func create(_ fields: CommandFields) throws(CommandError) {
-        let id = try fields.string("device")
-        let replace = try fields.bool("replace", default: false)
+    private func create(_ id: String, now: Instant?, config: DeviceConfig, replace: Bool) throws(CommandError) {
         if devices[id] != nil && !replace {
             throw CommandError("device \(id) exists; send \"replace\": true to replace it (its process ends, its counters restart)")
         }
-        if fields.has("now") {
-            let now = try fields.time("now")
+        if let now {
             if !timeKnown {
                 scheduler.advance(to: now)   // nothing is scheduled yet: this only sets the time
                 timeKnown = true
@@ -101,28 +73,32 @@ extension AdapterHost {
         } else if !timeKnown {
             throw CommandError("missing field now (the first create sets true time)")
         }
-        let config = try fields.object("config")
-        guard let platform = Platform(rawValue: try config.string("platform")) else {
-            throw CommandError("config.platform must be one of ios, android, macos, web")
+        guard let platform = Platform(rawValue: config.platform) else {
+            throw CommandError("config.platform must be one of \(AdapterVocabulary.platforms.joined(separator: ", "))")
         }
-        let flavorName = try config.optionalString("flavor") ?? Flavor.native.rawValue
+        let flavorName = config.flavor ?? Flavor.native.rawValue
         guard let flavor = Flavor(rawValue: flavorName) else {
-            throw CommandError("config.flavor must be native or flutter, not \(flavorName)")
+            throw CommandError("config.flavor must be \(AdapterVocabulary.flavors.joined(separator: " or ")), not \(flavorName)")
         }
-        let baseText = try config.string("base_url")
-        guard let baseURL = URL(string: baseText), baseURL.scheme != nil, baseURL.host != nil else {
-            throw CommandError("config.base_url must be an absolute URL such as http://127.0.0.1:8080, not \(baseText)")
+        guard let baseURL = URL(string: config.baseURL), baseURL.scheme != nil, baseURL.host != nil else {
+            throw CommandError("config.base_url must be an absolute URL such as http://127.0.0.1:8080, not \(config.baseURL)")
+        }
+        func setting(_ s: DeviceConfig.Setting, default fallback: String) -> String? {
+            switch s {
+            case .absent: return fallback
+            case .none: return nil
+            case .value(let text): return text
+            }
         }
         let configuration = LerixConfiguration(
-            baseURL: baseURL, project: try config.string("project"), platform: platform,
-            flavor: flavor, appVersion: try config.optionalString("app_version"), build: try config.optionalString("build"),
+            baseURL: baseURL, project: config.project, platform: platform,
+            flavor: flavor, appVersion: config.appVersion, build: config.build,
             // Absent: this SDK's own; null: none, as the runner's journal lookup reads it.
-            sdkName: try config.optionalString("sdk", default: "swift"),
-            sdkVersion: try config.optionalString("sdk_version", default: LerixConfiguration.currentSDKVersion),
-            enabled: try config.bool("enabled", default: true), pushToken: try config.optionalString("push_token"))
-        let offsetSeconds = try config.number("clock_offset_seconds", default: 0)
+            sdkName: setting(config.sdk, default: "swift"),
+            sdkVersion: setting(config.sdkVersion, default: LerixConfiguration.currentSDKVersion),
+            enabled: config.enabled, pushToken: config.pushToken)
         let storage: any Storage
-        if let folder = try config.optionalString("storage") {
+        if let folder = config.storage {
             do {
                 storage = try FileStorage(folder: folder)
             } catch {
@@ -136,25 +112,21 @@ extension AdapterHost {
         } else {
             deviceOrder.append(id)
         }
-        let clock = VirtualDeviceClock(scheduler: scheduler, offsetMilliseconds: Int64((offsetSeconds * 1000).rounded()))
+        let clock = VirtualDeviceClock(scheduler: scheduler, offsetMilliseconds: Int64((config.clockOffsetSeconds * 1000).rounded()))
         let log = options.log
         devices[id] = AdapterDevice(id: id, configuration: configuration, clock: clock, storage: storage,
                                     network: network, log: { log("device \(id): \($0)") })
     }
 
-    private func track(_ fields: CommandFields) throws(CommandError) -> [(String, JSON)] {
-        let device = try device(fields)
-        let name = try fields.string("module")
+    private func track(_ device: AdapterDevice, module name: String, count: Int) throws(CommandError) {
         guard let module = LerixModule(rawValue: name), LerixModule.ingestModules.contains(module) else {
-            throw CommandError("module must be one of errors, analytics, tracing, feedback, surveys, not \(name)")
+            throw CommandError("module must be one of \(AdapterVocabulary.modules.joined(separator: ", ")), not \(name)")
         }
-        let count = try fields.int("count")
         guard (0...100_000).contains(count) else { throw CommandError("count must be between 0 and 100000") }
         let items: [JSON] = (0..<count).map { n in
             .object([("device", .string(device.id)), ("module", .string(name)), ("n", .number(Double(n)))])
         }
         device.sdk.track(module, json: items)
-        return []
     }
 
     /// Moves true time to `target`, firing every timer due on the way in time order across

@@ -1,3 +1,4 @@
+import AdapterProtocol
 import Clock
 import JSON
 import LerixSDK
@@ -23,24 +24,28 @@ extension AdapterHost {
             queued[module.rawValue] = .number(Double(state.queued[module] ?? 0))
             sent[module.rawValue] = .number(Double(statistics.sent[module] ?? 0))
         }
-        return [
-            ("screen", .string(state.screen.rawValue)),
-            ("required_update", state.requiredUpdate?.json ?? .null),
-            ("optional_update", state.optionalUpdate?.json ?? .null),
-            ("maintenance", .array(state.maintenance.map(\.json))),
-            ("paused_modules", .array(paused)),
-            ("queued", .object(queued)),
-            ("sent", .object(sent)),
-            ("checks", .number(Double(statistics.checks))),
-            ("not_modified", .number(Double(statistics.notModified))),
-            ("failed_checks", .number(Double(statistics.failedChecks))),
-            ("last_failure", device.lastCheckFailure.map(Self.failureJSON) ?? .null),
-            ("last_success", state.lastSuccess.map { .string(Instant($0).rfc3339) } ?? .null),
-            ("etag", state.etag.map(JSON.string) ?? .null),
-            ("polling", .bool(state.polling)),
-            ("running", .bool(device.isRunning)),
-            ("online", .bool(device.isOnline)),
-            ("device_time", .string(device.clock.instant.rfc3339)),
-        ]
+        func value(_ field: DeviceStateField) -> JSON {
+            switch field {
+            case .screen: return .string(state.screen.rawValue)
+            case .requiredUpdate: return state.requiredUpdate?.json ?? .null
+            case .optionalUpdate: return state.optionalUpdate?.json ?? .null
+            case .maintenance: return .array(state.maintenance.map(\.json))
+            case .pausedModules: return .array(paused)
+            case .queued: return .object(queued)
+            case .sent: return .object(sent)
+            case .checks: return .number(Double(statistics.checks))
+            case .notModified: return .number(Double(statistics.notModified))
+            case .failedChecks: return .number(Double(statistics.failedChecks))
+            case .lastFailure: return device.lastCheckFailure.map(Self.failureJSON) ?? .null
+            case .lastSuccess: return state.lastSuccess.map { .string(Instant($0).rfc3339) } ?? .null
+            case .etag: return state.etag.map(JSON.string) ?? .null
+            case .polling: return .bool(state.polling)
+            case .running: return .bool(device.isRunning)
+            case .online: return .bool(device.isOnline)
+            case .deviceTime: return .string(device.clock.instant.rfc3339)
+            }
+        }
+        // Every field, in the vocabulary's order: one list for the host and the runner's checks.
+        return DeviceStateField.allCases.map { ($0.rawValue, value($0)) }
     }
 }

@@ -1,3 +1,4 @@
+import AdapterProtocol
 import Clock
 import JSON
 import LerixSDK
@@ -34,10 +35,8 @@ public final class AdapterHost: @unchecked Sendable {
     }
 
     public static let name = "lerix-swift-sdk"
-    public static let capabilities = [
-        "push", "offline_deadline", "install", "clock_offset", "track", "refresh",
-        "platform:ios", "platform:android", "platform:macos", "platform:web", "flavor:native", "flavor:flutter",
-    ]
+    /// The Swift adapter emulates everything: every feature, platform and flavor.
+    public static let capabilities = AdapterCapability.all
 
     let network: any AdapterNetwork
     let options: Options
@@ -121,11 +120,15 @@ public final class AdapterHost: @unchecked Sendable {
         }
         let id = object["id"] ?? .null
         guard object["id"] != nil else { return Self.failure(id: .null, "missing field id") }
-        guard let command = object["cmd"] else { return Self.failure(id: id, "missing field cmd") }
-        guard let name = command.stringValue else { return Self.failure(id: id, "cmd must be a string") }
+        let typed: AdapterRequest
+        do {
+            typed = try AdapterRequest(decoding: object)
+        } catch {
+            return Self.failure(id: id, error.message)
+        }
         return serial.withLock { _ -> JSON in
-            do {
-                let fields = try run(name, CommandFields(object))
+            do throws(CommandError) {
+                let fields = try run(typed)
                 network.runUntilIdle()
                 drainPushes()
                 var answer = JSONObject([("id", id), ("ok", true)])
@@ -134,7 +137,7 @@ public final class AdapterHost: @unchecked Sendable {
             } catch {
                 network.runUntilIdle()
                 drainPushes()
-                return Self.failure(id: id, (error as? CommandError)?.message ?? "\(error)")
+                return Self.failure(id: id, error.message)
             }
         }
     }
@@ -144,8 +147,5 @@ public final class AdapterHost: @unchecked Sendable {
     }
 }
 
-/// Why a command was refused, in words for the harness's log.
-struct CommandError: Error {
-    var message: String
-    init(_ message: String) { self.message = message }
-}
+/// Refusals are the protocol's one error type.
+typealias CommandError = AdapterCommandError

@@ -1,4 +1,5 @@
 import Adapter
+import AdapterProtocol
 import LerixSDK
 
 /// `lerix-mock adapter`: the Swift SDK behind the adapter protocol, one JSON line in, one out.
@@ -10,9 +11,8 @@ enum AdapterCommand: CLICommand {
                                   [--max-connections N] [--request-timeout SECONDS] [--quiet]
 
         Reads one JSON command per line on stdin and answers one JSON line each on stdout, in
-        order (commands: hello, create, launch, foreground, background, push, refresh, network,
-        terminate, install, later, skip, track, advance, next_deadline, state, and set_clock:
-        the user sets a device's clock, {"device", "clock_offset_seconds"}). Logs go to stderr.
+        order. Commands: \(AdapterProtocol.AdapterCommand.allCases.map(\.rawValue).joined(separator: ", "))
+        (set_clock: the user sets a device's clock, {"device", "clock_offset_seconds"}). Logs go to stderr.
 
           --server-clock URL       also move that server's manual clock (POST URL/admin/clock) to
                                    every instant at which timers fire, so one `advance` may span a week

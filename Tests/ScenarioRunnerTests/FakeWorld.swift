@@ -170,7 +170,7 @@ final class FakeAdapter: AdapterConnection {
         }
         switch cmd {
         case "hello":
-            return ok([("name", "fake"), ("version", "0"), ("capabilities", ["push", "platform:ios", "platform:android"])])
+            return ok([("name", "fake"), ("version", "0"), ("capabilities", ["push", "track", "refresh", "platform:ios", "platform:android"])])
         case "create":
             now = Instant(rfc3339: command["now"]?.stringValue ?? "") ?? now
             let config = command["config"] ?? .null

@@ -44,7 +44,19 @@ import Testing
         #expect(s.steps.count == 4)
         if case .after(let ms) = s.steps[1].action { #expect(ms == 5_400_000) } else { Issue.record("not after") }
         #expect(s.steps[2].location.description == "s.yaml:10:5")
-        #expect(s.requiredCapabilities == ["platform:ios", "push"])
+        #expect(s.requiredCapabilities == ["clock_offset", "platform:ios", "push"], "a wrong device clock needs clock_offset")
+    }
+
+    @Test func setClockAndFailureExpectationsAreCheckedBeforeTheyRun() throws {
+        let base = "name: x\ndevices:\n  p: {platform: ios}\nsteps:\n"
+        let s = try parse(base + "  - set_clock: {device: p, clock_offset: -2h}\n  - expect: {device: p, failed_checks: \"+1\", last_failure: {kind: status, at: +1m}}\n")
+        if case .setClock(let devices, let seconds) = s.steps[0].action { #expect(devices == ["p"] && seconds == -7200) } else { Issue.record("not set_clock") }
+        #expect(s.requiredCapabilities.contains("clock_offset"), "set_clock needs an adapter that can set a device clock")
+        #expect(error(base + "  - set_clock: {device: p, clock_offset: soon}\n")?.message.contains("`clock_offset` is how far") == true)
+        #expect(error(base + "  - set_clock: {device: p}\n")?.message.contains("clock_offset") == true)
+        #expect(error(base + "  - expect: {device: p, last_failure: {kind: stauts}}\n")?.message.contains("did you mean 'status'?") == true)
+        #expect(error(base + "  - expect: {device: p, last_failure: {reasn: x}}\n")?.message.contains("did you mean 'reason'?") == true)
+        #expect(error(base + "  - expect: {device: p, failed_checks: many}\n")?.message.contains("is a count") == true)
     }
 
     @Test func unknownTopLevelKeysGetASuggestionAtTheirPosition() {

@@ -1,3 +1,4 @@
+import AdapterProtocol
 import JSON
 
 /// The seam to an SDK adapter (ADAPTER.md): one command in, one answer out, in order.
@@ -25,12 +26,12 @@ public struct AdapterFailure: Error, Sendable, CustomStringConvertible {
 }
 
 extension AdapterConnection {
-    /// Sends `cmd` with `fields`, checking `ok`.
-    func command(_ cmd: String, _ fields: [(String, JSON)] = []) throws(AdapterFailure) -> JSON {
-        let answer = try send(.object([("cmd", .string(cmd))] + fields))
+    /// Sends one typed request (the connection numbers it), checking `ok`.
+    func command(_ request: AdapterRequest) throws(AdapterFailure) -> JSON {
+        let answer = try send(request.json(id: 0))
         guard answer["ok"]?.boolValue == true else {
             let error = answer["error"]?.stringValue ?? answer.serializedString
-            throw AdapterFailure("adapter refused `\(cmd)`: \(error)")
+            throw AdapterFailure("adapter refused `\(request.command.rawValue)`: \(error)")
         }
         return answer
     }

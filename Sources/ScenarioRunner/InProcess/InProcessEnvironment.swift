@@ -1,3 +1,4 @@
+import AdapterProtocol
 import Clock
 import JSON
 
@@ -17,7 +18,7 @@ public final class InProcessEnvironment: ScenarioEnvironment {
     public func hello() throws -> JSON {
         let adapter = try InProcessAdapter.make()
         defer { adapter.close() }
-        return try adapter.command("hello")
+        return try adapter.command(.hello)
     }
 
     public func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {

@@ -1,3 +1,4 @@
+import AdapterProtocol
 import JSON
 import YAML
 
@@ -26,13 +27,19 @@ public struct Scenario: Sendable {
     public var groups: [String: [String]]
     public var steps: [Step]
 
-    /// Capabilities an adapter must list to run this scenario.
+    /// Capabilities an adapter must list to run this scenario: its devices' platforms and
+    /// flavors, push for a device with a token, clock_offset for a wrong device clock, what
+    /// its steps' commands need, and its `needs`.
     public var requiredCapabilities: [String] {
         var caps = Set(needs)
         for d in devices {
-            caps.insert("platform:" + d.platform)
-            if d.flavor != "native" { caps.insert("flavor:" + d.flavor) }
-            if d.pushToken != nil { caps.insert("push") }
+            caps.insert(AdapterCapability.platform(d.platform).rawValue)
+            if d.flavor != "native" { caps.insert(AdapterCapability.flavor(d.flavor).rawValue) }
+            if d.pushToken != nil { caps.insert(AdapterCapability.push.rawValue) }
+            if d.clockOffsetSeconds != 0 { caps.insert(AdapterCapability.clockOffset.rawValue) }
+        }
+        for step in steps {
+            if let capability = step.action.command?.capability { caps.insert(capability.rawValue) }
         }
         return caps.sorted()
     }
@@ -63,21 +70,11 @@ public struct DeviceSpec: Sendable, Equatable {
     /// Storage folder name, when two devices share one (an app reinstalled with other settings).
     public var storage: String? = nil
 
-    /// The `config` of ADAPTER.md's `create`, minus what the runner fills in (base URL, storage).
-    public func config(baseURL: String, project: String, storage: String) -> JSON {
-        var pairs: [(String, JSON)] = [
-            ("base_url", .string(baseURL)), ("project", .string(project)), ("platform", .string(platform)),
-            ("flavor", .string(flavor)),
-        ]
-        pairs.append(("app_version", appVersion.map(JSON.string) ?? .null))
-        pairs.append(("build", build.map(JSON.string) ?? .null))
-        pairs.append(("sdk", .string(sdk)))
-        pairs.append(("sdk_version", sdkVersion.map(JSON.string) ?? .null))
-        pairs.append(("storage", .string(storage)))
-        if let pushToken { pairs.append(("push_token", .string(pushToken))) }
-        pairs.append(("enabled", .bool(enabled)))
-        pairs.append(("clock_offset_seconds", .number(Double(clockOffsetSeconds))))
-        return .object(pairs)
+    /// The `config` of ADAPTER.md's `create`, with what the runner fills in (base URL, storage).
+    public func config(baseURL: String, project: String, storage: String) -> DeviceConfig {
+        DeviceConfig(baseURL: baseURL, project: project, platform: platform, flavor: flavor, appVersion: appVersion, build: build,
+                     sdk: .value(sdk), sdkVersion: sdkVersion.map(DeviceConfig.Setting.value) ?? .none, storage: storage,
+                     pushToken: pushToken, enabled: enabled, clockOffsetSeconds: Double(clockOffsetSeconds))
     }
 }
 

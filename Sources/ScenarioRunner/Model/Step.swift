@@ -1,3 +1,4 @@
+import AdapterProtocol
 import JSON
 
 /// One line of a scenario's `steps`, with where it was written (failures point there).
@@ -11,10 +12,12 @@ public struct Step: Sendable {
 /// What a step does. Device steps name their devices through a selector (a device, a group, `all`).
 public enum StepAction: Sendable {
     // Device lifecycle (ADAPTER.md commands)
-    case device(command: String, devices: [String])               // launch, foreground, background, push, refresh, terminate, later, skip
+    case device(command: AdapterCommand, devices: [String])       // one of AdapterCommand.appEvents
     case network(devices: [String], online: Bool)
     case install(devices: [String], appVersion: String?, build: String?)
     case track(devices: [String], module: String, count: Int)
+    /// The user sets the device clock: from now on it reads true time plus `offsetSeconds`.
+    case setClock(devices: [String], offsetSeconds: Int64)
     // Server
     case createRule(RuleSpec)
     case updateRule(RuleUpdate)
@@ -34,6 +37,20 @@ public enum StepAction: Sendable {
     case gatewayReject(devices: [String], status: Int)
     // Expectations
     case expect(Expectation)
+}
+
+extension StepAction {
+    /// The adapter command the step sends, when it sends one.
+    var command: AdapterCommand? {
+        switch self {
+        case .device(let command, _): return command
+        case .network: return .network
+        case .install: return .install
+        case .track: return .track
+        case .setClock: return .setClock
+        default: return nil
+        }
+    }
 }
 
 /// `update_rule`: the fields to change in a rule the scenario created; a field written as

@@ -1,3 +1,4 @@
+import AdapterProtocol
 import Adapter
 import Clock
 import JSON
@@ -8,8 +9,8 @@ extension Scenario {
     static let topKeys = ["name", "description", "tags", "covers", "needs", "project", "rules", "devices", "steps"]
     static let deviceKeys = ["platform", "flavor", "app_version", "build", "sdk", "sdk_version", "push", "push_token",
                              "enabled", "clock_offset", "storage", "count", "matrix"]
-    static let platforms = ["ios", "android", "macos", "web"]
-    static let flavors = ["native", "flutter"]
+    static let platforms = AdapterVocabulary.platforms
+    static let flavors = AdapterVocabulary.flavors
 
     /// Reads a scenario from YAML (or JSON) bytes and reports every problem of the file at once,
     /// each as a ``ScenarioError`` with `file:line:column`. `covers` ids are checked against
@@ -44,8 +45,9 @@ extension Scenario {
         for node in root.child("needs")?.list() ?? [] {
             guard let need = node.attempt({ () throws(ScenarioError) in try node.string() }) else { continue }
             // A misspelt capability would make every adapter lack it: the scenario skipped, never run.
-            if !AdapterHost.capabilities.contains(need) {
-                node.diagnostics.record(node.error(Suggestion.message("unknown adapter capability '\(need)'", for: need, in: AdapterHost.capabilities)))
+            let known = AdapterCapability.all.map(\.rawValue)
+            if !known.contains(need) {
+                node.diagnostics.record(node.error(Suggestion.message("unknown adapter capability '\(need)'", for: need, in: known)))
             }
             scenario.needs.append(need)
         }

@@ -1,3 +1,4 @@
+import AdapterProtocol
 import Clock
 import JSON
 import LerixSDK
@@ -10,28 +11,25 @@ import LerixSDK
 /// something: `checks: "+1"` (one more than the device's previous expectation saw) and
 /// `last_success: +6m` (six minutes after time 0, on the device's clock).
 enum StateShape {
-    static let keys = ["screen", "required_update", "optional_update", "maintenance", "paused_modules", "queued", "sent",
-                       "checks", "not_modified", "last_success", "etag", "polling"]
-    static let screens = ["required_update", "maintenance", "optional_update", "none"]
+    static let keys = DeviceStateField.allCases.map(\.rawValue)
+    static let screens = DeviceStateField.screens
     /// `optional_update.kind`: the SDK's names, not the rule types.
     static let kinds = [OptionalUpdate.Kind.optional.rawValue, OptionalUpdate.Kind.recommended.rawValue]
     /// Modules with items (`queued`, `sent`, `track`, ingest), and every module a switch can pause.
-    static let modules = LerixModule.ingestModules.map(\.rawValue)
-    static let pausableModules = LerixModule.allCases.map(\.rawValue)
+    static let modules = AdapterVocabulary.modules
+    static let pausableModules = AdapterVocabulary.pausableModules
 
     /// Keys of the objects inside the state; `maintenance` is a list of such objects.
-    static let nested: [String: [String]] = [
-        "required_update": ["rule", "below", "store_url", "message"],
-        "optional_update": ["rule", "kind", "below", "store_url", "message", "becomes_required_on"],
-        "maintenance": ["rule", "starts_at", "ends_at", "message"],
-        "queued": modules,
-        "sent": modules,
-    ]
+    static let nested: [String: [String]] = Dictionary(uniqueKeysWithValues: DeviceStateField.allCases.compactMap { field in
+        field.nestedKeys.map { (field.rawValue, $0) }
+    })
     /// Counts, at the top or inside `queued` and `sent`.
-    static let topCounts = ["checks", "not_modified"]
-    static let countObjects = ["queued", "sent"]
-    /// `last_success` is stamped by the device's clock; the times inside updates and windows are the server's.
-    static let deviceTimes = ["last_success"]
+    static let topCounts = [DeviceStateField.checks, .notModified, .failedChecks].map(\.rawValue)
+    static let countObjects = [DeviceStateField.queued, .sent].map(\.rawValue)
+    /// Stamped by the device's clock: `last_success`, `device_time`, and `at` inside `last_failure`.
+    /// The times inside updates and windows are the server's.
+    static let deviceTimes = [DeviceStateField.lastSuccess, .deviceTime].map(\.rawValue)
+    static let nestedDeviceTimes = [DeviceStateField.lastFailure.rawValue: "at"]
     static let serverTimes = ["starts_at", "ends_at", "becomes_required_on"]
     static let keywords = ["any", "present", "absent"]
 
@@ -39,7 +37,7 @@ enum StateShape {
     /// problems are recorded at the value.
     static func check(_ node: Node, key: String, parent: String? = nil) {
         let isCount = parent.map(countObjects.contains) ?? topCounts.contains(key)
-        let isTime = parent == nil ? deviceTimes.contains(key) : serverTimes.contains(key)
+        let isTime = parent == nil ? deviceTimes.contains(key) : serverTimes.contains(key) || nestedDeviceTimes[parent ?? ""] == key
         switch node.json {
         case .string(let text) where keywords.contains(text):
             return
@@ -58,6 +56,9 @@ enum StateShape {
             if !screens.contains(text) { node.diagnostics.record(node.error(Suggestion.message("unknown screen '\(text)'", for: text, in: screens))) }
         case .string(let text) where key == "kind" && parent == "optional_update":
             if !kinds.contains(text) { node.diagnostics.record(node.error(Suggestion.message("unknown kind '\(text)'", for: text, in: kinds))) }
+        case .string(let text) where key == "kind" && parent == DeviceStateField.lastFailure.rawValue:
+            let kinds = DeviceStateField.failureKinds
+            if !kinds.contains(text) { node.diagnostics.record(node.error(Suggestion.message("unknown failure kind '\(text)'", for: text, in: kinds))) }
         case .string(let text) where isCount:
             if comparison(text) == nil, relativeCount(text) == nil {
                 node.diagnostics.record(node.error("`\(key)` is a count: write a number, one relative to the device's previous expectation (`\"+1\"`), or a comparison (`\">= 2\"`, `\">= +1\"`), not '\(text)'"))

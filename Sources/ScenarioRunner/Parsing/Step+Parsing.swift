@@ -1,3 +1,4 @@
+import AdapterProtocol
 import JSON
 import YAML
 
@@ -48,9 +49,9 @@ struct StepContext {
 }
 
 extension Step {
-    static let deviceCommands = ["launch", "foreground", "background", "push", "refresh", "terminate", "later", "skip"]
+    static let deviceCommands = AdapterCommand.appEvents.map(\.rawValue)
     static let actions = deviceCommands + [
-        "offline", "online", "install", "track",
+        "offline", "online", "install", "track", "set_clock",
         "create_rule", "update_rule", "delete_rule", "lift_all", "fault", "clear_faults", "push_token", "delete_push_token",
         "after", "at", "until", "push_delivery", "gateway_reject",
         "expect", "expect_server", "expect_pushes", "expect_ingest",
@@ -88,8 +89,8 @@ extension Step {
         }
         let kind: StepAction
         switch action {
-        case _ where deviceCommands.contains(action):
-            kind = .device(command: action, devices: try context.devices(try arg()))
+        case _ where AdapterCommand(rawValue: action).map(AdapterCommand.appEvents.contains) == true:
+            kind = .device(command: AdapterCommand(rawValue: action) ?? .launch, devices: try context.devices(try arg()))
         case "offline", "online":
             kind = .network(devices: try context.devices(try arg()), online: action == "online")
         case "install":
@@ -107,6 +108,19 @@ extension Step {
             guard modules.contains(module) else { throw moduleNode.error(Suggestion.message("unknown module '\(module)'", for: module, in: modules)) }
             kind = .track(devices: try context.devices(try a.required("device", in: "`track`")), module: module,
                           count: try a.child("count")?.int() ?? 1)
+        case "set_clock":
+            let a = try arg()
+            try a.checkKeys(["device", "clock_offset"], what: "`set_clock`")
+            let offsetNode = try a.required("clock_offset", in: "`set_clock`")
+            let offset: Int64
+            if let seconds = offsetNode.json.intValue {
+                offset = Int64(seconds)
+            } else if let text = offsetNode.json.stringValue, let ms = TimeSyntax.milliseconds(text) {
+                offset = ms / 1000
+            } else {
+                throw offsetNode.error("`clock_offset` is how far the device clock is off true time: seconds or a duration such as `-2h` or `+90s` (0: right)")
+            }
+            kind = .setClock(devices: try context.devices(try a.required("device", in: "`set_clock`")), offsetSeconds: offset)
         case "create_rule":
             let rule = try RuleSpec.parse(try arg())
             if context.ruleNames.contains(rule.name) { throw node.error("a rule named '\(rule.name)' already exists") }

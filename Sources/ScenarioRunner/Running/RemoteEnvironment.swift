@@ -1,3 +1,4 @@
+import AdapterProtocol
 import Clock
 import Synchronization
 import Foundation
@@ -47,7 +48,7 @@ public final class RemoteEnvironment: ScenarioEnvironment {
     public func hello() throws -> JSON {
         let adapter = try makeAdapter()
         defer { adapter.close() }
-        return try adapter.command("hello")
+        return try adapter.command(.hello)
     }
 
     public func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {

@@ -1,3 +1,4 @@
+import AdapterProtocol
 import Clock
 import JSON
 
@@ -9,7 +10,7 @@ extension ScenarioExecution {
             var problems: [String] = []
             var failing: [String] = []
             for name in names {
-                let state = try adapter.command("state", [("device", .string(name))])
+                let state = try adapter.command(.state(device: name))
                 seenStates[name] = state
                 let (resolved, notes) = resolvingRelative(fields, device: name)
                 if let m = Matcher.mismatch(withServerRuleIds(.object(resolved)), state, path: "") {
@@ -83,7 +84,7 @@ extension ScenarioExecution {
     func resolvingRelative(_ fields: JSONObject, device name: String) -> (JSONObject, notes: [String]) {
         var notes: [String] = []
         let before = previousStates[name]
-        let offsetMs = (devices[name]?.clockOffsetSeconds ?? 0) * 1000
+        let offsetMs = (clockOffsets[name] ?? 0) * 1000
         func count(_ value: JSON, _ path: String, base: Double?) -> JSON {
             guard let text = value.stringValue else { return value }
             let from = base ?? 0
@@ -123,6 +124,9 @@ extension ScenarioExecution {
                 let resolved = time(value, extra: offsetMs)
                 if resolved != value, offsetMs != 0 { notes.append("\(key) \(value.stringValue ?? "") is on the device's clock, \(offsetMs / 1000) s off") }
                 out[key] = resolved
+            } else if let inner = StateShape.nestedDeviceTimes[key], case .object(var o) = value {
+                if let v = o[inner] { o[inner] = time(v, extra: offsetMs) }
+                out[key] = .object(o)
             } else if StateShape.nested[key] != nil {
                 out[key] = times(in: value)
             }

@@ -1,3 +1,4 @@
+import AdapterProtocol
 import Clock
 import JSON
 
@@ -14,7 +15,7 @@ extension ScenarioExecution {
             guard let d = devices[name] else { continue }
             let current = installed[name] ?? (d.appVersion, d.build)
             let who = "\(d.platform) \(current.version ?? "no version") build \(current.build ?? "none"), \(d.sdk) \(d.sdkVersion ?? "")"
-            if let state = try? adapter.command("state", [("device", .string(name))]), case .object(var o) = state {
+            if let state = try? adapter.command(.state(device: name)), case .object(var o) = state {
                 o["ok"] = nil
                 o["id"] = nil
                 lines.append("  state of \(name) now: \(JSON.object(o).serializedString)")

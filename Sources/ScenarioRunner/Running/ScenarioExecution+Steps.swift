@@ -1,3 +1,4 @@
+import AdapterProtocol
 import Clock
 import JSON
 
@@ -7,27 +8,26 @@ extension ScenarioExecution {
         switch step.action {
         case .device(let command, let names):
             for name in names {
-                _ = try adapter.command(command, [("device", .string(name))])
-                if command == "launch" { running.insert(name) }
-                if command == "terminate" { running.remove(name) }
+                _ = try adapter.command(.appEvent(command, device: name))
+                if command == .launch { running.insert(name) }
+                if command == .terminate { running.remove(name) }
             }
         case .network(let names, let online):
             for name in names {
-                _ = try adapter.command("network", [("device", .string(name)), ("online", .bool(online))])
+                _ = try adapter.command(.network(device: name, online: online))
                 if online { offline.remove(name) } else { offline.insert(name) }
             }
         case .install(let names, let version, let build):
             for name in names {
                 let previous = installed[name] ?? (nil, nil)
                 let newBuild = build ?? previous.build
-                _ = try adapter.command("install", [("device", .string(name)), ("app_version", version.map(JSON.string) ?? .null),
-                                                    ("build", newBuild.map(JSON.string) ?? .null)])
+                _ = try adapter.command(.install(device: name, appVersion: version, build: newBuild))
                 installed[name] = (version, newBuild)
                 running.remove(name)
             }
         case .track(let names, let module, let count):
             for name in names {
-                _ = try adapter.command("track", [("device", .string(name)), ("module", .string(module)), ("count", .number(Double(count)))])
+                _ = try adapter.command(.track(device: name, module: module, count: count))
             }
         case .createRule(let rule) where rule.expectRejected:
             let reply = try server.request("POST", "\(project)/rules", body: resolveTimes(rule.body))
@@ -90,6 +90,11 @@ extension ScenarioExecution {
             }
         case .gatewayReject(let names, let status):
             for name in names { if let token = devices[name]?.pushToken { world.gateway.reject(token: token, status: status) } }
+        case .setClock(let names, let seconds):
+            for name in names {
+                _ = try adapter.command(.setClock(device: name, clockOffsetSeconds: Double(seconds)))
+                clockOffsets[name] = seconds
+            }
         case .pushDelivery(let names, let policy):
             for name in names { policies[name] = policy }
         case .expect(let expectation):

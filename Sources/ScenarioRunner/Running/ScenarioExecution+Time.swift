@@ -1,3 +1,4 @@
+import AdapterProtocol
 import Clock
 import Dispatch
 import JSON
@@ -20,8 +21,8 @@ extension ScenarioExecution {
     /// combined push) or a push due at a device.
     func nextStop(limit: Instant) throws -> Instant {
         var next = limit
-        let answer = try adapter.command("next_deadline")
-        if let text = answer["next_deadline"]?.stringValue {
+        let answer = try adapter.command(.nextDeadline)
+        if let text = answer[AdapterCommand.nextDeadline.rawValue]?.stringValue {
             guard let d = Instant(rfc3339: text) else { throw AdapterFailure("next_deadline is not an RFC 3339 time: \(text)") }
             if d > now, d < next { next = d }
             if d <= now {
@@ -37,7 +38,7 @@ extension ScenarioExecution {
     func moveClocks(to t: Instant) throws {
         if !world.serverTimeFollowsAdapter { try setServerClock(t) }
         now = t
-        _ = try adapter.command("advance", [("to", .string(t.rfc3339))])
+        _ = try adapter.command(.advance(to: t))
         try settle()
     }
 
@@ -127,7 +128,7 @@ extension ScenarioExecution {
             }
             note("push \(first.push) reaches \(first.device)")
             recordTimelinePush(device: first.device, push: first.push, outcome: .received)
-            _ = try adapter.command("push", [("device", .string(first.device))])
+            _ = try adapter.command(.appEvent(.push, device: first.device))
         }
     }
 }

@@ -1,3 +1,4 @@
+import AdapterProtocol
 import Clock
 import JSON
 
@@ -30,6 +31,8 @@ final class ScenarioExecution {
     var installed: [String: (version: String?, build: String?)] = [:]
     var running: Set<String> = []
     var offline: Set<String> = []
+    /// How far each device's clock is off true time, in seconds (`clock_offset`, then `set_clock`).
+    var clockOffsets: [String: Int64] = [:]
 
     /// Each device's state as its latest finished expectation saw it (`checks: "+1"` counts from
     /// there), and as the current one sees it.
@@ -60,6 +63,7 @@ final class ScenarioExecution {
         for d in scenario.devices {
             devices[d.name] = d
             installed[d.name] = (d.appVersion, d.build)
+            clockOffsets[d.name] = d.clockOffsetSeconds
             if let t = d.pushToken { tokenOwner[t] = d.name }
         }
     }
@@ -140,10 +144,8 @@ final class ScenarioExecution {
         }
         for d in scenario.devices {
             let storage = world.storageRoot + "/" + (d.storage ?? d.name)
-            _ = try adapter.command("create", [
-                ("device", .string(d.name)), ("now", .string(t0.rfc3339)),
-                ("config", d.config(baseURL: server.baseURL, project: scenario.project, storage: storage)),
-            ])
+            _ = try adapter.command(.create(device: d.name, now: t0,
+                                            config: d.config(baseURL: server.baseURL, project: scenario.project, storage: storage)))
         }
     }
 
@@ -177,8 +179,8 @@ final class ScenarioExecution {
 extension StepAction {
     var deviceNames: [String] {
         switch self {
-        case .device(_, let d), .network(let d, _), .install(let d, _, _), .track(let d, _, _), .pushDelivery(let d, _),
-             .gatewayReject(let d, _): return d
+        case .device(_, let d), .network(let d, _), .install(let d, _, _), .track(let d, _, _), .setClock(let d, _),
+             .pushDelivery(let d, _), .gatewayReject(let d, _): return d
         case .until(let e, _), .expect(let e): return e.devices
         default: return []
         }

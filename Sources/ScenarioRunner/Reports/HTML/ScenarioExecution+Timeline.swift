@@ -1,3 +1,4 @@
+import AdapterProtocol
 import Clock
 import JSON
 
@@ -58,7 +59,7 @@ extension ScenarioExecution {
                     recorder.recordClass(TimelineRecorder.classKey(platform: d.platform, version: current.version, build: current.build,
                                                                    sdk: d.sdk, sdkVersion: d.sdkVersion), device: name)
                 }
-                let screen = (try? adapter.command("state", [("device", .string(name))]))?["screen"]?.stringValue ?? "unknown"
+                let screen = (try? adapter.command(.state(device: name)))?["screen"]?.stringValue ?? "unknown"
                 counts[screen, default: 0] += 1
             }
             recorder.recordScreens(at: elapsed, lane: lane, counts: counts)
