@@ -18,8 +18,8 @@ struct ResponderPushSink: PushSink {
     func deliver(_ push: OutgoingPush, completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
         var results: [TokenDelivery] = []
         results.reserveCapacity(push.tokens.count)
-        for target in push.tokens {
-            results.append(TokenDelivery(token: target.token, result: deliver(target, of: push)))
+        for (position, target) in push.tokens.enumerated() {
+            results.append(TokenDelivery(token: target.token, result: deliver(target, of: push), position: position))
         }
         completion(results)
     }
