@@ -4,10 +4,12 @@
 //   CNghttp2 CZlib CSQLite CYAML COpenSSL system libraries (Debian -dev packages)
 //   Clock  JSON                           instants, schedulers; JSON values (pure)
 //   HTTP                                  pure HTTP/1.1 request/response parsers + serializers (server and client side), HTTPURL
-//   Sockets                               the only target that imports Glibc socket calls
+//   Sockets                               the only target that makes socket calls (server and client side)
+//   Reactor                               epoll + one serial queue + descriptor table + deadline sweep
 //   HTTP2                                 nghttp2 server/client sessions, fed bytes, no I/O
 //   TLS                                   OpenSSL sessions over memory BIOs (fed bytes, no I/O), keys, certificates
-//   HTTPServer                            Dispatch-source connections, h1/h2c and TLS (first-byte sniff), gzip
+//   HTTPServer                            connections on reactors (one per core), h1/h2c and TLS (first-byte sniff), gzip
+//   HTTPClient                            client sockets on a reactor over the ConnectionTransport seam (plaintext, TLS), HTTP/1.1 client
 //   YAML                                  libyaml -> JSON values with line/column marks
 //   ReleaseControl                        rules, evaluation, lifetimes, ETags, changes, push throttle (pure)
 //   MockServer                            routes, admin API, problem+json; seams StateStore, PushSink (no sockets)
@@ -40,9 +42,11 @@ let package = Package(
         .target(name: "JSON"),
         .target(name: "HTTP"),
         .target(name: "Sockets", dependencies: ["CSockets"]),
+        .target(name: "Reactor", dependencies: ["Sockets"]),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "HTTP"]),
         .target(name: "TLS", dependencies: ["COpenSSL"]),
-        .target(name: "HTTPServer", dependencies: ["HTTP", "HTTP2", "TLS", "Sockets", "CZlib", "Clock"]),
+        .target(name: "HTTPServer", dependencies: ["HTTP", "HTTP2", "TLS", "Sockets", "Reactor", "CZlib", "Clock"]),
+        .target(name: "HTTPClient", dependencies: ["HTTP", "HTTP2", "TLS", "Sockets", "Reactor"]),
         .target(name: "YAML", dependencies: ["CYAML", "JSON"]),
         .target(name: "ReleaseControl", dependencies: ["Clock", "JSON"]),
         .target(name: "MockServer", dependencies: ["ReleaseControl", "HTTP", "JSON", "Clock", "YAML"],
@@ -73,6 +77,7 @@ let package = Package(
         .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP"]),
         .testTarget(name: "TLSTests", dependencies: ["TestSupport", "TLS"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer", "HTTP2", "HTTP", "Sockets", "Clock", "TLS"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["TestSupport", "HTTPClient", "HTTPServer", "HTTP", "Sockets", "Reactor", "TLS"]),
         .testTarget(name: "YAMLTests", dependencies: ["TestSupport", "YAML", "JSON"]),
         .testTarget(name: "ReleaseControlTests", dependencies: ["TestSupport", "ReleaseControl", "Clock", "JSON"]),
         .testTarget(name: "PersistenceTests", dependencies: ["TestSupport", "Persistence", "MockServer", "ReleaseControl", "Clock", "JSON"]),

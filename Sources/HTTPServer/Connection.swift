@@ -1,5 +1,6 @@
 import Dispatch
 import HTTP
+import Reactor
 import Sockets
 import TLS
 
@@ -11,8 +12,11 @@ import TLS
 /// HTTP/1.1 or h2c as before. Handlers never know: they get plaintext in ``ConnectionHandler/received(_:)``
 /// and append plaintext to ``output``; the connection encrypts it when it flushes.
 ///
+/// Registered with its loop's ``Reactor``, which calls ``handle(_:)`` when the socket is ready
+/// and ``deadlinePassed()`` when a timeout ran out.
+///
 /// Confined to its loop's queue: every method is called there, so state needs no lock.
-final class Connection: @unchecked Sendable {
+final class Connection: ReactorHandler, @unchecked Sendable {
     let fd: Int32
     unowned let loop: EventLoop
     var context: ServerContext { loop.context }
@@ -71,18 +75,18 @@ final class Connection: @unchecked Sendable {
         self.loop = loop
     }
 
-    /// Registers with the loop's epoll; false when the kernel refused.
+    /// Registers with the loop's reactor; false when the kernel refused.
     func start() -> Bool {
         handler = HTTP1Handler(connection: self)
         interest = [.readable, .readHangup]
         do {
-            try loop.epoll.add(fd, interest: interest)
+            try loop.reactor.register(self, fd: fd, interest: interest)
         } catch {
             handler = nil
             isClosed = true
             return false
         }
-        updateDeadline(now: ServerContext.now())
+        updateDeadline(now: Reactor.now())
         return true
     }
 
@@ -115,7 +119,7 @@ final class Connection: @unchecked Sendable {
         }
         inEvent = false
         flush()
-        updateDeadline(now: ServerContext.now())
+        updateDeadline(now: Reactor.now())
     }
 
     // MARK: Reading
@@ -208,7 +212,7 @@ final class Connection: @unchecked Sendable {
         guard wanted != interest else { return }
         interest = wanted
         do {
-            try loop.epoll.modify(fd, interest: wanted)
+            try loop.reactor.modify(fd: fd, interest: wanted)
         } catch {
             close()
         }
@@ -220,7 +224,7 @@ final class Connection: @unchecked Sendable {
     func flushSoon() {
         if !inEvent {
             flush()
-            updateDeadline(now: ServerContext.now())
+            updateDeadline(now: Reactor.now())
         }
     }
 
@@ -258,7 +262,7 @@ final class Connection: @unchecked Sendable {
         readPaused = false
         isOutputBacklogged = false
         Posix.shutdownWrite(fd)
-        deadline = ServerContext.now() &+ Self.lingerTime
+        deadline = Reactor.now() &+ Self.lingerTime
         updateInterest()
     }
 
@@ -280,7 +284,7 @@ final class Connection: @unchecked Sendable {
             close()
         case .blocked:
             if !wantsWrite {
-                lastWriteProgress = ServerContext.now()
+                lastWriteProgress = Reactor.now()
                 wantsWrite = true
             }
             updateBacklog()
@@ -344,7 +348,7 @@ final class Connection: @unchecked Sendable {
             switch result {
             case .processed(let n):
                 offset += n
-                lastWriteProgress = ServerContext.now()
+                lastWriteProgress = Reactor.now()
             case .wouldBlock, .endOfFile:
                 // Drop what was sent, so a slow reader does not make the buffer grow forever.
                 if offset >= 64 << 10 && offset * 2 >= buffer.count {
@@ -382,7 +386,7 @@ final class Connection: @unchecked Sendable {
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        loop.epoll.remove(fd)
+        loop.reactor.deregister(self, fd: fd)
         Posix.close(fd)
         output = []
         outputOffset = 0
@@ -393,7 +397,7 @@ final class Connection: @unchecked Sendable {
         let handler = self.handler
         self.handler = nil
         handler?.connectionClosed()
-        loop.remove(self)
+        loop.connectionEnded()
     }
 
     /// Graceful stop: the handler finishes in-flight requests, then closes.
@@ -442,7 +446,7 @@ final class Connection: @unchecked Sendable {
 
     /// The deadline passed: a client stalled before or in a request hears 408 (RFC 9110
     /// §15.5.9) where its protocol has a word for it, then the connection closes.
-    func timedOut() {
+    func deadlinePassed() {
         if !lingering, !hasPendingOutput,
            var response = fresh ? HTTP1Handler.headTimedOut : handler?.timeoutResponse {
             context.finalize(&response, for: HTTPRequest(method: "-", target: "-"), date: loop.date.current())

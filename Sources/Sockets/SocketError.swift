@@ -19,9 +19,11 @@ public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        let text = String(cString: strerror(errno))
-        return subject.isEmpty ? "\(call) failed: \(text)" : "\(call) \(subject) failed: \(text)"
+        subject.isEmpty ? "\(call) failed: \(reason)" : "\(call) \(subject) failed: \(reason)"
     }
+
+    /// The `errno` text alone ("Connection refused").
+    public var reason: String { String(cString: strerror(errno)) }
 
     /// The address is taken by another process (or another socket of this one).
     public var isAddressInUse: Bool { errno == EADDRINUSE }
