@@ -220,10 +220,15 @@ public final class ClientSocket: ReactorHandler, @unchecked Sendable {
 
     private func received(_ bytes: UnsafeRawBufferPointer) {
         guard let transport else { return }
-        let state = transport.receive(bytes, wire: &wire) { plaintext in
+        // The delegate may send while it is handed plaintext (that appends to `wire`), so the
+        // transport's own replies collect apart and follow. Order holds: a TLS session's bytes
+        // leave its one outgoing BIO in sequence, whichever call drains them.
+        var replies: [UInt8] = []
+        let state = transport.receive(bytes, wire: &replies) { plaintext in
             if phase == .handshaking, transport.isEstablished { established() }
             if phase == .established { delegate?.socket(self, received: plaintext) }
         }
+        if !replies.isEmpty, phase != .closed { wire.append(contentsOf: replies) }
         if phase == .handshaking, transport.isEstablished { established() }
         switch state {
         case .open:

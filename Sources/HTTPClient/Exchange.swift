@@ -1,0 +1,55 @@
+import HTTP
+
+/// One request on its way through the client: what to send, where, and who hears the outcome.
+/// (`@unchecked Sendable`: handed to the reactor's queue once, and touched only there after.)
+final class Exchange: @unchecked Sendable {
+    let request: HTTPRequest
+    let origin: Origin
+    let completion: @Sendable (Result<ReceivedResponse, HTTPClientError>) -> Void
+    /// Sent again after a connection died under it (at most once).
+    var retried = false
+    /// Written to a socket at least once.
+    var written = false
+
+    init(request: HTTPRequest, origin: Origin, completion: @escaping @Sendable (Result<ReceivedResponse, HTTPClientError>) -> Void) {
+        self.request = request
+        self.origin = origin
+        self.completion = completion
+    }
+
+    var isHEAD: Bool { request.method == "HEAD" }
+
+    /// Safe to send again when a connection died with no byte of its answer (RFC 9110 §9.2.2):
+    /// never written, or idempotent and not retried yet.
+    var mayRetry: Bool {
+        if !written { return true }
+        guard !retried else { return false }
+        switch request.method {
+        case "GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE": return true
+        default: return false
+        }
+    }
+
+    func finish(_ result: Result<ReceivedResponse, HTTPClientError>) {
+        completion(result)
+    }
+}
+
+/// Where connections go: scheme, host and port (one pool of connections each).
+struct Origin: Hashable, Sendable, CustomStringConvertible {
+    var isSecure: Bool
+    var host: String
+    var port: Int
+    /// The `Host` field: `[::1]:8080`, the port left out when it is the scheme's default.
+    var authority: String
+
+    init(_ url: HTTPURL) {
+        isSecure = url.isSecure
+        host = url.host
+        port = url.port
+        authority = url.authority
+    }
+
+    /// How errors name it: "127.0.0.1:8080", "[::1]:8080".
+    var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}

@@ -1,0 +1,193 @@
+import HTTP
+import Reactor
+import Sockets
+
+/// One HTTP/1.1 keep-alive connection to one origin, on a ``ClientSocket``: requests written
+/// as soon as the socket is established (pipelined up to the pool's depth), answers matched to
+/// them in order by the pure `HTTPResponseParser` (content-length, chunked, read-until-close,
+/// no body for HEAD/204/304, interim 1xx skipped).
+///
+/// What ends it: a response without keep-alive (`Connection: close`, HTTP/1.0, a body read to
+/// the close), the peer closing, a malformed answer, the read timeout, the idle timeout, or the
+/// pool. Requests it could not answer go back to the pool, which sends the ones that may be
+/// retried (``Exchange/mayRetry``) on another connection and fails the others with the error.
+///
+/// Confined to its reactor's queue (created, fed and closed there).
+final class HTTP1ClientConnection: ClientSocketDelegate {
+    private(set) var socket: ClientSocket?
+    let origin: Origin
+    /// Strong: the pool lives while it has connections, also after its client was released.
+    private let pool: HTTP1ConnectionPool
+    private var parser: HTTPResponseParser
+    /// Given to this connection, not written yet (it is still connecting, or pipelining is full).
+    private var queued: [Exchange] = []
+    /// Written, answers pending, oldest first (`inFlightHead` on).
+    private var inFlight: [Exchange] = []
+    private var inFlightHead = 0
+    private var scratch: [UInt8] = []
+    /// No new requests: the last answer said close, or the connection is being shut down.
+    private(set) var isRetiring = false
+    private var lastProgress: UInt64 = 0
+    private var idleSince: UInt64
+    private(set) var answered = 0
+
+    init(pool: HTTP1ConnectionPool, origin: Origin, addresses: [SocketAddress], security: TransportSecurity) {
+        self.pool = pool
+        self.origin = origin
+        self.parser = HTTPResponseParser(limits: pool.configuration.responseLimits)
+        self.idleSince = Reactor.now()
+        let socket = ClientSocket(reactor: pool.reactor, peer: origin.description, addresses: addresses, security: security,
+                                  connectTimeout: pool.configuration.connectTimeoutNanoseconds, delegate: self)
+        self.socket = socket
+        socket.start()
+    }
+
+    /// Requests given to it and not answered yet.
+    var load: Int { queued.count + inFlight.count - inFlightHead }
+
+    var isEstablished: Bool { socket?.phase == .established }
+
+    /// Takes a request; it is written at once when the socket is established.
+    func enqueue(_ exchange: Exchange) {
+        queued.append(exchange)
+        if isEstablished { writeQueued() }
+    }
+
+    // MARK: ClientSocketDelegate
+
+    func socketEstablished(_ socket: ClientSocket) {
+        if origin.isSecure, let agreed = socket.negotiatedProtocol, agreed != "http/1.1" {
+            end(.tlsFailed(peer: origin.description, reason: "the server chose \(agreed) by ALPN; this client speaks http/1.1"))
+            return
+        }
+        idleSince = Reactor.now()
+        writeQueued()
+    }
+
+    func socket(_ socket: ClientSocket, received bytes: UnsafeRawBufferPointer) {
+        lastProgress = Reactor.now()
+        handle(parser.feed(bytes))
+    }
+
+    func socketPeerClosed(_ socket: ClientSocket) {
+        handle(parser.endOfStream())
+        end(.closedEarly(peer: origin.description, detail: "before answering"))
+    }
+
+    func socket(_ socket: ClientSocket, closedWith error: HTTPClientError?) {
+        self.socket = nil
+        isRetiring = true
+        let unanswered = takeUnanswered()
+        pool.connectionClosed(self, unanswered: unanswered,
+                              error: error ?? closingError ?? .closedEarly(peer: origin.description, detail: "before answering"))
+    }
+
+    var socketDeadline: UInt64 {
+        if inFlightHead < inFlight.count {
+            return pool.configuration.readTimeoutNanoseconds == 0 ? 0 : lastProgress &+ pool.configuration.readTimeoutNanoseconds
+        }
+        if queued.isEmpty, pool.configuration.idleTimeoutNanoseconds > 0 {
+            return idleSince &+ pool.configuration.idleTimeoutNanoseconds
+        }
+        return 0
+    }
+
+    func socketDeadlinePassed(_ socket: ClientSocket) {
+        if inFlightHead < inFlight.count {
+            // The oldest request waited too long; those behind it cannot be answered before it.
+            let timedOut = HTTPClientError.readTimedOut(peer: origin.description,
+                                                        milliseconds: Int(pool.configuration.readTimeoutNanoseconds / 1_000_000))
+            popInFlight()?.finish(.failure(timedOut))
+            end(timedOut)
+        } else {
+            // Idle past the keep-alive time: close before the server does (no race with a new request).
+            end(nil)
+        }
+    }
+
+    // MARK: Requests and answers
+
+    private func writeQueued() {
+        guard let socket, !isRetiring else { return }
+        let depth = pool.configuration.maximumPipelineDepth
+        var index = 0
+        while index < queued.count && inFlight.count - inFlightHead < depth {
+            let exchange = queued[index]
+            index += 1
+            if inFlightHead == inFlight.count { lastProgress = Reactor.now() }
+            HTTPRequestSerializer.write(exchange.request, authority: origin.authority, to: &scratch)
+            parser.expectResponse(toHEAD: exchange.isHEAD)
+            exchange.written = true
+            inFlight.append(exchange)
+        }
+        if index > 0 { queued.removeFirst(index) }
+        if !scratch.isEmpty {
+            socket.send(scratch)
+            scratch.removeAll(keepingCapacity: scratch.capacity <= 64 << 10)
+        }
+    }
+
+    private func handle(_ events: [HTTPResponseParserEvent]) {
+        for event in events {
+            switch event {
+            case .informational:
+                continue
+            case .response(let response):
+                guard let exchange = popInFlight() else { continue }
+                answered += 1
+                if !response.keepAlive { isRetiring = true }
+                exchange.finish(.success(response))
+            case .failure(let error):
+                let peer = origin.description
+                let oldest: Exchange? = error.kind == .closedBeforeResponse ? nil : popInFlight()
+                switch error.kind {
+                case .truncated:
+                    oldest?.finish(.failure(.closedEarly(peer: peer, detail: "in the middle of a response (\(error.message))")))
+                default:
+                    oldest?.finish(.failure(.malformedResponse(peer: peer, reason: error.message)))
+                }
+                end(error.kind == .closedBeforeResponse ? .closedEarly(peer: peer, detail: "before answering") : nil)
+                return
+            }
+        }
+        guard socket != nil else { return }
+        if inFlightHead == inFlight.count {
+            inFlight.removeAll(keepingCapacity: true)
+            inFlightHead = 0
+            idleSince = Reactor.now()
+        }
+        if isRetiring {
+            if inFlightHead == inFlight.count { end(nil) }
+            return
+        }
+        writeQueued()
+        if load == 0 { pool.connectionIdle(self) }
+    }
+
+    private func popInFlight() -> Exchange? {
+        guard inFlightHead < inFlight.count else { return nil }
+        let exchange = inFlight[inFlightHead]
+        inFlightHead += 1
+        return exchange
+    }
+
+    private func takeUnanswered() -> [Exchange] {
+        let rest = Array(inFlight[inFlightHead...]) + queued
+        inFlight = []
+        inFlightHead = 0
+        queued = []
+        return rest
+    }
+
+    /// Stops taking requests and closes; what is unanswered goes back to the pool, with
+    /// `reason` for those that cannot be retried.
+    func end(_ reason: HTTPClientError?) {
+        isRetiring = true
+        guard let socket else { return }
+        closingError = reason
+        socket.close()
+    }
+
+    /// Why this connection closed itself, for the pool (the socket reports such a close as nil).
+    private var closingError: HTTPClientError?
+}

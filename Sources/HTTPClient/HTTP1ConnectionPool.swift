@@ -1,0 +1,172 @@
+import HTTP
+import Reactor
+import Sockets
+import TLS
+
+/// Every HTTP/1.1 connection of one ``HTTPClient``, by origin, and the requests waiting for
+/// one. Confined to the reactor's queue.
+///
+/// A request goes to an idle connection of its origin if there is one; else a new connection
+/// opens while the origin has fewer than ``HTTPClient/Configuration/maximumConnectionsPerOrigin``;
+/// else it is pipelined on the least loaded connection with room under
+/// ``HTTPClient/Configuration/maximumPipelineDepth``; else it waits here, in order.
+final class HTTP1ConnectionPool {
+    let reactor: Reactor
+    let configuration: HTTPClient.Configuration
+    private var connections: [Origin: [HTTP1ClientConnection]] = [:]
+    private var waiting: [Origin: [Exchange]] = [:]
+    private var addresses: [Origin: [SocketAddress]] = [:]
+    private var isShutDown = false
+    /// The client was released: connections close once they have answered what they hold.
+    private var isDraining = false
+    private var tls: TLSContextSlot
+
+    init(reactor: Reactor, configuration: HTTPClient.Configuration) {
+        self.reactor = reactor
+        self.configuration = configuration
+        self.tls = TLSContextSlot(configured: configuration.tls)
+    }
+
+    /// Connections open (or opening) now, over every origin.
+    var connectionCount: Int { connections.values.reduce(0) { $0 + $1.count } }
+
+    func submit(_ exchange: Exchange, addresses resolved: [SocketAddress]) {
+        guard !isShutDown else {
+            exchange.finish(.failure(.cancelled("the HTTP client was shut down")))
+            return
+        }
+        if addresses[exchange.origin] == nil { addresses[exchange.origin] = resolved }
+        dispatch(exchange)
+    }
+
+    private func dispatch(_ exchange: Exchange) {
+        let origin = exchange.origin
+        var list = connections[origin] ?? []
+        if let idle = list.first(where: { !$0.isRetiring && $0.load == 0 }) {
+            idle.enqueue(exchange)
+            return
+        }
+        if list.count < configuration.maximumConnectionsPerOrigin {
+            guard let connection = open(origin) else {
+                return failOrigin(origin, with: exchange)
+            }
+            list.append(connection)
+            connections[origin] = list
+            connection.enqueue(exchange)
+            return
+        }
+        var best: HTTP1ClientConnection?
+        for connection in list where !connection.isRetiring && connection.load < configuration.maximumPipelineDepth {
+            if best == nil || connection.load < best!.load { best = connection }
+        }
+        if let best {
+            best.enqueue(exchange)
+        } else {
+            waiting[origin, default: []].append(exchange)
+        }
+    }
+
+    /// The TLS context could not be made: everything for this origin fails the same way.
+    private func failOrigin(_ origin: Origin, with exchange: Exchange) {
+        exchange.finish(.failure(tls.failure ?? .connectFailed(peer: origin.description, reason: "no connection could be opened")))
+    }
+
+    private func open(_ origin: Origin) -> HTTP1ClientConnection? {
+        let security: TransportSecurity
+        if origin.isSecure {
+            guard let context = tls.context() else { return nil }
+            security = .tls(context, peerName: origin.host)
+        } else {
+            security = .plaintext
+        }
+        return HTTP1ClientConnection(pool: self, origin: origin, addresses: addresses[origin] ?? [], security: security)
+    }
+
+    /// A connection answered everything it had: give it waiting requests of its origin.
+    func connectionIdle(_ connection: HTTP1ClientConnection) {
+        guard var queue = waiting[connection.origin], !queue.isEmpty else {
+            if isDraining { connection.end(nil) }
+            return
+        }
+        let take = min(queue.count, configuration.maximumPipelineDepth)
+        let batch = queue.prefix(take)
+        queue.removeFirst(take)
+        waiting[connection.origin] = queue.isEmpty ? nil : queue
+        for exchange in batch { connection.enqueue(exchange) }
+    }
+
+    /// A connection is gone: forget it, resend what may be resent, fail the rest with `error`,
+    /// and give waiting requests a connection.
+    func connectionClosed(_ connection: HTTP1ClientConnection, unanswered: [Exchange], error: HTTPClientError) {
+        let origin = connection.origin
+        connections[origin]?.removeAll { $0 === connection }
+        if connections[origin]?.isEmpty == true { connections[origin] = nil }
+        // A connection that never got established cannot be retried elsewhere: the next one fails alike.
+        let connectFailed = connection.answered == 0 && Self.isConnectFailure(error)
+        for exchange in unanswered {
+            if !isShutDown, !connectFailed, exchange.mayRetry {
+                if exchange.written { exchange.retried = true }
+                exchange.written = false
+                dispatch(exchange)
+            } else {
+                exchange.finish(.failure(error))
+            }
+        }
+        if connectFailed, let queue = waiting.removeValue(forKey: origin) {
+            if connections[origin]?.isEmpty ?? true {
+                for exchange in queue { exchange.finish(.failure(error)) }
+            } else {
+                waiting[origin] = queue
+            }
+        } else if let queue = waiting.removeValue(forKey: origin) {
+            for exchange in queue { dispatch(exchange) }
+        }
+    }
+
+    static func isConnectFailure(_ error: HTTPClientError) -> Bool {
+        switch error {
+        case .connectFailed, .connectTimedOut, .tlsFailed, .lookupFailed: return true
+        default: return false
+        }
+    }
+
+    /// The client was released: idle connections close now, busy ones once they have answered.
+    func drain() {
+        isDraining = true
+        for connection in connections.values.flatMap({ $0 }) where connection.load == 0 {
+            connection.end(nil)
+        }
+    }
+
+    /// Fails everything waiting and closes every connection (their requests fail as cancelled).
+    func shutdown() {
+        isShutDown = true
+        let queued = waiting.values.flatMap { $0 }
+        waiting = [:]
+        for exchange in queued { exchange.finish(.failure(.cancelled("the HTTP client was shut down"))) }
+        for connection in connections.values.flatMap({ $0 }) {
+            connection.end(.cancelled("the HTTP client was shut down"))
+        }
+    }
+}
+
+/// The client TLS context for https origins: the configured one, or one made on first use
+/// (system trust, ALPN http/1.1). Remembers a failure to make it.
+struct TLSContextSlot {
+    private var made: TLSContext?
+    private(set) var failure: HTTPClientError?
+
+    init(configured: TLSContext?) { made = configured }
+
+    mutating func context() -> TLSContext? {
+        if let made { return made }
+        do {
+            let context = try TLSContext.client(alpn: ["http/1.1"])
+            made = context
+            return context
+        } catch {
+            failure = .tlsFailed(peer: "-", reason: "no client TLS context: \(error)")
+            return nil
+        }
+    }
+}

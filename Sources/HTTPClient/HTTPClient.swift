@@ -1,0 +1,151 @@
+import HTTP
+import Reactor
+import Sockets
+import Synchronization
+import TLS
+
+/// The HTTP/1.1 client every caller shares: keep-alive connections per origin on a
+/// ``Reactor`` (the shared client reactor unless given one), requests pipelined on them,
+/// answers in a completion or `await`. `http://` and `https://` (TLS over the
+/// ``ConnectionTransport`` seam, ALPN http/1.1); IPv4 and IPv6 (`http://[::1]:8080/`).
+///
+/// ```swift
+/// let client = try HTTPClient()
+/// let url = try HTTPURL(parsing: "http://127.0.0.1:8080/healthz")
+/// client.send(HTTPRequest(method: "GET", target: url.target), to: url) { result in
+///     // on the reactor's queue: keep it short, never wait here
+/// }
+/// let answer = try await client.send(HTTPRequest(method: "GET", target: "/healthz"), to: url)
+/// ```
+///
+/// Requests may be sent from any thread. A request fails with an ``HTTPClientError`` naming
+/// the peer: connect refused or timed out, TLS, the read timeout, a malformed or truncated
+/// answer. A request that a dying keep-alive connection took with it unanswered is sent once
+/// more on a new connection when that is safe (idempotent, or never written).
+public final class HTTPClient: Sendable {
+    public struct Configuration: Sendable {
+        /// TCP connect plus TLS handshake, at most.
+        public var connectTimeout: Duration = .seconds(10)
+        /// A request waits at most this long for the next byte of its answer (`.zero`: forever).
+        public var readTimeout: Duration = .seconds(30)
+        /// An idle keep-alive connection closes after this (`.zero`: never).
+        public var idleTimeout: Duration = .seconds(30)
+        /// Connections opened to one scheme, host and port at most.
+        public var maximumConnectionsPerOrigin = 8
+        /// Requests written on one connection before their answers arrived, at most (1: no pipelining).
+        public var maximumPipelineDepth = 32
+        /// For `https://`: trust and ALPN (offer "http/1.1"). Nil: the system trust store, made on first use.
+        public var tls: TLSContext?
+        /// The largest answer head and body accepted.
+        public var responseLimits = HTTPResponseLimits()
+
+        public init() {}
+
+        var connectTimeoutNanoseconds: UInt64 { Self.nanoseconds(connectTimeout) }
+        var readTimeoutNanoseconds: UInt64 { Self.nanoseconds(readTimeout) }
+        var idleTimeoutNanoseconds: UInt64 { Self.nanoseconds(idleTimeout) }
+
+        static func nanoseconds(_ duration: Duration) -> UInt64 {
+            let (seconds, attoseconds) = duration.components
+            guard seconds >= 0 else { return 0 }
+            guard seconds < Int64(UInt64.max / 1_000_000_000) - 1 else { return UInt64.max / 2 }
+            return UInt64(seconds) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+        }
+    }
+
+    public let configuration: Configuration
+    public let reactor: Reactor
+    private let pool: PoolBox
+    /// Host names resolved so far (a lookup may block: done once per name, on the caller's thread).
+    private let resolved = Mutex<[String: [SocketAddress]]>([:])
+
+    /// - Parameter reactor: the reactor connections sit on; the shared client reactor when nil.
+    public init(configuration: Configuration = Configuration(), reactor: Reactor? = nil) throws(HTTPClientError) {
+        self.configuration = Self.checked(configuration)
+        let chosen: Reactor
+        if let reactor { chosen = reactor } else { chosen = try ClientReactor.shared() }
+        self.reactor = chosen
+        self.pool = PoolBox(HTTP1ConnectionPool(reactor: chosen, configuration: self.configuration))
+    }
+
+    /// Requests already sent are still answered; then the connections close.
+    deinit {
+        let pool = self.pool
+        reactor.queue.async { pool.value.drain() }
+    }
+
+    private static func checked(_ configuration: Configuration) -> Configuration {
+        var c = configuration
+        c.maximumConnectionsPerOrigin = max(1, c.maximumConnectionsPerOrigin)
+        c.maximumPipelineDepth = max(1, c.maximumPipelineDepth)
+        return c
+    }
+
+    /// Sends `request` (its `target` in origin form, "/path?query") to the origin of `url`
+    /// (scheme, host, port; its path is not used). `completion` runs once, on the reactor's queue.
+    public func send(_ request: HTTPRequest, to url: HTTPURL,
+                     completion: @escaping @Sendable (Result<ReceivedResponse, HTTPClientError>) -> Void) {
+        let origin = Origin(url)
+        let addresses: [SocketAddress]
+        do {
+            addresses = try lookup(origin)
+        } catch {
+            reactor.queue.async { completion(.failure(error)) }
+            return
+        }
+        let exchange = Exchange(request: request, origin: origin, completion: completion)
+        let pool = self.pool
+        if reactor.isCurrent {
+            pool.value.submit(exchange, addresses: addresses)
+        } else {
+            reactor.queue.async { pool.value.submit(exchange, addresses: addresses) }
+        }
+    }
+
+    /// ``send(_:to:completion:)`` for async callers.
+    public func send(_ request: HTTPRequest, to url: HTTPURL) async throws(HTTPClientError) -> ReceivedResponse {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<ReceivedResponse, HTTPClientError>, Never>) in
+            send(request, to: url) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    /// Closes every connection; requests not answered yet fail with ``HTTPClientError/cancelled(_:)``,
+    /// and so does every later one. `completion` runs on the reactor's queue once done.
+    public func shutdown(completion: @escaping @Sendable () -> Void = {}) {
+        let pool = self.pool
+        reactor.queue.async {
+            pool.value.shutdown()
+            completion()
+        }
+    }
+
+    /// Connections open or opening now (for tests and statistics). Waits for the reactor's
+    /// queue: not from that queue.
+    public var connectionCount: Int {
+        if reactor.isCurrent { return pool.value.connectionCount }
+        let pool = self.pool
+        return reactor.queue.sync { pool.value.connectionCount }
+    }
+
+    private func lookup(_ origin: Origin) throws(HTTPClientError) -> [SocketAddress] {
+        let key = "\(origin.host) \(origin.port)"
+        if let known = resolved.withLock({ $0[key] }) { return known }
+        let found: [SocketAddress]
+        do {
+            found = try SocketAddress.lookup(host: origin.host, port: origin.port)
+        } catch let error as SocketError {
+            throw .lookupFailed(host: origin.host, reason: error.subject.isEmpty ? error.reason : error.subject)
+        } catch {
+            throw .lookupFailed(host: origin.host, reason: "\(error)")
+        }
+        resolved.withLock { $0[key] = found }
+        return found
+    }
+}
+
+/// The pool, handed to the reactor's queue (the only place it is touched).
+final class PoolBox: @unchecked Sendable {
+    let value: HTTP1ConnectionPool
+    init(_ value: HTTP1ConnectionPool) { self.value = value }
+}
