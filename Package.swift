@@ -9,13 +9,13 @@
 //   HTTP2                                 nghttp2 server/client sessions, fed bytes, no I/O
 //   TLS                                   OpenSSL sessions over memory BIOs (fed bytes, no I/O), keys, certificates
 //   HTTPServer                            connections on reactors (one per core), h1/h2c and TLS (first-byte sniff), gzip
-//   HTTPClient                            client sockets on a reactor over the ConnectionTransport seam (plaintext, TLS), HTTP/1.1 client
+//   HTTPClient                            client sockets on a reactor over the ConnectionTransport seam (plaintext, TLS), HTTP/1.1 and HTTP/2 clients
 //   YAML                                  libyaml -> JSON values with line/column marks
 //   ReleaseControl                        rules, evaluation, lifetimes, ETags, changes, push throttle (pure)
 //   MockServer                            routes, admin API, problem+json; seams StateStore, PushSink (no sockets)
 //   Persistence                           SQLite StateStore for --state
 //   ProviderAuth                          APNs ES256 provider tokens, FCM OAuth (JWT bearer), and their stand-in checks (pure)
-//   Push                                  PushSink over HTTP/2 (TLS or h2c) to APNs/FCM, provider auth, the push-gateway stand-in
+//   Push                                  PushSink over HTTPClient's HTTP/2 (TLS or h2c) to APNs/FCM, provider auth, the push-gateway stand-in
 //   LerixSDK                              the client SDK (release control)
 //   AdapterProtocol                       the adapter protocol's commands, fields, capabilities, state keys (typed, no I/O)
 //   Adapter                               ADAPTER.md host for many SDK devices in virtual time
@@ -55,7 +55,7 @@ let package = Package(
                             .embedInCode("Dashboard/dashboard.css")]),
         .target(name: "Persistence", dependencies: ["MockServer", "ReleaseControl", "CSQLite", "JSON", "Clock"]),
         .target(name: "ProviderAuth", dependencies: ["TLS", "HTTP", "JSON", "Clock"]),
-        .target(name: "Push", dependencies: ["MockServer", "ReleaseControl", "HTTP", "HTTP2", "HTTPServer", "Sockets", "TLS", "ProviderAuth", "JSON", "Clock"]),
+        .target(name: "Push", dependencies: ["MockServer", "ReleaseControl", "HTTP", "HTTP2", "HTTPClient", "Reactor", "HTTPServer", "Sockets", "TLS", "ProviderAuth", "JSON", "Clock"]),
         .target(name: "LerixSDK", dependencies: ["Clock", "JSON"]),
         // One vocabulary for the host and the runner; value names (platforms, modules) are LerixSDK's own.
         .target(name: "AdapterProtocol", dependencies: ["LerixSDK", "JSON", "Clock"]),

@@ -1,3 +1,5 @@
+import HTTPClient
+
 /// Which h2c connection carries which request: a state machine with no I/O.
 ///
 /// The owner feeds it events (work submitted, a connection became ready with the peer's

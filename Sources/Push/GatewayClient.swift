@@ -1,17 +1,21 @@
 import Clock
 import Dispatch
 import HTTP
+import HTTPClient
 import MockServer
 import ProviderAuth
+import Reactor
 import Sockets
 import TLS
 
-/// Delivery to one gateway (APNs or FCM) over a small pool of h2c connections: admission,
-/// retries and the pool's actions, all on one serial queue.
+/// Delivery to one gateway (APNs or FCM) over a small pool of HTTP/2 connections: admission,
+/// retries and the pool's actions, all on its own ``Reactor``'s queue (APNs and FCM each have
+/// one, so a fan-out to both uses two cores).
 ///
 /// The decisions live in value types (``ConnectionPool``, ``RetryState``, ``ProviderResponse``);
-/// this class performs their actions: it opens ``GatewayConnection``s, sends requests, arms
-/// retry timers and reports results.
+/// this class performs their actions: it opens ``HTTP2ClientConnection``s, sends requests, arms
+/// retry timers and reports results. (`@unchecked Sendable`: confined to `queue`, the
+/// reactor's, and only handed to closures that run there.)
 final class GatewayClient: @unchecked Sendable {
     struct Work {
         let job: PushJob
@@ -21,10 +25,10 @@ final class GatewayClient: @unchecked Sendable {
         var retry = RetryState()
     }
 
-    /// Where to connect: the URL, its resolved address, and TLS trust for `https://` (nil: h2c).
+    /// Where to connect: the URL, its addresses (tried in order), and TLS trust for `https://` (nil: h2c).
     struct Endpoint {
         let url: HTTPURL
-        let address: SocketAddress
+        let addresses: [SocketAddress]
         let tls: TLSContext?
     }
 
@@ -34,47 +38,41 @@ final class GatewayClient: @unchecked Sendable {
     /// FCM with a service account: where access tokens come from.
     let tokenEndpoint: Endpoint?
     let configuration: GatewayPushSink.Configuration
-    let queue: DispatchQueue
+    let reactor: Reactor
+    var queue: DispatchQueue { reactor.queue }
     let resultsQueue: DispatchQueue
     let retryScheduler: any Scheduler
 
     // Confined to `queue`.
     private var pool: ConnectionPool
-    private var connections: [Int: GatewayConnection] = [:]
+    private var connections: [Int: HTTP2ClientConnection] = [:]
     private var work: [Int: Work] = [:]
     private var nextRequestID = 0
-    private var touched: [GatewayConnection] = []
+    private var touched: [HTTP2ClientConnection] = []
     private var flushScheduled = false
-    private let readBuffer: UnsafeMutableRawBufferPointer
-    private let plaintextBuffer: UnsafeMutableRawBufferPointer
     private var stats = GatewayPushSink.ProviderStatistics()
     private var stopped = false
     private var apnsAuth: APNsProviderToken?
     private var fcmAuth: FCMAccessToken?
     /// Work waiting for an FCM access token, and the connection fetching one.
     private var awaitingToken: [Int] = []
-    private var tokenConnection: GatewayConnection?
+    private var tokenConnection: HTTP2ClientConnection?
 
     init(provider: PushProvider, endpoint: Endpoint, tokenEndpoint: Endpoint?,
-         configuration: GatewayPushSink.Configuration, resultsQueue: DispatchQueue, retryScheduler: any Scheduler) {
+         configuration: GatewayPushSink.Configuration, resultsQueue: DispatchQueue, retryScheduler: any Scheduler) throws {
         self.provider = provider
         self.endpoint = endpoint
         self.tokenEndpoint = tokenEndpoint
         self.apnsAuth = provider == .apns ? configuration.apnsAuth : nil
         self.fcmAuth = provider == .fcm ? configuration.fcmAuth : nil
         self.configuration = configuration
-        self.queue = DispatchQueue(label: "lerix.push.\(provider.rawValue)")
+        // Deadlines are swept every 5 ms: request and connect timeouts fire at most that late.
+        self.reactor = try Reactor(label: "lerix.push.\(provider.rawValue)", sweepInterval: 5_000_000)
         self.resultsQueue = resultsQueue
         self.retryScheduler = retryScheduler
         self.pool = ConnectionPool(maxConnections: configuration.maxConnections,
                                    maxStreamsPerConnection: configuration.maxStreamsPerConnection)
-        self.readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
-        self.plaintextBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 << 10, alignment: 16)
-    }
-
-    deinit {
-        readBuffer.deallocate()
-        plaintextBuffer.deallocate()
+        reactor.start()
     }
 
     var label: String { url.description }
@@ -118,13 +116,15 @@ final class GatewayClient: @unchecked Sendable {
         perform(pool.submit(ids))
     }
 
-    /// Closes every connection; work still waiting fails with a reason.
+    /// Closes every connection and stops the reactor; work still waiting fails with a reason.
     func shutdown() {
         queue.async { [self] in
+            guard !stopped else { return }
             stopped = true
             for connection in Array(connections.values) { connection.close(reason: "the push sink was shut down") }
             tokenConnection?.close(reason: "the push sink was shut down")
             for id in Array(work.keys) { finish(id, .failed(reason: "the push sink was shut down")) }
+            reactor.stop()
         }
     }
 
@@ -149,7 +149,7 @@ final class GatewayClient: @unchecked Sendable {
                     continue
                 }
                 stats.connectionsOpened += 1
-                let connection = makeConnection(id: id, to: endpoint) { [weak self] event in self?.handle(event, on: id) }
+                let connection = makeConnection(to: endpoint) { [weak self] event in self?.handle(event, on: id) }
                 connections[id] = connection
                 connection.start()
             case .send(let requestID, let connectionID):
@@ -167,13 +167,13 @@ final class GatewayClient: @unchecked Sendable {
         flushTouched()
     }
 
-    private func makeConnection(id: Int, to endpoint: Endpoint, onEvent: @escaping (GatewayConnection.Event) -> Void) -> GatewayConnection {
-        GatewayConnection(
-            id: id, queue: queue, address: endpoint.address, authority: endpoint.url.authority, label: endpoint.url.description,
-            tls: endpoint.tls.map { GatewayConnection.TLSSettings(context: $0, peerName: endpoint.url.host, plaintextBuffer: plaintextBuffer) },
-            connectTimeoutNanoseconds: UInt64(configuration.connectTimeoutMilliseconds) * 1_000_000,
-            requestTimeoutNanoseconds: UInt64(configuration.requestTimeoutMilliseconds) * 1_000_000,
-            readBuffer: readBuffer, onEvent: onEvent)
+    private func makeConnection(to endpoint: Endpoint, onEvent: @escaping (HTTP2ClientConnection.Event) -> Void) -> HTTP2ClientConnection {
+        HTTP2ClientConnection(
+            reactor: reactor, label: endpoint.url.description, authority: endpoint.url.authority, addresses: endpoint.addresses,
+            security: endpoint.tls.map { .tls($0, peerName: endpoint.url.host) } ?? .plaintext,
+            configuration: .init(connectTimeoutNanoseconds: UInt64(configuration.connectTimeoutMilliseconds) * 1_000_000,
+                                 requestTimeoutNanoseconds: UInt64(configuration.requestTimeoutMilliseconds) * 1_000_000),
+            onEvent: onEvent)
     }
 
     private func send(_ requestID: Int, on connectionID: Int) {
@@ -230,7 +230,7 @@ final class GatewayClient: @unchecked Sendable {
 
     // MARK: Connection events
 
-    private func handle(_ event: GatewayConnection.Event, on id: Int) {
+    private func handle(_ event: HTTP2ClientConnection.Event, on id: Int) {
         switch event {
         case .ready(let maxStreams):
             stats.peerMaxConcurrentStreams = maxStreams
@@ -272,12 +272,12 @@ final class GatewayClient: @unchecked Sendable {
             return
         }
         stats.accessTokensFetched += 1
-        let connection = makeConnection(id: -1, to: tokenEndpoint) { [weak self] event in self?.tokenEvent(event, request: request) }
+        let connection = makeConnection(to: tokenEndpoint) { [weak self] event in self?.tokenEvent(event, request: request) }
         tokenConnection = connection
         connection.start()
     }
 
-    private func tokenEvent(_ event: GatewayConnection.Event, request: HTTPRequest) {
+    private func tokenEvent(_ event: HTTP2ClientConnection.Event, request: HTTPRequest) {
         guard let connection = tokenConnection else { return }
         let label = tokenEndpoint?.url.description ?? "the token endpoint"
         switch event {

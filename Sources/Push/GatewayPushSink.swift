@@ -7,7 +7,8 @@ import ProviderAuth
 import Sockets
 import TLS
 
-/// The ``PushSink`` that delivers silent pushes to APNs- and FCM-speaking gateways over HTTP/2:
+/// The ``PushSink`` that delivers silent pushes to APNs- and FCM-speaking gateways over HTTP/2
+/// (`HTTPClient`'s ``HTTP2ClientConnection`` on a reactor per provider):
 /// TLS with ALPN h2 for `https://` gateways (the system trust store plus ``Configuration/tls``'s
 /// CA), h2c with prior knowledge for `http://` ones.
 ///
@@ -104,13 +105,13 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
         let resultsQueue = self.resultsQueue
         func client(_ provider: PushProvider, _ url: HTTPURL?) throws(GatewayPushSinkError) -> GatewayClient? {
             guard let url else { return nil }
-            let address: SocketAddress
-            do {
-                address = try SocketAddress.resolve(host: url.host, port: url.port)
-            } catch {
-                throw GatewayPushSinkError(message: "the \(provider == .apns ? "APNs" : "FCM") gateway \(url) cannot be used: \(GatewayConnection.describe(error))")
-            }
             let name = provider == .apns ? "APNs" : "FCM"
+            let addresses: [SocketAddress]
+            do {
+                addresses = try SocketAddress.lookup(host: url.host, port: url.port)
+            } catch {
+                throw GatewayPushSinkError(message: "the \(name) gateway \(url) cannot be used: \(error)")
+            }
             func trust(_ url: HTTPURL) throws(GatewayPushSinkError) -> TLSContext? {
                 guard url.isSecure else { return nil }
                 do {
@@ -124,7 +125,7 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
                 let uri = auth.account.tokenURI
                 do {
                     let tokenURL = try Configuration.gatewayURL(uri)
-                    tokenEndpoint = GatewayClient.Endpoint(url: tokenURL, address: try SocketAddress.resolve(host: tokenURL.host, port: tokenURL.port),
+                    tokenEndpoint = GatewayClient.Endpoint(url: tokenURL, addresses: try SocketAddress.lookup(host: tokenURL.host, port: tokenURL.port),
                                                            tls: try trust(tokenURL))
                 } catch let error as GatewayPushSinkError {
                     throw error
@@ -132,9 +133,13 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
                     throw GatewayPushSinkError(message: "the service account's token_uri \(uri) cannot be used: \(error)")
                 }
             }
-            return GatewayClient(provider: provider, endpoint: .init(url: url, address: address, tls: try trust(url)),
-                                 tokenEndpoint: tokenEndpoint, configuration: configuration,
-                                 resultsQueue: resultsQueue, retryScheduler: retryScheduler)
+            let endpoint = GatewayClient.Endpoint(url: url, addresses: addresses, tls: try trust(url))
+            do {
+                return try GatewayClient(provider: provider, endpoint: endpoint, tokenEndpoint: tokenEndpoint, configuration: configuration,
+                                         resultsQueue: resultsQueue, retryScheduler: retryScheduler)
+            } catch {
+                throw GatewayPushSinkError(message: "the \(name) gateway \(url) cannot be used: \(error)")
+            }
         }
         apns = try client(.apns, configuration.apnsGateway)
         fcm = try client(.fcm, configuration.fcmGateway)

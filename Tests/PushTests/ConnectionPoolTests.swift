@@ -83,15 +83,4 @@ import Testing
         do { let got = pool.cancelQueued(5); #expect(!got) }
         do { let got = sends(pool.connected(0, maxConcurrentStreams: 10)); #expect(got == [1]) }
     }
-
-    @Test func fifoKeepsOrderAcrossCompaction() {
-        var fifo = FIFO<Int>()
-        var out: [Int] = []
-        for i in 0..<5000 {
-            fifo.append(i)
-            if i % 3 == 0, let x = fifo.popFirst() { out.append(x) }
-        }
-        while let x = fifo.popFirst() { out.append(x) }
-        #expect(out == Array(0..<5000))
-    }
 }

@@ -1,17 +1,20 @@
 /// A first-in first-out queue with O(1) amortised append and pop (an array and a head index,
-/// compacted when the consumed prefix dominates).
-struct FIFO<Element: Sendable & Equatable>: Sendable {
+/// compacted when the consumed prefix dominates): an HTTP/2 connection's stream deadlines, a
+/// connection pool's waiting requests.
+public struct FIFO<Element: Sendable & Equatable>: Sendable {
+    public init() {}
+
     private var storage: [Element] = []
     private var head = 0
 
-    var count: Int { storage.count - head }
-    var isEmpty: Bool { head >= storage.count }
+    public var count: Int { storage.count - head }
+    public var isEmpty: Bool { head >= storage.count }
 
-    var first: Element? { head < storage.count ? storage[head] : nil }
+    public var first: Element? { head < storage.count ? storage[head] : nil }
 
-    mutating func append(_ element: Element) { storage.append(element) }
+    public mutating func append(_ element: Element) { storage.append(element) }
 
-    mutating func popFirst() -> Element? {
+    public mutating func popFirst() -> Element? {
         guard head < storage.count else { return nil }
         let element = storage[head]
         head += 1
@@ -22,7 +25,7 @@ struct FIFO<Element: Sendable & Equatable>: Sendable {
         return element
     }
 
-    mutating func removeAll() -> [Element] {
+    public mutating func removeAll() -> [Element] {
         let rest = Array(storage[head...])
         storage = []
         head = 0
@@ -30,7 +33,7 @@ struct FIFO<Element: Sendable & Equatable>: Sendable {
     }
 
     /// Removes the first occurrence; O(n), for the rare cancellation.
-    mutating func remove(_ element: Element) -> Bool {
+    public mutating func remove(_ element: Element) -> Bool {
         guard let i = storage[head...].firstIndex(of: element) else { return false }
         storage.remove(at: i)
         return true

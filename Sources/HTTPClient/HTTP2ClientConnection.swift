@@ -1,0 +1,312 @@
+import HTTP
+import HTTP2
+import Reactor
+import Sockets
+
+/// One HTTP/2 client connection on a ``ClientSocket``: h2c with prior knowledge, or TLS where
+/// the server must agree to `h2` by ALPN. An ``HTTP2ClientSession`` does the framing; this class
+/// maps streams to the caller's request ids and keeps the time limits.
+///
+/// Connecting ends with the peer's SETTINGS, not with TCP (a peer that accepts and never speaks
+/// HTTP/2 would otherwise hold every queued request), all within the connect timeout. Each
+/// request must be answered within the request timeout; when nothing at all was read since a
+/// late request was sent, the whole connection is stalled and closes. Every request sent is
+/// answered by exactly one `.response` or `.streamFailed`, or listed in `.closed(unfinished:)`.
+///
+/// ```swift
+/// let connection = HTTP2ClientConnection(reactor: reactor, label: "http://127.0.0.1:9443",
+///     authority: "127.0.0.1:9443", addresses: addresses, security: .plaintext,
+///     configuration: .init()) { event in
+///     if case .ready = event { _ = connection.send(request, requestID: 1); connection.flush() }
+/// }
+/// connection.start()            // on reactor.queue; events arrive there, never before it returns
+/// ```
+///
+/// Confined to its reactor's queue: every method is called there and every event is reported
+/// there. (`@unchecked Sendable`: only handed to closures that run on that queue.)
+public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Sendable {
+    public enum Event {
+        /// The peer's SETTINGS arrived: requests may be sent, up to `maxConcurrentStreams`.
+        case ready(maxConcurrentStreams: Int)
+        case settingsChanged(maxConcurrentStreams: Int)
+        case response(requestID: Int, HTTPResponse)
+        /// The stream ended without an answer (reset, or no answer in time).
+        case streamFailed(requestID: Int, reason: String)
+        /// GOAWAY: send nothing new here.
+        case goingAway
+        /// The connection is over (connect failed, peer closed, stalled, protocol error).
+        case closed(reason: String, unfinished: [Int])
+    }
+
+    /// Time limits and the largest answer body taken.
+    public struct Configuration: Sendable {
+        /// From starting the TCP connect until the peer's SETTINGS (TLS handshake included).
+        public var connectTimeoutNanoseconds: UInt64 = 2_000_000_000
+        /// From sending a request until its answer.
+        public var requestTimeoutNanoseconds: UInt64 = 10_000_000_000
+        public var maxResponseBodyBytes = 64 << 10
+
+        public init(connectTimeoutNanoseconds: UInt64 = 2_000_000_000, requestTimeoutNanoseconds: UInt64 = 10_000_000_000,
+                    maxResponseBodyBytes: Int = 64 << 10) {
+            self.connectTimeoutNanoseconds = connectTimeoutNanoseconds
+            self.requestTimeoutNanoseconds = requestTimeoutNanoseconds
+            self.maxResponseBodyBytes = maxResponseBodyBytes
+        }
+    }
+
+    /// `open` from the transport being ready (TCP for h2c, a handshake with ALPN h2 for TLS);
+    /// the connect deadline still runs until the peer's SETTINGS arrive (`.ready`).
+    public enum Phase: Sendable { case idle, connecting, open, closed }
+
+    struct Deadline: Equatable, Sendable {
+        var streamID: Int32
+        var sentAt: UInt64
+        var deadline: UInt64
+    }
+
+    public let reactor: Reactor
+    /// How reasons name the peer: the gateway's URL.
+    public let label: String
+    public let configuration: Configuration
+    private let security: TransportSecurity
+    private let sessionConfiguration: HTTP2ClientSession.Configuration
+    private let onEvent: (Event) -> Void
+    private var socket: ClientSocket?
+    private var session: HTTP2ClientSession?
+    public private(set) var phase = Phase.idle
+    private var streams: [Int32: Int] = [:]
+    private var deadlines = FIFO<Deadline>()
+    private var connectDeadline: UInt64 = 0
+    private var lastReadAt: UInt64 = 0
+    private var settings = SettingsWatch()
+    private var lastMaxStreams = 0
+    private var output: [UInt8] = []
+
+    /// The highest number of streams this connection ever had open at once.
+    public private(set) var maxOpenStreams = 0
+    public var openStreamCount: Int { streams.count }
+
+    /// - Parameters:
+    ///   - label: names the peer in every reason (a URL: "https://api.push.apple.com").
+    ///   - authority: `:authority` of every request that has no `Host` of its own.
+    ///   - addresses: tried in order until one connects.
+    public init(reactor: Reactor, label: String, authority: String, addresses: [SocketAddress], security: TransportSecurity,
+                configuration: Configuration = Configuration(), onEvent: @escaping (Event) -> Void) {
+        self.reactor = reactor
+        self.label = label
+        self.configuration = configuration
+        self.security = security
+        self.onEvent = onEvent
+        sessionConfiguration = HTTP2ClientSession.Configuration(scheme: security.isTLS ? "https" : "http", defaultAuthority: authority,
+                                                                maxResponseBodyBytes: configuration.maxResponseBodyBytes)
+        socket = ClientSocket(reactor: reactor, peer: authority, addresses: addresses, security: security,
+                              connectTimeout: configuration.connectTimeoutNanoseconds, delegate: self)
+    }
+
+    /// Starts connecting; the outcome arrives as `.ready` or `.closed`, never before this returns.
+    public func start() {
+        guard phase == .idle else { return }
+        phase = .connecting
+        connectDeadline = Reactor.now() &+ configuration.connectTimeoutNanoseconds
+        socket?.start()
+    }
+
+    /// Puts one request on a new stream; nil when sent, else why it could not be. It leaves with
+    /// the next ``flush()`` (or the end of the current read).
+    public func send(_ request: HTTPRequest, requestID: Int) -> String? {
+        guard phase == .open, let session else { return "the connection to \(label) is not open" }
+        do {
+            let streamID = try session.submit(request)
+            streams[streamID] = requestID
+            maxOpenStreams = max(maxOpenStreams, streams.count)
+            let now = Reactor.now()
+            deadlines.append(Deadline(streamID: streamID, sentAt: now, deadline: now &+ configuration.requestTimeoutNanoseconds))
+            return nil
+        } catch {
+            return "HTTP/2 request to \(label) not sent: \(error)"
+        }
+    }
+
+    /// Hands whatever the session has ready to the socket, which writes it at once (or at the
+    /// end of the event it is serving: many requests leave in one write).
+    public func flush() {
+        guard phase == .open, let session, let socket else { return }
+        session.drainOutput(into: &output)
+        guard !output.isEmpty else { return }
+        socket.send(output)
+        output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+    }
+
+    /// Closes now; unfinished requests are reported in `.closed`.
+    public func close(reason: String) {
+        guard phase != .closed else { return }
+        end(reason)
+        socket?.close()
+        socket = nil
+    }
+
+    private func end(_ reason: String) {
+        phase = .closed
+        let unfinished = Array(streams.values)
+        streams = [:]
+        deadlines = FIFO()
+        session = nil
+        onEvent(.closed(reason: reason, unfinished: unfinished))
+    }
+
+    // MARK: ClientSocketDelegate
+
+    public func socketEstablished(_ socket: ClientSocket) {
+        guard phase == .connecting else { return }
+        if security.isTLS, socket.negotiatedProtocol != "h2" {
+            let offered = socket.negotiatedProtocol.map { "'\($0)'" } ?? "no protocol"
+            close(reason: "\(label) did not agree to HTTP/2 over TLS (ALPN chose \(offered); APNs and FCM need h2)")
+            return
+        }
+        do {
+            session = try HTTP2ClientSession(configuration: sessionConfiguration)
+        } catch {
+            close(reason: "HTTP/2 session for \(label) could not start: \(error)")
+            return
+        }
+        phase = .open
+        lastReadAt = Reactor.now()
+        flush()
+    }
+
+    public func socket(_ socket: ClientSocket, received bytes: UnsafeRawBufferPointer) {
+        guard phase == .open, let session else { return }
+        lastReadAt = Reactor.now()
+        settings.observe(bytes)
+        handle(session.feed(bytes))
+        guard phase == .open else { return }
+        checkSettings()
+        flush()
+    }
+
+    public func socketPeerClosed(_ socket: ClientSocket) {
+        close(reason: "\(label) closed the connection")
+    }
+
+    public func socket(_ socket: ClientSocket, closedWith error: HTTPClientError?) {
+        self.socket = nil
+        guard phase != .closed else { return }
+        end(error.map { describe($0, addresses: socket.addresses) } ?? "the connection to \(label) closed")
+    }
+
+    /// Until the peer's SETTINGS: the connect deadline; then the oldest unanswered request's.
+    public var socketDeadline: UInt64 {
+        guard settings.reported else { return connectDeadline }
+        // Answered streams leave their entries behind; drop them from the front first.
+        while let head = deadlines.first, streams[head.streamID] == nil { _ = deadlines.popFirst() }
+        return deadlines.first?.deadline ?? 0
+    }
+
+    public func socketDeadlinePassed(_ socket: ClientSocket) {
+        guard phase == .open else { return }
+        let now = Reactor.now()
+        if !settings.reported {
+            guard now >= connectDeadline else { return }
+            close(reason: "connect to \(label) timed out after \(configuration.connectTimeoutNanoseconds / 1_000_000) ms: "
+                + "TCP connected but no HTTP/2 SETTINGS arrived")
+            return
+        }
+        while let head = deadlines.first, head.deadline <= now {
+            _ = deadlines.popFirst()
+            guard let requestID = streams[head.streamID] else { continue }
+            let waited = "no answer from \(label) within \(configuration.requestTimeoutNanoseconds / 1_000_000) ms"
+            if lastReadAt < head.sentAt {
+                close(reason: waited + " (connection stalled)")
+                return
+            }
+            streams[head.streamID] = nil
+            session?.cancel(head.streamID)
+            onEvent(.streamFailed(requestID: requestID, reason: waited))
+            guard phase == .open else { return }
+        }
+        flush()
+    }
+
+    // MARK: Events
+
+    private func handle(_ events: [HTTP2ClientSession.Event]) {
+        for event in events {
+            guard phase == .open else { return }
+            switch event {
+            case .response(let streamID, let response):
+                if let requestID = streams.removeValue(forKey: streamID) {
+                    onEvent(.response(requestID: requestID, response))
+                }
+            case .reset(let streamID, let code):
+                if let requestID = streams.removeValue(forKey: streamID) {
+                    onEvent(.streamFailed(requestID: requestID, reason: "\(label) reset the stream (\(code))"))
+                }
+            case .goaway(_, let code):
+                onEvent(.goingAway)
+                if code != .noError, streams.isEmpty {
+                    close(reason: "\(label) sent GOAWAY (\(code))")
+                }
+            case .connectionError(let message):
+                close(reason: "HTTP/2 error talking to \(label): \(message)")
+            }
+        }
+    }
+
+    private func checkSettings() {
+        guard settings.complete, let session else { return }
+        let maxStreams = session.peerMaxConcurrentStreams
+        if !settings.reported {
+            settings.reported = true
+            lastMaxStreams = maxStreams
+            onEvent(.ready(maxConcurrentStreams: maxStreams))
+        } else if maxStreams != lastMaxStreams {
+            lastMaxStreams = maxStreams
+            onEvent(.settingsChanged(maxConcurrentStreams: maxStreams))
+        }
+    }
+
+    /// The socket's error in the words the connection's reasons use, naming `label`.
+    private func describe(_ error: HTTPClientError, addresses: [SocketAddress]) -> String {
+        switch error {
+        case .connectFailed(_, let reason):
+            // One address: its failure alone ("Connection refused"); several: each one's.
+            if addresses.count == 1, let only = addresses.first {
+                let prefix = "\(only): "
+                if reason.hasPrefix(prefix) { return "connect to \(label) failed: \(reason.dropFirst(prefix.count))" }
+            }
+            return "connect to \(label) failed: \(reason)"
+        case .connectTimedOut(_, let ms):
+            return "connect to \(label) timed out after \(ms) ms"
+        case .tlsFailed(_, let reason):
+            return "TLS with \(label) failed: \(reason)"
+        case .ioFailed(_, let reason):
+            return "the connection to \(label) failed: \(reason)"
+        default:
+            return error.description
+        }
+    }
+}
+
+/// Notices when the peer's first frame (its SETTINGS, which the server preface must start
+/// with) has been fully fed to the session, so the peer's limits are known.
+struct SettingsWatch: Sendable {
+    private var header: [UInt8] = []
+    private var needed: Int?
+    private var seen = 0
+    var reported = false
+
+    var complete: Bool { needed.map { seen >= $0 } ?? false }
+
+    mutating func observe(_ bytes: UnsafeRawBufferPointer) {
+        guard !complete else { return }
+        var i = 0
+        while header.count < 9 && i < bytes.count {
+            header.append(bytes[i])
+            i += 1
+        }
+        if needed == nil, header.count == 9 {
+            needed = 9 + (Int(header[0]) << 16 | Int(header[1]) << 8 | Int(header[2]))
+        }
+        seen += bytes.count
+    }
+}
