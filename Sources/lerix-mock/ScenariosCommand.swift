@@ -29,6 +29,7 @@ enum ScenariosCommand: CLICommand {
           --catalogue FILE   the spec catalogue `covers` ids are checked against (default:
                              a spec-catalogue.yaml given or in the folder, else the built-in one)
           --seed N           seed for random push drops (default 1); same seed, same run
+          --no-skips         a scenario skipped for a capability the adapter lacks fails the run
           --coverage         print which spec rows have scenarios, and which have none
                              (of the scenarios --filter and --tag select, when given)
           -v                 print every step and push as it happens
@@ -36,14 +37,14 @@ enum ScenariosCommand: CLICommand {
         A file that does not parse is reported with every mistake in it, each at its
         file:line:column, and counts as an error (JUnit <error>), never as a pass.
 
-        Exit status: 0 when every selected scenario passed or was skipped and at least one
-        passed, 1 when a scenario failed, a file is in error or every scenario was skipped, 2 for bad usage (including a --filter or --tag that selects
+        Exit status: 0 when every selected scenario passed or was skipped (with --no-skips: passed)
+        and at least one passed, 1 when a scenario failed, a file is in error or every scenario was skipped, 2 for bad usage (including a --filter or --tag that selects
         nothing, and a --junit path that cannot be written).
         """
 
     static func run(_ arguments: [String]) -> Int32 {
         let parser = ArgumentParser(valued: ["--junit", "--html", "--filter", "--tag", "--server", "--adapter", "--seed", "--catalogue", "--admin-token"],
-                                    flags: ["--coverage", "-v", "--verbose", "--direct-push"], repeatable: ["--tag"])
+                                    flags: ["--coverage", "-v", "--verbose", "--direct-push", "--no-skips"], repeatable: ["--tag"])
         let parsed: ArgumentParser.Parsed
         do {
             parsed = try parser.parse(arguments)
@@ -108,7 +109,12 @@ enum ScenariosCommand: CLICommand {
         options.recordTimelines = html != nil
         let result = SuiteRunner(options: options).run(suite, in: environment)
         CLI.printOut("\n\(result.summary)" + (result.adapterName.isEmpty ? "" : " (adapter: \(result.adapterName))"))
-        if let nothingRan = result.nothingRan { CLI.printError("lerix-mock scenarios: \(nothingRan)") }
+        let noSkips = parsed.flag("--no-skips")
+        if let nothingRan = result.nothingRan {
+            CLI.printError("lerix-mock scenarios: \(nothingRan)")
+        } else if noSkips, let skipProblem = result.skipProblem {
+            CLI.printError("lerix-mock scenarios: \(skipProblem)")
+        }
         if let junit, let problem = ReportFile.write(JUnitReport.xml(result), to: junit) {
             CLI.printError("lerix-mock scenarios: --junit: \(problem)")
             return 2
@@ -117,6 +123,6 @@ enum ScenariosCommand: CLICommand {
             CLI.printError("lerix-mock scenarios: --html: \(problem)")
             return 2
         }
-        return result.succeeded ? 0 : 1
+        return (noSkips ? result.succeededWithoutSkips : result.succeeded) ? 0 : 1
     }
 }

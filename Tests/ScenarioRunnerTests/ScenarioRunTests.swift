@@ -148,6 +148,15 @@ import Testing
         #expect(result.nothingRan == "no scenario ran: all 1 selected were skipped")
     }
 
+    @Test func aSkipIsGreenUnlessEveryScenarioMustRun() throws {
+        let mac = try Scenario.parse(Array("name: mac\ndevices:\n  mac: {platform: macos}\nsteps:\n  - launch: mac\n".utf8), file: "mac.yaml")
+        let ios = try Scenario.parse(Array("name: ios\ndevices:\n  p: {platform: ios}\nsteps:\n  - launch: p\n".utf8), file: "ios.yaml")
+        let result = SuiteRunner(options: SuiteOptions()).run(ScenarioSuite(scenarios: [mac, ios]), in: FakeEnvironment())
+        #expect(result.passed == 1 && result.skipped == 1)
+        #expect(result.succeeded && !result.succeededWithoutSkips)
+        #expect(result.skipProblem == "1 scenario was skipped ('mac') and --no-skips wants every one to run")
+    }
+
     @Test func ingestCountsAndTimeStepsWork() throws {
         let (outcome, _) = try run("""
             name: ingest

@@ -41,6 +41,15 @@ public struct SuiteResult: Sendable {
     /// Nothing failed, nothing was in error, and something ran: a run whose every scenario was
     /// skipped (an adapter that emulates none of them) tested nothing, so it is not green.
     public var succeeded: Bool { failed == 0 && errors == 0 && (passed > 0 || outcomes.isEmpty) }
+    /// `--no-skips`: green only when every scenario ran, none skipped (CI of an adapter that must
+    /// emulate the whole suite).
+    public var succeededWithoutSkips: Bool { succeeded && skipped == 0 }
+    /// Why a `--no-skips` run is not green although nothing failed, or nil.
+    public var skipProblem: String? {
+        guard failed == 0, errors == 0, skipped > 0 else { return nil }
+        let names = outcomes.filter { if case .skipped = $0.status { return true } else { return false } }.prefix(3).map { "'\($0.scenario)'" }
+        return "\(skipped) scenario\(skipped == 1 ? " was" : "s were") skipped (\(names.joined(separator: ", "))\(skipped > 3 ? ", …" : "")) and --no-skips wants every one to run"
+    }
     /// Why a run without failures is still not green, or nil.
     public var nothingRan: String? {
         guard failed == 0, errors == 0, passed == 0, skipped > 0 else { return nil }
