@@ -19,11 +19,8 @@ final class Exchange: @unchecked Sendable {
 
     var isHEAD: Bool { request.method == "HEAD" }
 
-    /// Safe to send again when a connection died with no byte of its answer (RFC 9110 §9.2.2):
-    /// never written, or idempotent and not retried yet.
-    var mayRetry: Bool {
-        if !written { return true }
-        guard !retried else { return false }
+    /// Sending it twice has the effect of sending it once (RFC 9110 §9.2.2).
+    var isIdempotent: Bool {
         switch request.method {
         case "GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE": return true
         default: return false

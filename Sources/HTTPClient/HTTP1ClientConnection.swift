@@ -9,8 +9,8 @@ import Sockets
 ///
 /// What ends it: a response without keep-alive (`Connection: close`, HTTP/1.0, a body read to
 /// the close), the peer closing, a malformed answer, the read timeout, the idle timeout, or the
-/// pool. Requests it could not answer go back to the pool, which sends the ones that may be
-/// retried (``Exchange/mayRetry``) on another connection and fails the others with the error.
+/// pool. Requests it could not answer go back to the pool with their ``UnansweredFate``; the
+/// pool sends again what that and its retry policy allow and fails the others with the error.
 ///
 /// Confined to its reactor's queue (created, fed and closed there).
 final class HTTP1ClientConnection: ClientSocketDelegate {
@@ -57,7 +57,7 @@ final class HTTP1ClientConnection: ClientSocketDelegate {
 
     func socketEstablished(_ socket: ClientSocket) {
         if origin.isSecure, let agreed = socket.negotiatedProtocol, agreed != "http/1.1" {
-            end(.tlsFailed(peer: origin.description, reason: "the server chose \(agreed) by ALPN; this client speaks http/1.1"))
+            end(.tlsFailed(peer: origin.description, reason: "the server chose \(agreed) by ALPN; this client speaks http/1.1"), .failAll)
             return
         }
         idleSince = Reactor.now()
@@ -71,15 +71,19 @@ final class HTTP1ClientConnection: ClientSocketDelegate {
 
     func socketPeerClosed(_ socket: ClientSocket) {
         handle(parser.endOfStream())
-        end(.closedEarly(peer: origin.description, detail: "before answering"))
+        // Still open: nothing was outstanding, or a read-until-close body just ended. What is
+        // left was never read by the server.
+        end(.closedEarly(peer: origin.description, detail: "before answering"), .neverRead)
     }
 
     func socket(_ socket: ClientSocket, closedWith error: HTTPClientError?) {
         self.socket = nil
         isRetiring = true
         let unanswered = takeUnanswered()
-        pool.connectionClosed(self, unanswered: unanswered,
-                              error: error ?? closingError ?? .closedEarly(peer: origin.description, detail: "before answering"))
+        let reason = error ?? closingReason ?? .closedEarly(peer: origin.description, detail: "before answering")
+        var fate = error == nil ? closingFate : .diedUnderOldest
+        if let error, HTTP1ConnectionPool.isConnectFailure(error) { fate = .failAll }
+        pool.connectionClosed(self, unanswered: unanswered, error: reason, fate: fate)
     }
 
     var socketDeadline: UInt64 {
@@ -98,10 +102,10 @@ final class HTTP1ClientConnection: ClientSocketDelegate {
             let timedOut = HTTPClientError.readTimedOut(peer: origin.description,
                                                         milliseconds: Int(pool.configuration.readTimeoutNanoseconds / 1_000_000))
             popInFlight()?.finish(.failure(timedOut))
-            end(timedOut)
+            end(timedOut, .oldestAnswered)
         } else {
             // Idle past the keep-alive time: close before the server does (no race with a new request).
-            end(nil)
+            end(nil, .neverRead)
         }
     }
 
@@ -139,14 +143,20 @@ final class HTTP1ClientConnection: ClientSocketDelegate {
                 exchange.finish(.success(response))
             case .failure(let error):
                 let peer = origin.description
-                let oldest: Exchange? = error.kind == .closedBeforeResponse ? nil : popInFlight()
                 switch error.kind {
+                case .closedBeforeResponse:
+                    // The server read the oldest request (or not) and closed: the pool's policy decides.
+                    end(.closedEarly(peer: peer, detail: "before answering"), .diedUnderOldest)
                 case .truncated:
-                    oldest?.finish(.failure(.closedEarly(peer: peer, detail: "in the middle of a response (\(error.message))")))
-                default:
-                    oldest?.finish(.failure(.malformedResponse(peer: peer, reason: error.message)))
+                    let truncated = HTTPClientError.closedEarly(peer: peer, detail: "in the middle of a response (\(error.message))")
+                    popInFlight()?.finish(.failure(truncated))
+                    end(truncated, .oldestAnswered)
+                case .malformed, .tooLarge, .unexpected:
+                    // The framing cannot be trusted: nothing on this connection is retried.
+                    let broken = HTTPClientError.malformedResponse(peer: peer, reason: error.message)
+                    popInFlight()?.finish(.failure(broken))
+                    end(broken, .failAll)
                 }
-                end(error.kind == .closedBeforeResponse ? .closedEarly(peer: peer, detail: "before answering") : nil)
                 return
             }
         }
@@ -157,7 +167,8 @@ final class HTTP1ClientConnection: ClientSocketDelegate {
             idleSince = Reactor.now()
         }
         if isRetiring {
-            if inFlightHead == inFlight.count { end(nil) }
+            // The server said this was the last answer: what is behind it was never read.
+            end(.closedEarly(peer: origin.description, detail: "after its last answer (Connection: close)"), .neverRead)
             return
         }
         writeQueued()
@@ -179,15 +190,32 @@ final class HTTP1ClientConnection: ClientSocketDelegate {
         return rest
     }
 
-    /// Stops taking requests and closes; what is unanswered goes back to the pool, with
-    /// `reason` for those that cannot be retried.
-    func end(_ reason: HTTPClientError?) {
+    /// Stops taking requests and closes; what is unanswered goes back to the pool with `fate`,
+    /// and `reason` for those that fail.
+    func end(_ reason: HTTPClientError?, _ fate: UnansweredFate) {
         isRetiring = true
         guard let socket else { return }
-        closingError = reason
+        closingReason = reason
+        closingFate = fate
         socket.close()
     }
 
     /// Why this connection closed itself, for the pool (the socket reports such a close as nil).
-    private var closingError: HTTPClientError?
+    private var closingReason: HTTPClientError?
+    private var closingFate = UnansweredFate.neverRead
+}
+
+/// What may happen to the requests a closing connection still holds, by why it closed.
+enum UnansweredFate: Equatable {
+    /// The server never read them (it ended after a final answer, or the client closed an idle
+    /// connection): each goes again once.
+    case neverRead
+    /// The connection died with the oldest written request unanswered (peer closed, reset): the
+    /// pool's ``HTTPClient/RetryPolicy`` decides about that one; the others go again once.
+    case diedUnderOldest
+    /// The oldest already has its error (read timeout, truncated answer): the others go again
+    /// once when the policy allows (they may have been processed).
+    case oldestAnswered
+    /// Nothing goes again: the framing broke, the connect failed, or the client shut down.
+    case failAll
 }

@@ -29,6 +29,12 @@ final class HTTP1ConnectionPool {
 
     /// Connections open (or opening) now, over every origin.
     var connectionCount: Int { connections.values.reduce(0) { $0 + $1.count } }
+    private(set) var connectionsOpened = 0
+    private(set) var requestsResent = 0
+
+    var statistics: HTTPClient.Statistics {
+        HTTPClient.Statistics(connectionsOpen: connectionCount, connectionsOpened: connectionsOpened, requestsResent: requestsResent)
+    }
 
     func submit(_ exchange: Exchange, addresses resolved: [SocketAddress]) {
         guard !isShutDown else {
@@ -79,13 +85,14 @@ final class HTTP1ConnectionPool {
         } else {
             security = .plaintext
         }
+        connectionsOpened += 1
         return HTTP1ClientConnection(pool: self, origin: origin, addresses: addresses[origin] ?? [], security: security)
     }
 
     /// A connection answered everything it had: give it waiting requests of its origin.
     func connectionIdle(_ connection: HTTP1ClientConnection) {
         guard var queue = waiting[connection.origin], !queue.isEmpty else {
-            if isDraining { connection.end(nil) }
+            if isDraining { connection.end(nil, .neverRead) }
             return
         }
         let take = min(queue.count, configuration.maximumPipelineDepth)
@@ -95,31 +102,52 @@ final class HTTP1ConnectionPool {
         for exchange in batch { connection.enqueue(exchange) }
     }
 
-    /// A connection is gone: forget it, resend what may be resent, fail the rest with `error`,
-    /// and give waiting requests a connection.
-    func connectionClosed(_ connection: HTTP1ClientConnection, unanswered: [Exchange], error: HTTPClientError) {
+    /// A connection is gone: forget it, send again what its fate and the retry policy allow
+    /// (each request at most once more after it was written), fail the rest with `error`, and
+    /// give waiting requests a connection.
+    func connectionClosed(_ connection: HTTP1ClientConnection, unanswered: [Exchange], error: HTTPClientError,
+                          fate: UnansweredFate) {
         let origin = connection.origin
         connections[origin]?.removeAll { $0 === connection }
         if connections[origin]?.isEmpty == true { connections[origin] = nil }
-        // A connection that never got established cannot be retried elsewhere: the next one fails alike.
-        let connectFailed = connection.answered == 0 && Self.isConnectFailure(error)
+        var oldestWritten = true
         for exchange in unanswered {
-            if !isShutDown, !connectFailed, exchange.mayRetry {
-                if exchange.written { exchange.retried = true }
+            let isOldest = exchange.written && oldestWritten
+            if exchange.written { oldestWritten = false }
+            if !isShutDown, mayResend(exchange, isOldest: isOldest, fate: fate) {
+                if exchange.written {
+                    exchange.retried = true
+                    requestsResent += 1
+                }
                 exchange.written = false
                 dispatch(exchange)
             } else {
                 exchange.finish(.failure(error))
             }
         }
-        if connectFailed, let queue = waiting.removeValue(forKey: origin) {
-            if connections[origin]?.isEmpty ?? true {
-                for exchange in queue { exchange.finish(.failure(error)) }
-            } else {
-                waiting[origin] = queue
-            }
-        } else if let queue = waiting.removeValue(forKey: origin) {
+        guard let queue = waiting.removeValue(forKey: origin) else { return }
+        if fate == .failAll, Self.isConnectFailure(error), connections[origin]?.isEmpty ?? true {
+            // No connection to this origin works now: the waiting requests would fail the same way.
+            for exchange in queue { exchange.finish(.failure(error)) }
+        } else {
             for exchange in queue { dispatch(exchange) }
+        }
+    }
+
+    private func mayResend(_ exchange: Exchange, isOldest: Bool, fate: UnansweredFate) -> Bool {
+        if fate == .failAll { return false }
+        if !exchange.written { return true }
+        if exchange.retried { return false }
+        switch fate {
+        case .neverRead:
+            return true
+        case .diedUnderOldest:
+            if !isOldest { return true }
+            return configuration.retry == .idempotent && exchange.isIdempotent
+        case .oldestAnswered:
+            return configuration.retry == .behindOldest || exchange.isIdempotent
+        case .failAll:
+            return false
         }
     }
 
@@ -134,7 +162,7 @@ final class HTTP1ConnectionPool {
     func drain() {
         isDraining = true
         for connection in connections.values.flatMap({ $0 }) where connection.load == 0 {
-            connection.end(nil)
+            connection.end(nil, .neverRead)
         }
     }
 
@@ -145,7 +173,7 @@ final class HTTP1ConnectionPool {
         waiting = [:]
         for exchange in queued { exchange.finish(.failure(.cancelled("the HTTP client was shut down"))) }
         for connection in connections.values.flatMap({ $0 }) {
-            connection.end(.cancelled("the HTTP client was shut down"))
+            connection.end(.cancelled("the HTTP client was shut down"), .failAll)
         }
     }
 }

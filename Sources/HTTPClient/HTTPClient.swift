@@ -23,6 +23,19 @@ import TLS
 /// answer. A request that a dying keep-alive connection took with it unanswered is sent once
 /// more on a new connection when that is safe (idempotent, or never written).
 public final class HTTPClient: Sendable {
+    /// What is sent again on a new connection when one dies (closed, reset) with written
+    /// requests unanswered. Requests the server never read (those behind a `Connection: close`
+    /// answer, or never written) always go again, once.
+    public enum RetryPolicy: Sendable, Equatable {
+        /// The oldest unanswered request goes again once if it is idempotent (GET, HEAD, PUT,
+        /// DELETE, ...); the ones pipelined behind it go again once.
+        case idempotent
+        /// The oldest unanswered request fails with the error, whatever its method, so the
+        /// caller sees the fault (the adapter's devices must see a reset as a device would); the
+        /// ones pipelined behind it go again once.
+        case behindOldest
+    }
+
     public struct Configuration: Sendable {
         /// TCP connect plus TLS handshake, at most.
         public var connectTimeout: Duration = .seconds(10)
@@ -38,6 +51,8 @@ public final class HTTPClient: Sendable {
         public var tls: TLSContext?
         /// The largest answer head and body accepted.
         public var responseLimits = HTTPResponseLimits()
+        /// What goes again when a connection dies under a written request.
+        public var retry = RetryPolicy.idempotent
 
         public init() {}
 
@@ -120,13 +135,25 @@ public final class HTTPClient: Sendable {
         }
     }
 
-    /// Connections open or opening now (for tests and statistics). Waits for the reactor's
-    /// queue: not from that queue.
-    public var connectionCount: Int {
-        if reactor.isCurrent { return pool.value.connectionCount }
-        let pool = self.pool
-        return reactor.queue.sync { pool.value.connectionCount }
+    /// Counts since the client was made (for tests and statistics).
+    public struct Statistics: Sendable, Equatable {
+        /// Connections open or opening now.
+        public var connectionsOpen: Int
+        /// Connections opened in all (a `Connection: close` answer or a dead connection shows here).
+        public var connectionsOpened: Int
+        /// Written requests sent again on a new connection after one died under them.
+        public var requestsResent: Int
     }
+
+    /// Waits for the reactor's queue: not from that queue's own work (it answers at once there).
+    public var statistics: Statistics {
+        if reactor.isCurrent { return pool.value.statistics }
+        let pool = self.pool
+        return reactor.queue.sync { pool.value.statistics }
+    }
+
+    /// Connections open or opening now (``Statistics/connectionsOpen``).
+    public var connectionCount: Int { statistics.connectionsOpen }
 
     private func lookup(_ origin: Origin) throws(HTTPClientError) -> [SocketAddress] {
         let key = "\(origin.host) \(origin.port)"

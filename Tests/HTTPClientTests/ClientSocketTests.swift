@@ -48,9 +48,21 @@ struct EchoTargetResponder: Responder {
     }
 
     @Test func triesTheNextAddressWhenOneRefuses() async throws {
-        // Listening on ::1 only: 127.0.0.1 at that port refuses, then ::1 answers.
-        let server = HTTPServer(configuration: .init(host: "::1", port: 0), responder: EchoTargetResponder())
-        let port = try server.start()
+        // Listening on ::1 only; 127.0.0.1 at that port is held bound and refuses. Then ::1 answers.
+        var attempt: (HTTPServer, Int, RefusingPort)?
+        for _ in 0 ..< 20 where attempt == nil {
+            let server = HTTPServer(configuration: .init(host: "::1", port: 0), responder: EchoTargetResponder())
+            let port = try server.start()
+            if let refusing = try? RefusingPort(refusingIPv4At: port) {
+                attempt = (server, port, refusing)
+            } else {
+                await server.stop()
+            }
+        }
+        guard let (server, port, refusing) = attempt else {
+            Issue.record("no port free on 127.0.0.1 beside the ::1 server")
+            return
+        }
         let addresses = [try SocketAddress.resolve(host: "127.0.0.1", port: port), try SocketAddress.resolve(host: "::1", port: port)]
         let recorder = SocketRecorder(request: Self.closeRequest)
         let socket = ClientSocket(reactor: try Self.makeReactor(), peer: "localhost:\(port)", addresses: addresses,
@@ -59,11 +71,13 @@ struct EchoTargetResponder: Responder {
         #expect(recorder.waitForClose())
         #expect(recorder.text.hasSuffix("hello /x"))
         #expect(socket.address?.isIPv6 == true)
+        withExtendedLifetime(refusing) {}
         await server.stop()
     }
 
     @Test func aRefusedConnectNamesEveryAddressTried() throws {
-        let port = try Self.unusedPort()
+        let refusing = try RefusingPort()
+        let port = refusing.port
         let addresses = [try SocketAddress.resolve(host: "127.0.0.1", port: port), try SocketAddress.resolve(host: "::1", port: port)]
         let recorder = SocketRecorder(request: Self.closeRequest)
         ClientSocket(reactor: try Self.makeReactor(), peer: "localhost:\(port)", addresses: addresses,
@@ -78,6 +92,7 @@ struct EchoTargetResponder: Responder {
         #expect(reason.contains("127.0.0.1:\(port): Connection refused"))
         #expect(reason.contains("[::1]:\(port): Connection refused"))
         #expect(recorder.record.withLock { !$0.established })
+        withExtendedLifetime(refusing) {}
     }
 
     @Test func speaksTLSThroughTheTransportSeamWithALPN() async throws {
@@ -143,12 +158,5 @@ struct EchoTargetResponder: Responder {
         let record = recorder.record.withLock { $0 }
         #expect(record.established && record.error == nil && record.received.isEmpty)
         await server.stop(graceful: false)   // the /silent request never gets its answer
-    }
-
-    /// A port nothing listens on (bound, then closed).
-    static func unusedPort() throws -> Int {
-        let listener = try TCPListener.open(host: "127.0.0.1", port: 0)
-        Posix.close(listener.fd)
-        return listener.port
     }
 }

@@ -213,10 +213,15 @@ import Testing
     // MARK: Errors
 
     @Test func aRefusedConnectAndAnUnknownHostAreClearErrors() async throws {
-        let port = try ClientSocketTests.unusedPort()
+        let refusing = try RefusingPort()
+        let port = refusing.port
         let client = try Self.client()
         let refused = await Self.get(client, try Self.url("http://127.0.0.1:\(port)/"))
         #expect(Self.text(refused) == "error: cannot connect to 127.0.0.1:\(port): 127.0.0.1:\(port): Connection refused")
+        let both = await Self.get(client, try Self.url("http://localhost:\(port)/"))
+        #expect(Self.text(both).hasPrefix("error: cannot connect to localhost:\(port): "))
+        #expect(Self.text(both).contains("127.0.0.1:\(port): Connection refused"))
+        withExtendedLifetime(refusing) {}
         let unknown = await Self.get(client, try Self.url("http://no-such-host.invalid/"))
         guard case .failure(.lookupFailed(let host, _)) = unknown else {
             Issue.record("expected lookupFailed, got \(unknown)")
@@ -279,6 +284,7 @@ import Testing
             return all
         }
         #expect(answers.sorted() == ["200 first", "200 later", "200 later", "200 later"])
+        #expect(client.statistics.connectionsOpened == 2)
         let perConnection = scripted.arrivals.withLock { $0.map(\.connection) }
         #expect(perConnection.filter { $0 == 0 }.count == 4)
         #expect(perConnection.filter { $0 == 1 }.count == 3)
@@ -300,6 +306,33 @@ import Testing
         let post = await Self.get(client, url.with(target: "/3"), method: "POST")
         #expect(Self.text(post) == "error: 127.0.0.1:\(scripted.port) closed the connection before answering")
         #expect(scripted.requestLines.filter { $0.hasPrefix("POST") }.count == 1)
+    }
+
+    @Test func aConnectionDyingUnderAPipelineFailsOnlyTheOldestUnderBehindOldest() async throws {
+        // Connection 0 reads three pipelined GETs and closes without a word (a reset fault).
+        for policy in [HTTPClient.RetryPolicy.idempotent, .behindOldest] {
+            let scripted = try ScriptedServer { arrival in
+                if arrival.connection == 0 { return arrival.index == 2 ? .close : .silence }
+                return .reply("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            }
+            let client = try Self.client { $0.maximumConnectionsPerOrigin = 1; $0.maximumPipelineDepth = 3; $0.retry = policy }
+            let url = try Self.url("http://127.0.0.1:\(scripted.port)/")
+            // Written in this order: the first is the oldest.
+            let first = Task { await Self.get(client, url.with(target: "/0")) }
+            while scripted.arrivals.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(5)) }
+            async let second = Self.get(client, url.with(target: "/1"))
+            async let third = Self.get(client, url.with(target: "/2"))
+            let answers = [Self.text(await first.value), Self.text(await second), Self.text(await third)]
+            if policy == .behindOldest {
+                #expect(answers == ["error: 127.0.0.1:\(scripted.port) closed the connection before answering", "200 ok", "200 ok"])
+                #expect(client.statistics.requestsResent == 2)
+            } else {
+                #expect(answers == ["200 ok", "200 ok", "200 ok"])
+                #expect(client.statistics.requestsResent == 3)
+            }
+            #expect(client.statistics.connectionsOpened == 2)
+            scripted.stop()
+        }
     }
 
     @Test func malformedAndTruncatedAnswersAreErrorsNamingThePeer() async throws {

@@ -54,9 +54,9 @@ import Testing
     }
 
     @Test func aRefusedWaitingConnectNamesTheAddress() throws {
-        let listener = try TCPListener.open(host: "127.0.0.1", port: 0)
-        let port = listener.port
-        Posix.close(listener.fd)
+        let refusing = try RefusingPort()
+        let port = refusing.port
+        defer { withExtendedLifetime(refusing) {} }
         do {
             let fd = try Posix.connect(to: SocketAddress.resolve(host: "127.0.0.1", port: port), timeoutMilliseconds: 1000)
             Posix.close(fd)
