@@ -6,7 +6,7 @@ import LerixSDK
 
 extension AdapterHost {
     /// Runs one command; the answer's fields besides `id` and `ok`.
-    func run(_ request: AdapterRequest) throws(CommandError) -> [(String, JSON)] {
+    func run(_ request: AdapterRequest, _ table: DeviceTable) throws(CommandError) -> [(String, JSON)] {
         switch request {
         case .hello:
             return [
@@ -14,9 +14,9 @@ extension AdapterHost {
                 ("capabilities", .array(Self.capabilities.map { .string($0.rawValue) })),
             ]
         case .create(let id, let now, let config, let replace):
-            try create(id, now: now, config: config, replace: replace)
+            try create(id, now: now, config: config, replace: replace, in: table)
         case .appEvent(let command, let id):
-            let device = try device(id)
+            let device = try device(id, in: table)
             switch command {
             case .launch: device.launch()
             case .terminate: device.terminate()
@@ -33,44 +33,44 @@ extension AdapterHost {
                 }
             }
         case .network(let id, let online):
-            try device(id).setOnline(online)
+            try device(id, in: table).setOnline(online)
         case .install(let id, let appVersion, let build):
-            try device(id).install(appVersion: appVersion, build: build)
+            try device(id, in: table).install(appVersion: appVersion, build: build)
         case .track(let id, let module, let count):
-            try track(device(id), module: module, count: count)
+            try track(device(id, in: table), module: module, count: count)
         case .setClock(let id, let seconds):
             // The user sets the device clock; true time does not move (this adapter's addition).
-            try device(id).clock.setOffset(milliseconds: Int64((seconds * 1000).rounded()))
+            try device(id, in: table).clock.setOffset(milliseconds: Int64((seconds * 1000).rounded()))
         case .advance(let to):
-            try advance(to: to)
+            try advance(to: to, table)
         case .nextDeadline:
             return [(AdapterCommand.nextDeadline.rawValue, scheduler.nextDeadline.map { .string($0.rfc3339) } ?? .null)]
         case .state(let id):
-            return stateFields(try device(id))
+            return stateFields(try device(id, in: table))
         }
         return []
     }
 
-    private func device(_ id: String) throws(CommandError) -> AdapterDevice {
-        guard let device = devices[id] else { throw CommandError("unknown device \(id)") }
+    private func device(_ id: String, in table: DeviceTable) throws(CommandError) -> AdapterDevice {
+        guard let device = table.devices[id] else { throw CommandError("unknown device \(id)") }
         return device
     }
 
-    private func create(_ id: String, now: Instant?, config: DeviceConfig, replace: Bool) throws(CommandError) {
-        if devices[id] != nil && !replace {
+    private func create(_ id: String, now: Instant?, config: DeviceConfig, replace: Bool, in table: DeviceTable) throws(CommandError) {
+        if table.devices[id] != nil && !replace {
             throw CommandError("device \(id) exists; send \"replace\": true to replace it (its process ends, its counters restart)")
         }
         if let now {
-            if !timeKnown {
+            if !table.timeKnown {
                 scheduler.advance(to: now)   // nothing is scheduled yet: this only sets the time
-                timeKnown = true
+                table.timeKnown = true
                 options.timeMoved?(now)
             } else if now > scheduler.now {
-                try advance(to: now)
+                try advance(to: now, table)
             } else if now < scheduler.now {
                 options.log("adapter: create \(id) at \(now.rfc3339), before true time \(scheduler.now.rfc3339); using true time")
             }
-        } else if !timeKnown {
+        } else if !table.timeKnown {
             throw CommandError("missing field now (the first create sets true time)")
         }
         guard let platform = Platform(rawValue: config.platform) else {
@@ -107,14 +107,14 @@ extension AdapterHost {
         } else {
             storage = InMemoryStorage()
         }
-        if let existing = devices[id] {
+        if let existing = table.devices[id] {
             existing.terminate()
         } else {
-            deviceOrder.append(id)
+            table.order.append(id)
         }
         let clock = VirtualDeviceClock(scheduler: scheduler, offsetMilliseconds: Int64((config.clockOffsetSeconds * 1000).rounded()))
         let log = options.log
-        devices[id] = AdapterDevice(id: id, configuration: configuration, clock: clock, storage: storage,
+        table.devices[id] = AdapterDevice(id: id, configuration: configuration, clock: clock, storage: storage,
                                     network: network, log: { log("device \(id): \($0)") })
     }
 
@@ -132,23 +132,23 @@ extension AdapterHost {
     /// Moves true time to `target`, firing every timer due on the way in time order across
     /// devices (and, on a shared scheduler, the server's); timers due at one instant all start
     /// before their requests are awaited.
-    func advance(to target: Instant) throws(CommandError) {
+    func advance(to target: Instant, _ table: DeviceTable) throws(CommandError) {
         guard target >= scheduler.now else {
             throw CommandError("time cannot go backwards: \(target.rfc3339) is before \(scheduler.now.rfc3339)")
         }
-        timeKnown = true
+        table.timeKnown = true
         scheduler.advance(to: target) { instant, due in
             timeMoved(to: instant)
-            drainPushes()
+            drainPushes(table)
             for (n, work) in due.enumerated() {
                 work.run()
                 if n % 48 == 47 { network.startSending() }
             }
             network.runUntilIdle()
-            drainPushes()
+            drainPushes(table)
         }
         timeMoved(to: target)
-        drainPushes()
+        drainPushes(table)
     }
 
     private func timeMoved(to instant: Instant) {

@@ -17,8 +17,7 @@ import Synchronization
 /// ```
 ///
 /// Calls are serialised: one command runs at a time, on the caller's thread.
-public final class AdapterHost: @unchecked Sendable {
-    // Every mutable property is touched only while `serial` is held.
+public final class AdapterHost: Sendable {
     public struct Options: Sendable {
         /// Called with the new true time before timers due then fire, and at the end of an
         /// `advance`: the in-process runner moves the server's manual clock here. It runs inside
@@ -43,10 +42,8 @@ public final class AdapterHost: @unchecked Sendable {
     /// True time and every device's timers. Shared with the server in process; otherwise the
     /// host's own, starting before any time a command can name, so the first `create` sets it.
     let scheduler: ManualScheduler
-    var timeKnown: Bool
-    var devices: [String: AdapterDevice] = [:]
-    var deviceOrder: [String] = []
-    private let serial = Mutex<Void>(())
+    /// The devices, reachable only while a command holds the lock: one command at a time.
+    private let serial: Mutex<DeviceTable>
     /// Pushes waiting for the host's thread (delivered from a callback or another thread).
     private let pushes = Mutex<[String]>([])
 
@@ -57,7 +54,7 @@ public final class AdapterHost: @unchecked Sendable {
         self.network = network
         self.options = options
         self.scheduler = scheduler ?? ManualScheduler(now: Self.beforeAnyTime)
-        self.timeKnown = scheduler != nil
+        self.serial = Mutex(DeviceTable(timeKnown: scheduler != nil))
     }
 
     /// The earliest RFC 3339 time (0000-01-01T00:00:00Z): an own scheduler starts here.
@@ -68,7 +65,7 @@ public final class AdapterHost: @unchecked Sendable {
 
     /// The SDK instance of `device` (its current or last process), for in-process callers.
     public func sdk(of device: String) -> Lerix? {
-        serial.withLock { _ in devices[device]?.sdk }
+        serial.withLock { table in table.devices[device]?.sdk }
     }
 
     /// A silent push for `token`: every running device (foreground or background) with that push
@@ -78,11 +75,11 @@ public final class AdapterHost: @unchecked Sendable {
     public func deliverPush(token: String) {
         pushes.withLock { $0.append(token) }
         // A command in progress (maybe our own caller) drains the queue itself.
-        guard let _ = serial.withLockIfAvailable({ _ in drainPushes() }) else { return }
+        guard let _ = serial.withLockIfAvailable({ table in drainPushes(table) }) else { return }
     }
 
     /// Hands queued pushes to their devices and waits for the checks they start.
-    func drainPushes() {
+    func drainPushes(_ table: DeviceTable) {
         while true {
             let tokens = pushes.withLock { queue -> [String] in
                 let taken = queue
@@ -91,8 +88,8 @@ public final class AdapterHost: @unchecked Sendable {
             }
             if tokens.isEmpty { return }
             for token in tokens {
-                for id in deviceOrder {
-                    guard let device = devices[id], device.configuration.pushToken == token, device.isRunning,
+                for id in table.order {
+                    guard let device = table.devices[id], device.configuration.pushToken == token, device.isRunning,
                           device.configuration.supportsPush
                     else { continue }
                     device.sdk.didReceiveSilentPush()
@@ -126,17 +123,17 @@ public final class AdapterHost: @unchecked Sendable {
         } catch {
             return Self.failure(id: id, error.message)
         }
-        return serial.withLock { _ -> JSON in
+        return serial.withLock { table -> JSON in
             do throws(CommandError) {
-                let fields = try run(typed)
+                let fields = try run(typed, table)
                 network.runUntilIdle()
-                drainPushes()
+                drainPushes(table)
                 var answer = JSONObject([("id", id), ("ok", true)])
                 for (key, value) in fields { answer[key] = value }
                 return .object(answer)
             } catch {
                 network.runUntilIdle()
-                drainPushes()
+                drainPushes(table)
                 return Self.failure(id: id, error.message)
             }
         }
@@ -149,3 +146,13 @@ public final class AdapterHost: @unchecked Sendable {
 
 /// Refusals are the protocol's one error type.
 typealias CommandError = AdapterCommandError
+
+/// The host's devices in creation order, and whether the first `create` has set true time.
+/// Only ever reached through the host's lock, so it needs no lock of its own.
+final class DeviceTable {
+    var timeKnown: Bool
+    var devices: [String: AdapterDevice] = [:]
+    var order: [String] = []
+
+    init(timeKnown: Bool) { self.timeKnown = timeKnown }
+}

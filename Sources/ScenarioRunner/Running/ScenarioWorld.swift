@@ -35,19 +35,6 @@ public protocol ScenarioEnvironment: AnyObject {
     func makeWorld(for scenario: Scenario) throws -> ScenarioWorld
 }
 
-/// A silent push as the devices' gateway accepted it: which tokens it reached, and when.
-public struct ObservedPush: Sendable, Equatable {
-    public var id: Int
-    public var sentAt: Instant
-    /// Tokens the gateway accepted (a token it refused is left out).
-    public var tokens: [String]
-    public init(id: Int, sentAt: Instant, tokens: [String]) {
-        self.id = id
-        self.sentAt = sentAt
-        self.tokens = tokens
-    }
-}
-
 /// What `GET /admin/clock` (and `POST`) tells a harness in virtual time.
 struct ServerClockState {
     var now: Instant
