@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Fleets in virtual time (issue 13): the in-process server and Swift SDK through the fleet
+# scenarios of Benchmarks/fleets/ (not in make test), with `lerix-mock scenarios`:
+#   - 10,000 devices through a simulated day (block, lift, pushes on): < 5 s, < 512 MB;
+#   - 100,000 devices through a simulated hour (block, pushes on): < 30 s, < 1 GB;
+# each also at 1k/10k/100k devices to show how time and memory grow. Every run must pass (its
+# closing steps pin each device's checks), so the checks per second count real checks.
+# Env: LERIX_BIN (.build/release/lerix-mock), BENCH_FLEET_SIZES ("1000 10000 100000").
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+bench_setup lerix-bench-fleet python3
+[ -x /usr/bin/time ] || { echo "bench needs /usr/bin/time (Debian's time package)" >&2; exit 2; }
+SIZES=${BENCH_FLEET_SIZES:-1000 10000 100000}
+echo "load average before: $(load_average)"
+
+# fleet SCENARIO SHORT WALL_TARGET_S RSS_TARGET_MB TARGET_DEVICES: one run per size, a row each.
+fleet() {
+    local scenario=$1 short=$2 wall_target=$3 rss_target=$4 target_devices=$5
+    local base_wall="" base_size=""
+    for size in $SIZES; do
+        local line name devices wall rss checks rate passed
+        line=$(python3 "$ROOT/Benchmarks/fleet.py" "$BIN" "$ROOT/Benchmarks/fleets/$scenario" "$size" "$WORK") || exit 1
+        IFS=$'\t' read -r name devices wall rss checks rate passed <<<"$line"
+        local errors=0 target="-" reference="-" growth="-"
+        [ "$passed" = 1 ] || errors=1
+        [ "$devices" = "$target_devices" ] && target="< $wall_target s, < $rss_target MB"
+        if [ -n "$base_wall" ]; then
+            reference="$((base_size / 1000))k devices $base_wall s"
+            growth=$(bench_ratio "$wall" "$base_wall")
+        fi
+        [ -z "$base_wall" ] && { base_wall=$wall; base_size=$devices; }
+        printf '%-12s %7s devices  %7s s  %6s MB  %9s checks  %8s checks/s  %s\n' \
+            "$short" "$devices" "$wall" "$rss" "$checks" "$rate" "$([ "$passed" = 1 ] && echo passed || echo FAILED)"
+        bench_row "fleet $short, $((devices / 1000))k devices" "$wall s, $rss MB, $rate checks/s" "$reference" "$growth" "$errors" "$target"
+    done
+}
+
+fleet day-10k.yaml "1 day" 5 512 10000
+fleet hour-100k.yaml "1 hour" 30 1024 100000
+echo "load average after: $(load_average)"
