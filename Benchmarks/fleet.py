@@ -1,7 +1,8 @@
 """Fleets in virtual time: runs a fleet scenario of Benchmarks/fleets/ with `lerix-mock
 scenarios` (the in-process server and Swift SDK) at a given number of devices and prints one
-tab-separated line: scenario, devices, wall seconds, peak RSS in MB, device checks, checks per
-second, passed (1/0).
+tab-separated line: scenario, devices, wall seconds, CPU seconds (user + system), peak RSS in
+MB, device checks, checks per wall second, checks per CPU second, passed (1/0). On a shared
+machine the CPU figures are the ones to compare.
 
 The scenario's fleet sizes are scaled in proportion (every `count:` and the `tokens:` of its
 push expectations); its closing `expect` steps pin each device's `checks`, so the total is
@@ -39,13 +40,14 @@ checks = sum(scale(n) * per_device[f] for f, n in fleets.items())
 path = f"{WORK}/{DEVICES}-{SOURCE.rsplit('/', 1)[-1]}"
 open(path, "w").write(scaled)
 started = time.monotonic()
-run = subprocess.run(["/usr/bin/time", "-f", "peak-rss-kb %M", BIN, "scenarios", path],
+run = subprocess.run(["/usr/bin/time", "-f", "peak-rss-kb %M cpu %U %S", BIN, "scenarios", path],
                      capture_output=True, text=True)
 wall = time.monotonic() - started
-rss = re.search(r"peak-rss-kb (\d+)", run.stderr)
+rss = re.search(r"peak-rss-kb (\d+) cpu ([\d.]+) ([\d.]+)", run.stderr)
+cpu = float(rss.group(2)) + float(rss.group(3)) if rss else 0
 passed = run.returncode == 0
 if not passed:
     sys.stderr.write(run.stdout[-4000:] + run.stderr[-2000:])
 name = re.search(r"^name: (.*)$", text, re.M).group(1)
-print("\t".join([name, str(DEVICES), f"{wall:.2f}", f"{int(rss.group(1)) / 1024:.0f}" if rss else "-",
-                 str(checks), f"{checks / wall:.0f}", "1" if passed else "0"]))
+print("\t".join([name, str(DEVICES), f"{wall:.2f}", f"{cpu:.2f}", f"{int(rss.group(1)) / 1024:.0f}" if rss else "-",
+                 str(checks), f"{checks / wall:.0f}", f"{checks / cpu:.0f}" if cpu else "-", "1" if passed else "0"]))

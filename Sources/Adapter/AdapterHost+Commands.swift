@@ -98,7 +98,11 @@ extension AdapterHost {
             sdkVersion: setting(config.sdkVersion, default: LerixConfiguration.currentSDKVersion),
             enabled: config.enabled, pushToken: config.pushToken)
         let storage: any Storage
-        if let folder = config.storage {
+        if let folder = config.storage, options.disksInMemory {
+            let disk = table.disks[folder] ?? InMemoryStorage()
+            table.disks[folder] = disk
+            storage = disk
+        } else if let folder = config.storage {
             do {
                 storage = try FileStorage(folder: folder)
             } catch {

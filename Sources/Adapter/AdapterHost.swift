@@ -30,6 +30,10 @@ public final class AdapterHost: Sendable {
         public var adminToken: String?
         /// Where diagnostics go (the CLI passes stderr).
         public var log: @Sendable (String) -> Void = { _ in }
+        /// Keeps each `config.storage` folder as an in-memory disk (one per folder path, for the
+        /// host's life) instead of files: for in-process runs, whose folders are thrown away
+        /// after the scenario, so a fleet's answers cost no file writes.
+        public var disksInMemory = false
         public init() {}
     }
 
@@ -153,6 +157,8 @@ final class DeviceTable {
     var timeKnown: Bool
     var devices: [String: AdapterDevice] = [:]
     var order: [String] = []
+    /// The in-memory disks by folder, with ``AdapterHost/Options/disksInMemory``.
+    var disks: [String: InMemoryStorage] = [:]
 
     init(timeKnown: Bool) { self.timeKnown = timeKnown }
 }

@@ -56,6 +56,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// ASCII case-insensitive comparison without allocating.
     public static func namesEqual(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }   // O(1) for native strings
         var ia = a.utf8.makeIterator(), ib = b.utf8.makeIterator()
         while true {
             switch (ia.next(), ib.next()) {

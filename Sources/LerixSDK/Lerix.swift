@@ -295,19 +295,21 @@ public final class Lerix: Sendable {
                 log?("lerix: cannot save the release control answer: \(error)")
             }
         case .stateChanged:
-            let (state, observers) = inner.withLock { s in
-                (s.machine.state(at: reading().0), Array(s.observers.values))
+            // The state is worked out only for someone who listens (a fleet's checks mostly have no one).
+            let (state, observers) = inner.withLock { s -> (LerixState?, [Observer]) in
+                s.observers.isEmpty ? (nil, []) : (s.machine.state(at: reading().0), Array(s.observers.values))
             }
-            for observer in observers { observer(state) }
+            if let state { for observer in observers { observer(state) } }
         case .checkFailed(let failure):
             log?("lerix: check failed (\(failure.kind.rawValue)): \(failure.reason)")
         case .checkSettled:
-            let (state, waiters) = inner.withLock { s -> (LerixState, [Observer]) in
+            let (state, waiters) = inner.withLock { s -> (LerixState?, [Observer]) in
+                guard !s.refreshWaiters.isEmpty else { return (nil, []) }
                 let waiting = s.refreshWaiters
                 s.refreshWaiters = []
                 return (s.machine.state(at: reading().0), waiting)
             }
-            for waiter in waiters { waiter(state) }
+            if let state { for waiter in waiters { waiter(state) } }
         }
     }
 }

@@ -121,21 +121,25 @@ extension ReleaseControlMachine {
         response.header("Lerix-Server-Time").flatMap { Instant(rfc3339: $0.trimmingSpaces) }
     }
 
-    /// `max-age` from `Cache-Control`, when positive (read as bytes: it runs on every answer).
+    /// `max-age` from `Cache-Control`, when positive (read in place as bytes: it runs on every answer).
     static func maxAge(_ response: TransportResponse) -> Int? {
-        guard let value = response.header("Cache-Control") else { return nil }
-        let bytes = Array(value.utf8)
-        let name = Array("max-age".utf8)
+        guard var value = response.header("Cache-Control") else { return nil }
+        return value.withUTF8 { maxAge(in: $0) }
+    }
+
+    private static func maxAge(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        let name: StaticString = "max-age"
+        let nameBytes = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
         var i = 0
-        while i + name.count <= bytes.count {
+        while i + nameBytes.count <= bytes.count {
             var match = true
-            for k in 0..<name.count {
+            for k in 0..<nameBytes.count {
                 let b = bytes[i + k]
-                if (b >= 65 && b <= 90 ? b + 32 : b) != name[k] { match = false; break }
+                if (b >= 65 && b <= 90 ? b + 32 : b) != nameBytes[k] { match = false; break }
             }
             let boundary = i == 0 || bytes[i - 1] == 44 || bytes[i - 1] == 32 || bytes[i - 1] == 9
             if match && boundary {
-                var j = i + name.count
+                var j = i + nameBytes.count
                 while j < bytes.count, bytes[j] == 32 { j += 1 }
                 guard j < bytes.count, bytes[j] == 61 else { return nil }
                 j += 1

@@ -61,6 +61,8 @@ public struct TransportResponse: Equatable, Sendable {
 
     /// ASCII case-insensitive, without allocating (this runs for every header of every answer).
     public static func namesEqual(_ a: String, _ b: String) -> Bool {
+        // Most names looked for differ in length from most names present: O(1) for native strings.
+        guard a.utf8.count == b.utf8.count else { return false }
         var left = a.utf8.makeIterator()
         var right = b.utf8.makeIterator()
         while true {

@@ -16,8 +16,10 @@ final class InProcessAdapter: AdapterConnection {
     static func make(responder: (any Responder)? = nil, clock: ManualScheduler? = nil,
                      baseURL: String = "http://lerix.test") throws -> any AdapterConnection {
         if let responder {
+            var options = AdapterHost.Options()
+            options.disksInMemory = true   // the world's storage folder goes with the scenario
             return InProcessAdapter(host: AdapterHost(network: TransportNetwork(ResponderTransport(responder: responder, baseURL: baseURL)),
-                                                      scheduler: clock))
+                                                      options: options, scheduler: clock))
         }
         return InProcessAdapter(host: AdapterHost())
     }

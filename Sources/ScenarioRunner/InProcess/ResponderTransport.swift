@@ -25,39 +25,48 @@ public final class ResponderTransport: Transport {
             completion(.failure(TransportError("no server at \(request.url) (the in-process server is \(baseURL))")))
             return
         }
-        var target = String(request.url.dropFirst(baseURL.count))
-        if target.isEmpty || target.first == "?" { target = "/" + target }
+        var target = String(request.url.utf8.dropFirst(baseURL.utf8.count)) ?? ""
+        if target.isEmpty || target.utf8.first == UInt8(ascii: "?") { target = "/" + target }
         var headers = HTTPHeaders()
-        for (name, value) in request.headers { headers.add(name, value) }
-        if !headers.contains("Host") { headers.set("Host", "lerix.test") }
-        let httpRequest = HTTPRequest(method: request.method, target: target, headers: headers, body: request.body)
-        let answered = Mutex<Bool>(false)
-        let result = Mutex<TransportResult?>(nil)
-        responder.respond(to: httpRequest) { reply in
-            let first = answered.withLock { was -> Bool in
-                defer { was = true }
-                return !was
-            }
-            guard first else { return }
-            switch reply {
-            case .response(let response):
-                result.withLock { $0 = .success(TransportResponse(status: response.status, headers: response.headers.map { ($0.name, $0.value) },
-                                                                  body: response.body)) }
-            case .close:
-                result.withLock { $0 = .failure(TransportError("connection reset by the server")) }
-            case .stream(_, let stream):
-                stream.end()   // SDKs never ask for a stream; nothing here would read it
-                result.withLock { $0 = .failure(TransportError("the server answered with an event stream")) }
-            }
+        var hasHost = false
+        for (name, value) in request.headers {
+            hasHost = hasHost || HTTPHeaders.namesEqual(name, "Host")
+            headers.add(name, value)
         }
-        let synchronous = answered.withLock { was -> Bool in
-            defer { was = true }
-            return was
+        if !hasHost { headers.add("Host", "lerix.test") }
+        let reply = SynchronousReply()
+        responder.respond(to: HTTPRequest(method: request.method, target: target, headers: headers, body: request.body)) { reply.take($0) }
+        completion(reply.close() ?? .failure(TransportError("timed out: the server did not answer")))
+    }
+}
+
+/// The first reply a responder gives while `respond` runs; one given later is dropped.
+private final class SynchronousReply: Sendable {
+    private let state = Mutex<(closed: Bool, result: TransportResult?)>((false, nil))
+
+    func take(_ reply: HTTPReply) {
+        let result: TransportResult
+        switch reply {
+        case .response(let response):
+            var answer = TransportResponse(status: response.status, body: response.body)
+            answer.headers = response.headers.fields
+            result = .success(answer)
+        case .close:
+            result = .failure(TransportError("connection reset by the server"))
+        case .stream(_, let stream):
+            stream.end()   // SDKs never ask for a stream; nothing here would read it
+            result = .failure(TransportError("the server answered with an event stream"))
         }
-        if synchronous, let r = result.withLock({ $0 }) {
-            completion(r)
-        } else {
-            completion(.failure(TransportError("timed out: the server did not answer")))
+        state.withLock { s in
+            if !s.closed, case .none = s.result { s.result = result }
+        }
+    }
+
+    /// What arrived so far (nil: nothing yet, a timeout); later replies are dropped.
+    func close() -> TransportResult? {
+        state.withLock { s in
+            s.closed = true
+            return s.result
         }
     }
 }

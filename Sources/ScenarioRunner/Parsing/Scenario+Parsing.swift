@@ -79,16 +79,18 @@ extension Scenario {
         }
         if let devices = root.attempt({ () throws(ScenarioError) in try root.required("devices", in: "a scenario") }),
            let entries = devices.attempt({ () throws(ScenarioError) in try devices.object("`devices`") }) {
+            var taken = Set<String>()   // a set: fleets of 100,000 devices are checked in linear time
             for (key, node) in entries {
                 guard let expanded = node.attempt({ () throws(ScenarioError) in try DeviceSpec.parse(name: key, node) }) else {
                     scenario.groups[key] = []   // still a known name, so steps naming it add no second error
                     context.brokenDevices.insert(key)
                     continue
                 }
-                if let twin = expanded.first(where: { d in scenario.devices.contains { $0.name == d.name } }) {
+                if let twin = expanded.first(where: { taken.contains($0.name) }) {
                     node.diagnostics.record(node.keyError("two devices are named '\(twin.name)'"))
                     continue
                 }
+                taken.formUnion(expanded.lazy.map(\.name))
                 scenario.devices += expanded
                 scenario.groups[key] = expanded.map(\.name)
             }

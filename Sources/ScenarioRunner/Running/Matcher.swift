@@ -9,8 +9,8 @@ import JSON
 enum Matcher {
     /// Nil when `seen` satisfies `expected`, else "path: expected X, seen Y".
     static func mismatch(_ expected: JSON, _ seen: JSON?, path: String) -> String? {
-        let seenText = seen.map(describe) ?? "nothing"
-        func fail(_ want: String) -> String { "\(path.isEmpty ? "value" : path): expected \(want), seen \(seenText)" }
+        // Described only on a mismatch: a fleet's expectations match thousands of whole states.
+        func fail(_ want: String) -> String { "\(path.isEmpty ? "value" : path): expected \(want), seen \(seen.map(describe) ?? "nothing")" }
         switch expected {
         case .string(let s):
             switch s {

@@ -34,8 +34,8 @@ final class ScenarioExecution {
     /// How far each device's clock is off true time, in seconds (`clock_offset`, then `set_clock`).
     var clockOffsets: [String: Int64] = [:]
 
-    /// Each device's state as its latest finished expectation saw it (`checks: "+1"` counts from
-    /// there), and as the current one sees it.
+    /// Each device's counts as its latest finished expectation saw them (`checks: "+1"` counts
+    /// from there), and as the current one sees them (``counts(of:)``).
     var previousStates: [String: JSON] = [:]
     var seenStates: [String: JSON] = [:]
 
