@@ -18,7 +18,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// The first value of `name`, or nil.
     public subscript(name: String) -> String? {
-        for field in fields where Self.namesEqual(field.name, name) { return field.value }
+        firstIndex(of: name).map { fields[$0].value }
+    }
+
+    /// Index in ``fields`` of the first field named `name`.
+    public func firstIndex(of name: String) -> Int? {
+        for i in fields.indices where Self.namesEqual(fields[i].name, name) { return i }
         return nil
     }
 
@@ -31,17 +36,37 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields.append((name: name, value: value))
     }
 
-    /// Replaces every field named `name` with one field.
+    /// Replaces every field named `name` with one field (in the first one's place, if any).
     public mutating func set(_ name: String, _ value: String) {
-        remove(name)
-        fields.append((name: name, value: value))
+        guard let first = firstIndex(of: name) else {
+            fields.append((name: name, value: value))
+            return
+        }
+        fields[first] = (name: name, value: value)
+        let later = first + 1
+        if fields[later...].contains(where: { Self.namesEqual($0.name, name) }) {
+            let kept = fields[later...].filter { !Self.namesEqual($0.name, name) }
+            fields.replaceSubrange(later..., with: kept)
+        }
     }
 
     public mutating func remove(_ name: String) {
-        fields.removeAll { Self.namesEqual($0.name, name) }
+        // Only a header that holds the name is written to (no copy of a shared one otherwise).
+        guard let first = firstIndex(of: name) else { return }
+        fields.remove(at: first)
+        if fields[first...].contains(where: { Self.namesEqual($0.name, name) }) {
+            fields.removeAll { Self.namesEqual($0.name, name) }
+        }
     }
 
-    public func contains(_ name: String) -> Bool { self[name] != nil }
+    /// Removes every field whose name satisfies `predicate`, in one pass over the names; a
+    /// header without such a field is not written to.
+    public mutating func removeAll(named predicate: (String) -> Bool) {
+        guard fields.contains(where: { predicate($0.name) }) else { return }
+        fields.removeAll { predicate($0.name) }
+    }
+
+    public func contains(_ name: String) -> Bool { firstIndex(of: name) != nil }
 
     public var count: Int { fields.count }
 
@@ -55,9 +80,17 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     /// ASCII case-insensitive comparison without allocating.
+    ///
+    /// Lengths first (constant time for native strings), then bytes where both are contiguous
+    /// (every native or small string): most lookups end at the length.
     public static func namesEqual(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }   // O(1) for native strings
-        var ia = a.utf8.makeIterator(), ib = b.utf8.makeIterator()
+        let ua = a.utf8, ub = b.utf8
+        guard ua.count == ub.count else { return false }
+        let contiguous = ua.withContiguousStorageIfAvailable { pa in
+            ub.withContiguousStorageIfAvailable { pb in bytesEqualFolded(pa, pb) }
+        }
+        if let contiguous, let result = contiguous { return result }
+        var ia = ua.makeIterator(), ib = ub.makeIterator()
         while true {
             switch (ia.next(), ib.next()) {
             case (nil, nil): return true
@@ -69,5 +102,18 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
             default: return false
             }
         }
+    }
+
+    /// Equal-length buffers, ASCII letters folded to lower case.
+    @inline(__always)
+    static func bytesEqualFolded(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        for i in 0 ..< a.count {
+            let x = a[i], y = b[i]
+            if x == y { continue }
+            let lx = x >= 65 && x <= 90 ? x | 0x20 : x
+            let ly = y >= 65 && y <= 90 ? y | 0x20 : y
+            if lx != ly { return false }
+        }
+        return true
     }
 }

@@ -58,8 +58,15 @@ public struct ResponseCaching: Sendable {
 
     /// A 304 describes no content of its own, whoever made it (the check makes its own).
     static func removeRepresentationMetadata(_ headers: inout HTTPHeaders) {
-        for name in ["Content-Type", "Content-Length", "Content-Encoding"] where headers.contains(name) {
-            headers.remove(name)
+        headers.removeAll(named: isRepresentationMetadata)
+    }
+
+    private static func isRepresentationMetadata(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 12: return HTTPHeaders.namesEqual(name, "Content-Type")
+        case 14: return HTTPHeaders.namesEqual(name, "Content-Length")
+        case 16: return HTTPHeaders.namesEqual(name, "Content-Encoding")
+        default: return false
         }
     }
 }
