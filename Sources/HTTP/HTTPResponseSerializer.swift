@@ -98,9 +98,16 @@ public enum HTTPResponseSerializer {
         return out
     }
 
-    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+    /// `value` in decimal ASCII (a negative one as 0): lengths, statuses, log fields.
+    public static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
         if value < 10 {
-            out.append(UInt8(48 + value))
+            out.append(UInt8(48 + max(value, 0)))
+            return
+        }
+        if value < 1000 {
+            if value >= 100 { out.append(UInt8(48 + value / 100)) }
+            out.append(UInt8(48 + value / 10 % 10))
+            out.append(UInt8(48 + value % 10))
             return
         }
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,

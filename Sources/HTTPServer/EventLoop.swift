@@ -17,6 +17,8 @@ final class EventLoop: @unchecked Sendable {
     /// The `Date` of answers leaving this loop, formatted once a second.
     let date: DateField
     private(set) var shuttingDown = false
+    /// This loop's request log lines, handed to the server's sink once per wake-up; nil when quiet.
+    let requestLog: RequestLogBatch?
 
     var queue: DispatchQueue { reactor.queue }
     /// 64 KiB, reused by every read on this loop.
@@ -31,6 +33,8 @@ final class EventLoop: @unchecked Sendable {
         self.context = context
         self.connectionEnded = connectionEnded
         self.date = DateField(clock: context.configuration.clock)
+        let queue = reactor.queue
+        self.requestLog = context.log.map { RequestLogBatch(sink: $0, queue: queue) }
     }
 
     /// Starts the reactor. Call once, on any thread.

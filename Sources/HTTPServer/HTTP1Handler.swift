@@ -263,10 +263,10 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     }
 
     private func log(_ slot: Slot, status: Int?, bytes: Int) {
-        guard let sink = connection.context.log else { return }
+        guard let batch = connection.loop.requestLog else { return }
         let elapsed = ServerContext.now() &- slot.startedAt
-        sink(RequestLogEntry(method: slot.request.method, target: slot.request.target, status: status,
-                             bytes: bytes, microseconds: Int(elapsed / 1000), version: slot.request.version))
+        batch.record(RequestLogEntry(method: slot.request.method, target: slot.request.target, status: status,
+                                     bytes: bytes, microseconds: Int(elapsed / 1000), version: slot.request.version))
     }
 
     // MARK: Ending

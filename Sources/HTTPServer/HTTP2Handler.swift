@@ -183,10 +183,10 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
     }
 
     private func log(_ entry: InFlight, status: Int?, bytes: Int) {
-        guard logging, let sink = connection.context.log else { return }
+        guard logging, let batch = connection.loop.requestLog else { return }
         let elapsed = ServerContext.now() &- entry.startedAt
-        sink(RequestLogEntry(method: entry.request.method, target: entry.request.target, status: status,
-                             bytes: bytes, microseconds: Int(elapsed / 1000), version: .http2))
+        batch.record(RequestLogEntry(method: entry.request.method, target: entry.request.target, status: status,
+                                     bytes: bytes, microseconds: Int(elapsed / 1000), version: .http2))
     }
 
     // MARK: Ending

@@ -14,9 +14,8 @@ import Synchronization
 /// application uses.
 ///
 /// ```swift
-/// let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), responder: app) { entry in
-///     print(entry.line)                       // "GET /healthz 200 2B 87us"
-/// }
+/// let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), responder: app,
+///                         log: RequestLogWriter())      // "GET /healthz 200 2B 87us" on stderr
 /// let port = try server.start()
 /// ...
 /// server.stop(graceful: true) { print("stopped") }
@@ -46,9 +45,10 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// - Parameters:
-    ///   - log: called once per request (on a server queue): keep it quick.
+    ///   - log: where the request log lines go (one line per request, batched per event-loop
+    ///     wake-up); nil for none.
     public init(configuration: Configuration = Configuration(), responder: any Responder,
-                log: (@Sendable (RequestLogEntry) -> Void)? = nil) {
+                log: (any RequestLogSink)? = nil) {
         self.configuration = configuration
         let context = ServerContext(configuration: configuration, responder: responder, log: log,
                                     http2: Self.makeHTTP2Factory(configuration))

@@ -1,11 +1,11 @@
 import HTTP
 
-/// One answered (or dropped) request, handed to the server's log sink.
+/// One answered (or dropped) request, as the server logs it.
 ///
 /// ```swift
-/// HTTPServer(configuration: .init(), responder: app) { entry in
-///     FileHandle.standardError.write(entry.line + "\n")   // "GET /healthz 200 2B 87us"
-/// }
+/// var line: [UInt8] = []
+/// RequestLogEntry(method: "GET", target: "/healthz", status: 200, bytes: 2, microseconds: 87,
+///                 version: .http1_1).append(to: &line)   // "GET /healthz 200 2B 87us\n"
 /// ```
 public struct RequestLogEntry: Sendable {
     public var method: String
@@ -31,7 +31,35 @@ public struct RequestLogEntry: Sendable {
     /// `METHOD target status bytesB microsecondsus`, e.g. `GET /healthz 200 2B 87us`;
     /// a dropped connection shows `reset` instead of a status.
     public var line: String {
-        let statusText = status.map { String($0) } ?? "reset"
-        return "\(method) \(target) \(statusText) \(bytes)B \(microseconds)us"
+        var bytes: [UInt8] = []
+        append(to: &bytes)
+        bytes.removeLast()
+        return String(decoding: bytes, as: UTF8.self)
     }
+
+    /// Appends ``line`` and a newline, as bytes: no `String` is made per request.
+    public func append(to out: inout [UInt8]) {
+        out.append(contentsOf: method.utf8)
+        out.append(.space)
+        out.append(contentsOf: target.utf8)
+        out.append(.space)
+        if let status {
+            HTTPResponseSerializer.appendDecimal(status, to: &out)
+        } else {
+            out.append(contentsOf: Self.reset)
+        }
+        out.append(.space)
+        HTTPResponseSerializer.appendDecimal(bytes, to: &out)
+        out.append(UInt8(ascii: "B"))
+        out.append(.space)
+        HTTPResponseSerializer.appendDecimal(microseconds, to: &out)
+        out.append(contentsOf: Self.microsecondsUnit)
+    }
+
+    private static let reset: [UInt8] = Array("reset".utf8)
+    private static let microsecondsUnit: [UInt8] = Array("us\n".utf8)
+}
+
+private extension UInt8 {
+    static let space = UInt8(ascii: " ")
 }

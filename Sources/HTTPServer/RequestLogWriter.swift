@@ -4,20 +4,29 @@ import Synchronization
 
 /// Writes request log lines to a descriptor (stderr by default) away from the event loops.
 ///
-/// Lines are batched and written by one background queue, so a burst of requests costs a
-/// few `write(2)`s instead of one each; when the descriptor does not keep up (a terminal
-/// scrolled back, a pipe nobody reads), lines beyond `maxPendingBytes` are dropped and
-/// counted instead of stalling the server.
+/// Each event loop hands over the lines of one wake-up at once (``RequestLogSink``); one
+/// background queue writes whatever has gathered, so a burst of requests costs a few
+/// `write(2)`s instead of one each, and the loops never wait for the descriptor. When it
+/// does not keep up (a terminal scrolled back, a pipe nobody reads), lines beyond
+/// `maxPendingBytes` are dropped and counted instead of stalling the server.
 ///
 /// ```swift
 /// let logWriter = RequestLogWriter()                 // stderr
-/// let server = HTTPServer(configuration: configuration, responder: app, log: logWriter.sink)
+/// let server = HTTPServer(configuration: configuration, responder: app, log: logWriter)
+/// logWriter.write("push delivered")                  // other lines share the same order
 /// ```
-public final class RequestLogWriter: Sendable {
+public final class RequestLogWriter: RequestLogSink {
     private struct State {
         var pending: [UInt8] = []
         var dropped = 0
         var scheduled = false
+
+        /// True when the caller must start a drain (none is scheduled or running).
+        mutating func claimDrain() -> Bool {
+            if scheduled { return false }
+            scheduled = true
+            return true
+        }
     }
 
     private let fd: Int32
@@ -30,25 +39,35 @@ public final class RequestLogWriter: Sendable {
         self.maxPendingBytes = maxPendingBytes
     }
 
-    /// The closure to hand to ``HTTPServer/init(configuration:responder:log:)``.
-    public var sink: @Sendable (RequestLogEntry) -> Void {
-        { [self] entry in write(entry.line) }
-    }
-
     /// Queues one line (a newline is added).
     public func write(_ line: String) {
-        let schedule = state.withLock { state -> Bool in
+        schedule(state.withLock { state -> Bool in
             if state.pending.count + line.utf8.count + 1 > maxPendingBytes {
                 state.dropped += 1
             } else {
                 state.pending.append(contentsOf: line.utf8)
                 state.pending.append(10)
             }
-            if state.scheduled { return false }
-            state.scheduled = true
-            return true
-        }
-        if schedule { queue.async { [self] in drain() } }
+            return state.claimDrain()
+        })
+    }
+
+    /// Queues a batch of whole lines (each with its newline): all of it, or, when it does
+    /// not fit, none of it (counted as dropped lines).
+    public func write(lines: UnsafeRawBufferPointer) {
+        guard !lines.isEmpty else { return }
+        schedule(state.withLock { state -> Bool in
+            if state.pending.count + lines.count > maxPendingBytes {
+                state.dropped += lines.reduce(0) { $0 + ($1 == 10 ? 1 : 0) }
+            } else {
+                state.pending.append(contentsOf: lines)
+            }
+            return state.claimDrain()
+        })
+    }
+
+    private func schedule(_ needed: Bool) {
+        if needed { queue.async { [self] in drain() } }
     }
 
     /// Waits until every queued line is written (tests; before exit).

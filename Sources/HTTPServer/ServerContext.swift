@@ -7,7 +7,8 @@ import TLS
 final class ServerContext: Sendable {
     let configuration: HTTPServer.Configuration
     let responder: any Responder
-    let log: (@Sendable (RequestLogEntry) -> Void)?
+    /// Where request log lines go; each loop batches its lines (``RequestLogBatch``).
+    let log: (any RequestLogSink)?
     /// The HTTP/2 plug-in; nil until HTTP/2 lands (see ``HTTP2ConnectionFactory``).
     let http2: (any HTTP2ConnectionFactory)?
     /// Certificate and key when the port also speaks TLS (see ``Connection``).
@@ -19,7 +20,7 @@ final class ServerContext: Sendable {
     let caching = ResponseCaching()
 
     init(configuration: HTTPServer.Configuration, responder: any Responder,
-         log: (@Sendable (RequestLogEntry) -> Void)?, http2: (any HTTP2ConnectionFactory)?) {
+         log: (any RequestLogSink)?, http2: (any HTTP2ConnectionFactory)?) {
         self.configuration = configuration
         self.responder = responder
         self.log = log

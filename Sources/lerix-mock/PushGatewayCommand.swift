@@ -63,8 +63,8 @@ enum PushGatewayCommand: CLICommand {
             CLI.printError("lerix-mock push-gateway: \(error)\nrun `lerix-mock push-gateway --help` for the options")
             return 2
         }
-        var log: (@Sendable (RequestLogEntry) -> Void)? = nil
-        if !quiet { log = { entry in CLI.printError(entry.line) } }
+        // Lines leave through one background writer, batched per loop wake-up, as serve's do.
+        let log: RequestLogWriter? = quiet ? nil : RequestLogWriter()
         do {
             var authentication = PushGateway.Authentication()
             if let apnsPublicKey {

@@ -148,7 +148,7 @@ enum ServeCommand: CLICommand {
         options.pushSink = try ServeWiring.pushSink(apns: settings.apnsGateway, fcm: settings.fcmGateway,
                                                     auth: settings.push, log: options.log)
         let app = try MockServer(options: options)
-        let log: (@Sendable (RequestLogEntry) -> Void)? = settings.quiet ? nil : logWriter.sink
+        let log: RequestLogWriter? = settings.quiet ? nil : logWriter
         // Date reads the app's clock: under --clock manual it agrees with Lerix-Server-Time.
         let tls = try settings.tls?.serverContext()
         let server = HTTPServer(configuration: .init(host: settings.host, port: settings.port, clock: options.clock.scheduler, tls: tls),
