@@ -8,7 +8,12 @@
 public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     public internal(set) var fields: [(name: String, value: String)]
 
-    public init(_ fields: [(String, String)] = []) {
+    /// No fields: every request and response starts here, so it allocates and maps nothing.
+    public init() {
+        self.fields = []
+    }
+
+    public init(_ fields: [(String, String)]) {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }
 

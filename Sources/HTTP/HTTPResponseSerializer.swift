@@ -63,10 +63,10 @@ public enum HTTPResponseSerializer {
             case 17 where HTTPHeaders.namesEqual(field.name, "transfer-encoding"): continue
             default: break
             }
-            out.append(contentsOf: name)
+            out.appendUTF8(field.name)
             out.append(.colon)
             out.append(.sp)
-            out.append(contentsOf: field.value.utf8)
+            out.appendUTF8(field.value)
             out.append(.cr)
             out.append(.lf)
         }

@@ -39,25 +39,24 @@ public struct RequestLogEntry: Sendable {
 
     /// Appends ``line`` and a newline, as bytes: no `String` is made per request.
     public func append(to out: inout [UInt8]) {
-        out.append(contentsOf: method.utf8)
+        out.appendUTF8(method)
         out.append(.space)
-        out.append(contentsOf: target.utf8)
+        out.appendUTF8(target)
         out.append(.space)
         if let status {
             HTTPResponseSerializer.appendDecimal(status, to: &out)
         } else {
-            out.append(contentsOf: Self.reset)
+            out.appendUTF8("reset")
         }
         out.append(.space)
         HTTPResponseSerializer.appendDecimal(bytes, to: &out)
         out.append(UInt8(ascii: "B"))
         out.append(.space)
         HTTPResponseSerializer.appendDecimal(microseconds, to: &out)
-        out.append(contentsOf: Self.microsecondsUnit)
+        out.append(UInt8(ascii: "u"))
+        out.append(UInt8(ascii: "s"))
+        out.append(UInt8(ascii: "\n"))
     }
-
-    private static let reset: [UInt8] = Array("reset".utf8)
-    private static let microsecondsUnit: [UInt8] = Array("us\n".utf8)
 }
 
 private extension UInt8 {

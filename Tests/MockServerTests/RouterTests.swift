@@ -1,3 +1,4 @@
+import HTTP
 import JSON
 @testable import MockServer
 import Testing
@@ -106,5 +107,17 @@ import Testing
         #expect(Problem(status: 404, detail: "x").json["type"] == "about:blank")
         #expect(Problem.unknownProject("ghost").json["type"] == "urn:lerix-mock:problem:unknown-project")
         #expect(Problem(status: 400, title: "Wrong type in body", detail: "x").type == "urn:lerix-mock:problem:wrong-type-in-body")
+    }
+
+    @Test(arguments: [
+        ("/v1/projects/demo/release-control?platform=ios&version=1.0.0", ["v1", "projects", "demo", "release-control"]),
+        ("//admin//projects/", ["admin", "projects"]),
+        ("/", []),
+        ("/healthz?x=%zz", ["healthz"]),
+        ("/admin/projects/a%2Fb/rules", ["admin", "projects", "a/b", "rules"]),
+        ("/ui/caf%C3%A9", ["ui", "café"]),
+    ])
+    func pathSegmentsAreSplitAtSlashesBeforeTheQueryAndDecodedOneByOne(target: String, expected: [String]) {
+        #expect(Router.segments(HTTP.HTTPRequest(method: "GET", target: target)) == expected)
     }
 }
