@@ -18,9 +18,11 @@ public enum HTTPResponseSerializer {
     ///   - keepAlive: false adds `Connection: close` (the server closes after writing).
     ///   - requestVersion: an HTTP/1.0 request that keeps the connection gets `Connection: keep-alive`.
     ///   - headOnly: the answer to `HEAD`: framing as for the body, body left out.
+    ///   - date: a `Date` field written after the response's own, as framing is: the server
+    ///     owns it, and adding it to `response.headers` would copy them for every answer.
     public static func write(_ response: HTTPResponse, to out: inout [UInt8], keepAlive: Bool,
-                             requestVersion: HTTPVersion = .http1_1, headOnly: Bool = false) {
-        writeHead(response, to: &out, keepAlive: keepAlive, requestVersion: requestVersion, framing: .length)
+                             requestVersion: HTTPVersion = .http1_1, headOnly: Bool = false, date: String? = nil) {
+        writeHead(response, to: &out, keepAlive: keepAlive, requestVersion: requestVersion, framing: .length, date: date)
         let status = (100 ... 599).contains(response.status) ? response.status : 500
         if status >= 200 && status != 204 && status != 304 && !headOnly {
             out.append(contentsOf: response.body)
@@ -30,9 +32,10 @@ public enum HTTPResponseSerializer {
     /// The head of a streamed response (``HTTPReply/stream``): chunked on HTTP/1.1; an
     /// HTTP/1.0 peer gets a body that ends when the connection closes. The connection
     /// closes after the stream either way.
-    public static func writeStreamHead(_ response: HTTPResponse, to out: inout [UInt8], requestVersion: HTTPVersion) {
+    public static func writeStreamHead(_ response: HTTPResponse, to out: inout [UInt8], requestVersion: HTTPVersion,
+                                       date: String? = nil) {
         writeHead(response, to: &out, keepAlive: false, requestVersion: requestVersion,
-                  framing: requestVersion == .http1_0 ? .untilClose : .chunked)
+                  framing: requestVersion == .http1_0 ? .untilClose : .chunked, date: date)
     }
 
     /// One chunk of a chunked body (RFC 9112 §7.1); nothing for no bytes (that would end it).
@@ -52,7 +55,7 @@ public enum HTTPResponseSerializer {
     private enum Framing { case length, chunked, untilClose }
 
     private static func writeHead(_ response: HTTPResponse, to out: inout [UInt8], keepAlive: Bool,
-                                  requestVersion: HTTPVersion, framing: Framing) {
+                                  requestVersion: HTTPVersion, framing: Framing, date: String?) {
         let status = (100 ... 599).contains(response.status) ? response.status : 500
         out.append(contentsOf: statusLines[status])
         for field in response.headers.fields {
@@ -67,6 +70,12 @@ public enum HTTPResponseSerializer {
             out.append(.colon)
             out.append(.sp)
             out.appendUTF8(field.value)
+            out.append(.cr)
+            out.append(.lf)
+        }
+        if let date {
+            out.append(contentsOf: datePrefix)
+            out.appendUTF8(date)
             out.append(.cr)
             out.append(.lf)
         }
@@ -91,10 +100,10 @@ public enum HTTPResponseSerializer {
 
     /// `response` as bytes (tests and one-off writers; servers reuse one buffer).
     public static func bytes(_ response: HTTPResponse, keepAlive: Bool = true,
-                             requestVersion: HTTPVersion = .http1_1, headOnly: Bool = false) -> [UInt8] {
+                             requestVersion: HTTPVersion = .http1_1, headOnly: Bool = false, date: String? = nil) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(128 + response.body.count)
-        write(response, to: &out, keepAlive: keepAlive, requestVersion: requestVersion, headOnly: headOnly)
+        write(response, to: &out, keepAlive: keepAlive, requestVersion: requestVersion, headOnly: headOnly, date: date)
         return out
     }
 
@@ -131,6 +140,7 @@ public enum HTTPResponseSerializer {
     }
 
     static let connectionClose: [UInt8] = Array("Connection: close\r\n".utf8)
+    static let datePrefix: [UInt8] = Array("Date: ".utf8)
     static let connectionKeepAlive: [UInt8] = Array("Connection: keep-alive\r\n".utf8)
     static let contentLengthPrefix: [UInt8] = Array("Content-Length: ".utf8)
     static let transferEncodingChunked: [UInt8] = Array("Transfer-Encoding: chunked\r\n".utf8)

@@ -449,8 +449,8 @@ final class Connection: ReactorHandler, @unchecked Sendable {
     func deadlinePassed() {
         if !lingering, !hasPendingOutput,
            var response = fresh ? HTTP1Handler.headTimedOut : handler?.timeoutResponse {
-            context.finalize(&response, for: HTTPRequest(method: "-", target: "-"), date: loop.date.current())
-            let bytes = HTTPResponseSerializer.bytes(response, keepAlive: false)
+            context.finalize(&response, for: HTTPRequest(method: "-", target: "-"))
+            let bytes = HTTPResponseSerializer.bytes(response, keepAlive: false, date: loop.date.current())
             if let tls {
                 // Only once the handshake is done is there a channel to answer on.
                 if tls.isHandshakeComplete {

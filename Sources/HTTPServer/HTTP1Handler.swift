@@ -204,21 +204,26 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
 
     /// Serializes every answer at the front of the queue, in order.
     private func writeReady() {
-        while head < slots.count, let reply = slots[head].reply {
+        while head < slots.count, slots[head].reply != nil {
+            // Moved out of the slot, not copied: the answer's fields stay uniquely owned, so
+            // finalize's touches (a 304's Vary, gzip) do not copy them.
+            var taken: HTTPReply?
+            swap(&taken, &slots[head].reply)
+            guard let reply = consume taken else { break }
             let slot = slots[head]
-            slots[head].reply = nil
             head += 1
             firstSequence += 1
-            switch reply {
+            switch consume reply {
             case .close:
                 log(slot, status: nil, bytes: 0)
                 connection.close()
                 return
             case .stream(var streamHead, let stream):
-                connection.context.finalize(&streamHead, for: slot.request, date: connection.loop.date.current())
+                connection.context.finalize(&streamHead, for: slot.request)
                 streamHead.body = []
+                let date = connection.loop.date.current()
                 connection.enqueue {
-                    HTTPResponseSerializer.writeStreamHead(streamHead, to: &$0, requestVersion: slot.request.version)
+                    HTTPResponseSerializer.writeStreamHead(streamHead, to: &$0, requestVersion: slot.request.version, date: date)
                 }
                 if logging { log(slot, status: streamHead.status, bytes: 0) }
                 // Nothing is answered after a stream: the connection ends with it.
@@ -228,11 +233,12 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
                 startStreaming(stream, headOnly: slot.request.method == "HEAD", chunked: slot.request.version != .http1_0)
                 return
             case .response(var response):
-                connection.context.finalize(&response, for: slot.request, date: connection.loop.date.current())
+                connection.context.finalize(&response, for: slot.request)
                 let headOnly = slot.request.method == "HEAD"
+                let date = connection.loop.date.current()
                 connection.enqueue {
                     HTTPResponseSerializer.write(response, to: &$0, keepAlive: slot.keepAlive,
-                                                 requestVersion: slot.request.version, headOnly: headOnly)
+                                                 requestVersion: slot.request.version, headOnly: headOnly, date: date)
                 }
                 if logging { log(slot, status: response.status, bytes: headOnly ? 0 : response.body.count) }
                 if !slot.keepAlive {

@@ -97,7 +97,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
                 var stored = HTTPRequest(method: "-", target: "-")
                 stored.version = .http2
                 var response = ProblemResponse.make(error)
-                connection.context.finalize(&response, for: stored, date: connection.loop.date.current())
+                finalize(&response, for: stored)
                 session.respond(response, to: stream)
                 log(InFlight(request: stored, startedAt: logging ? ServerContext.now() : 0),
                     status: response.status, bytes: response.body.count)
@@ -148,7 +148,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
             session.reset(stream)
             log(entry, status: nil, bytes: 0)
         case .stream(var head, let body):
-            connection.context.finalize(&head, for: entry.request, date: connection.loop.date.current())
+            finalize(&head, for: entry.request)
             log(entry, status: head.status, bytes: 0)
             if session.respondStreaming(head, to: stream), entry.request.method != "HEAD" {
                 startStreaming(body, on: stream)
@@ -156,12 +156,18 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
                 body.end()
             }
         case .response(var response):
-            connection.context.finalize(&response, for: entry.request, date: connection.loop.date.current())
+            finalize(&response, for: entry.request)
             session.respond(response, to: stream)
             log(entry, status: response.status, bytes: entry.request.method == "HEAD" ? 0 : response.body.count)
         }
         pump()
         connection.flushSoon()
+    }
+
+    /// The server's last touches, and `Date` as a field: the session frames heads from them.
+    private func finalize(_ response: inout HTTPResponse, for request: HTTPRequest) {
+        connection.context.finalize(&response, for: request)
+        response.headers.add("Date", connection.loop.date.current())
     }
 
     /// Answers what may be answered and moves the session's frames to the connection (not

@@ -31,12 +31,14 @@ final class ServerContext: Sendable {
     }
 
     /// Every response passes through here before it is serialized, whichever protocol
-    /// carries it: the one place for `Date`, cache directives and validators
-    /// (``ResponseCaching``), content coding (gzip) and other last touches.
-    /// - Parameter date: the loop's ``DateField`` value for now.
-    func finalize(_ response: inout HTTPResponse, for request: HTTPRequest, date: String) {
-        // The server owns Date, like framing: one clock for every answer.
-        response.headers.set("Date", date)
+    /// carries it: the one place for cache directives and validators (``ResponseCaching``),
+    /// content coding (gzip) and other last touches.
+    ///
+    /// The server owns `Date`, like framing: one clock for every answer. A responder's own
+    /// `Date` goes here; the protocol writes the loop's (``DateField``) as it frames the head,
+    /// so answers that need no other touch leave their fields unchanged (and uncopied).
+    func finalize(_ response: inout HTTPResponse, for request: HTTPRequest) {
+        response.headers.remove("Date")
         caching.apply(to: &response, for: request)
         if response.status == 304 {
             // A 304 carries the Vary its 200 would have (RFC 9110 §15.4.5). Whether that 200
