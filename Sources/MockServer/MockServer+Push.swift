@@ -66,7 +66,7 @@ extension MockServer {
                     if let index = s.projects[key]?.pushes.lastIndex(where: { $0.id == pushId }) {
                         s.projects[key]?.pushes[index] = updated
                     }
-                    for token in unregistered { s.projects[key]?.tokens.removeValue(forKey: token) }
+                    for token in unregistered { s.projects[key]?.removeToken(token) }
                 }, ())
             }
         } catch {
@@ -190,7 +190,7 @@ extension MockServer {
             let present: Bool? = state.withLock { s in s.projects[key].map { $0.tokens[token] != nil } }
             guard let present else { throw Problem.unknownProject(key) }
             guard present else { return ([], { _ in }, ()) }
-            return ([.tokenDeleted(project: key, token: token)], { s in _ = s.projects[key]?.tokens.removeValue(forKey: token) }, ())
+            return ([.tokenDeleted(project: key, token: token)], { s in s.projects[key]?.removeToken(token) }, ())
         }
         return noContent()
     }

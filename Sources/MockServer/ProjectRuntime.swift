@@ -8,6 +8,10 @@ struct ProjectRuntime: Sendable {
     /// Tokens by value, with an arrival sequence number so listings keep registration order.
     var tokens: [String: (token: StateSnapshot.Token, sequence: Int)] = [:]
     var nextTokenSequence = 0
+    /// The tokens as a push's targets, in registration order, kept up as tokens arrive so a
+    /// blocking change does not sort 100,000 tokens; nil after a removal or a platform change
+    /// (the next push sorts once and stores it back).
+    var pushTargets: [PushTarget]? = []
     var pushes: [PushRecord] = []
     var ingest: [String: Int] = [:]
 
@@ -34,10 +38,17 @@ struct ProjectRuntime: Sendable {
     mutating func upsert(_ token: StateSnapshot.Token) {
         if let existing = tokens[token.token] {
             tokens[token.token] = (token, existing.sequence)
+            if existing.token.platform != token.platform { pushTargets = nil }
         } else {
             tokens[token.token] = (token, nextTokenSequence)
             nextTokenSequence += 1
+            pushTargets?.append(PushTarget(token: token.token, platform: token.platform))
         }
+    }
+
+    mutating func removeToken(_ token: String) {
+        guard tokens.removeValue(forKey: token) != nil else { return }
+        pushTargets = nil
     }
 
     /// Tokens in registration order.

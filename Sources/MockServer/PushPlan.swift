@@ -9,12 +9,14 @@ struct PushPlan: Sendable {
     var wakeAt: Instant?
     private var nextId: Int
     private let tokens: [String: (token: StateSnapshot.Token, sequence: Int)]
-    private var cachedTargets: [PushTarget]?
+    /// The project's targets in registration order (the runtime's, or sorted here once).
+    private(set) var cachedTargets: [PushTarget]?
 
     init(runtime: ProjectRuntime) {
         throttle = runtime.throttle
         nextId = runtime.nextPushId
         tokens = runtime.tokens
+        cachedTargets = runtime.pushTargets
     }
 
     mutating func handle(_ actions: [PushThrottle.Action], now: Instant) {
@@ -46,6 +48,8 @@ struct PushPlan: Sendable {
         guard s.projects[key] != nil else { return }
         s.projects[key]?.throttle = throttle
         s.projects[key]?.pushes.append(contentsOf: records)
+        // Tokens cannot change between planning and here (both under the writer lock).
+        if let cachedTargets, s.projects[key]?.pushTargets == nil { s.projects[key]?.pushTargets = cachedTargets }
         if let wakeAt {
             s.projects[key]?.timer?.cancel()
             s.projects[key]?.timer = server.clock.schedule(at: wakeAt) { [weak server] in

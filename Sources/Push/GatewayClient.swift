@@ -46,8 +46,7 @@ final class GatewayClient: @unchecked Sendable {
     // Confined to `queue`.
     private var pool: ConnectionPool
     private var connections: [Int: HTTP2ClientConnection] = [:]
-    private var work: [Int: Work] = [:]
-    private var nextRequestID = 0
+    private var work = WorkTable<Work>()
     private var touched: [HTTP2ClientConnection] = []
     private var flushScheduled = false
     private var stats = GatewayPushSink.ProviderStatistics()
@@ -86,13 +85,11 @@ final class GatewayClient: @unchecked Sendable {
             let room = stopped ? 0 : max(0, configuration.maxOutstandingTokens - work.count)
             var ids: [Int] = []
             ids.reserveCapacity(min(room, positions.count))
-            work.reserveCapacity(work.count + min(room, positions.count))
+            work.reserveCapacity(min(room, positions.count))
             for (i, position) in positions.enumerated() {
                 let token = tokens[position].token
                 if i < room {
-                    let id = nextRequestID
-                    nextRequestID += 1
-                    work[id] = Work(job: job, token: token, position: position)
+                    let id = work.insert(Work(job: job, token: token, position: position))
                     ids.append(id)
                 } else {
                     stats.refused += 1
@@ -123,7 +120,7 @@ final class GatewayClient: @unchecked Sendable {
             stopped = true
             for connection in Array(connections.values) { connection.close(reason: "the push sink was shut down") }
             tokenConnection?.close(reason: "the push sink was shut down")
-            for id in Array(work.keys) { finish(id, .failed(reason: "the push sink was shut down")) }
+            for id in work.ids { finish(id, .failed(reason: "the push sink was shut down")) }
             reactor.stop()
         }
     }

@@ -267,3 +267,24 @@ import Testing
         #expect(record.json["results"]?.arrayValue?.count == 4)
     }
 }
+
+/// A push goes to the tokens in registration order, however they changed since the last one
+/// (the runtime keeps the targets as tokens arrive, and rebuilds them after a removal).
+@Suite struct PushTargetOrderTests {
+    @Test func pushesFollowRegistrationOrderThroughRemovalsAndPlatformChanges() throws {
+        let sink = RecordingSink()
+        let h = try Harness(sink: sink)
+        for token in ["a", "b", "c"] { _ = h.put("/v1/projects/demo/push-tokens/\(token)", #"{"platform": "ios"}"#) }
+        _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.0"}"#)
+        _ = h.delete("/v1/projects/demo/push-tokens/b")
+        _ = h.put("/v1/projects/demo/push-tokens/d", #"{"platform": "android"}"#)
+        h.advance(seconds: 61)
+        _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "3.0"}"#)
+        _ = h.put("/v1/projects/demo/push-tokens/a", #"{"platform": "macos"}"#)
+        _ = h.put("/v1/projects/demo/push-tokens/b", #"{"platform": "ios"}"#)
+        h.advance(seconds: 61)
+        _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "4.0"}"#)
+        let sent = sink.pushes.withLock { $0.map { $0.tokens.map { "\($0.token):\($0.platform.rawValue)" } } }
+        #expect(sent == [["a:ios", "b:ios", "c:ios"], ["a:ios", "c:ios", "d:android"], ["a:macos", "c:ios", "d:android", "b:ios"]])
+    }
+}
