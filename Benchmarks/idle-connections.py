@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Opens N idle keep-alive connections to a server, holds them, then sends one request on
-each and counts the answers; prints the server's RSS (from /proc) while held and after.
+"""Opens N keep-alive connections to a server, one request answered on each (so each is an idle
+keep-alive connection, under the idle timeout, not a silent new one under the shorter header-read
+timeout, which a slow connect phase on a busy machine would outlast), holds them, then sends one
+more request on each and counts the answers; prints the server's RSS (from /proc) while held and after.
 
 usage: idle-connections.py PORT PID COUNT PATH
 """
@@ -16,6 +18,20 @@ def rss_mb(pid):
         print(f"server process {pid} has exited")
     return float("inf")
 
+async def exchange(reader, writer, request):
+    """Sends `request` and reads its whole answer; returns the status line."""
+    writer.write(request)
+    await writer.drain()
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 20)
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    if length:
+        await asyncio.wait_for(reader.readexactly(length), 20)
+    return head.split(b"\r\n", 1)[0]
+
 async def main():
     port, pid, count, path = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
@@ -26,9 +42,11 @@ async def main():
         async with gate:
             for attempt in range(3):
                 try:
-                    conns.append(await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), 10))
+                    reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), 10)
+                    await exchange(reader, writer, request)
+                    conns.append((reader, writer))
                     return
-                except (OSError, asyncio.TimeoutError):
+                except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError):
                     await asyncio.sleep(0.05)
             failures += 1
     t0 = time.time()
@@ -40,12 +58,10 @@ async def main():
     async def ask(reader, writer):
         nonlocal served
         try:
-            writer.write(request)
-            await writer.drain()
-            status = await asyncio.wait_for(reader.readline(), 20)
+            status = await exchange(reader, writer, request)
             if status.startswith(b"HTTP/1.1 200"):
                 served += 1
-        except (OSError, asyncio.TimeoutError):
+        except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError):
             pass
     t1 = time.time()
     await asyncio.gather(*(ask(r, w) for r, w in conns))
