@@ -6,8 +6,8 @@ import Dispatch
 /// let clock = SystemScheduler()
 /// clock.schedule(at: clock.now.adding(seconds: 60)) { print("a minute later") }
 /// ```
-public final class SystemScheduler: Scheduler, @unchecked Sendable {
-    // Immutable after init; DispatchQueue is thread-safe.
+public final class SystemScheduler: Scheduler, Sendable {
+    // Only a queue, which is Sendable: nothing to confine.
     private let queue: DispatchQueue
 
     public init(queue: DispatchQueue = DispatchQueue(label: "lerix.system-scheduler")) {
