@@ -34,45 +34,84 @@ struct CheckQuery: Sendable {
         self.sdkVersion = sdkVersion
     }
 
-    /// Reads the target's query in one pass; only a query with `%` or `+` goes through the
-    /// general percent-decoding of ``HTTPRequest/queryItems``.
+    /// Reads the target's query in one pass over its bytes; only a query with `%` or `+` goes
+    /// through the general percent-decoding of ``HTTPRequest/queryItems``.
     init(_ request: HTTPRequest) {
         self.init()
-        let bytes = Array(request.target.utf8)
-        guard var i = bytes.firstIndex(of: UInt8(ascii: "?")) else { return }
-        i += 1
-        for b in bytes[i...] where b == UInt8(ascii: "%") || b == UInt8(ascii: "+") {
-            for item in request.queryItems { set(item.name, item.value) }
-            return
-        }
-        while i < bytes.count {
-            var end = i
-            var eq = -1
-            while end < bytes.count, bytes[end] != UInt8(ascii: "&") {
-                if eq < 0, bytes[end] == UInt8(ascii: "=") { eq = end }
-                end += 1
+        var target = request.target
+        let decoded = target.withUTF8 { bytes -> Bool in
+            let count = bytes.count
+            var i = 0
+            while i < count, bytes[i] != UInt8(ascii: "?") { i += 1 }
+            i += 1
+            let query = i
+            while i < count {
+                if bytes[i] == UInt8(ascii: "%") || bytes[i] == UInt8(ascii: "+") { return false }
+                i += 1
             }
-            if eq > i, eq + 1 < end {
-                let name = String(decoding: bytes[i..<eq], as: UTF8.self)
-                switch name {
-                case "platform", "version", "build", "sdk", "sdk_version":
-                    set(name, String(decoding: bytes[(eq + 1)..<end], as: UTF8.self))
-                default: break
+            i = query
+            while i < count {
+                var end = i
+                var eq = -1
+                while end < count, bytes[end] != UInt8(ascii: "&") {
+                    if eq < 0, bytes[end] == UInt8(ascii: "=") { eq = end }
+                    end += 1
                 }
+                if eq > i, eq + 1 < end, let field = Field(bytes, from: i, to: eq) {
+                    set(field, String(decoding: UnsafeBufferPointer(rebasing: bytes[(eq + 1)..<end]), as: UTF8.self))
+                }
+                i = end + 1
             }
-            i = end + 1
+            return true
+        }
+        if !decoded {
+            for item in request.queryItems { set(item.name, item.value) }
+        }
+    }
+
+    /// The query parameters a check reads.
+    private enum Field {
+        case platform, version, build, sdk, sdkVersion
+
+        /// The parameter named by `bytes[from..<to]`, compared byte by byte (no String made).
+        init?(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int) {
+            func equals(_ text: StaticString) -> Bool {
+                guard to - from == text.utf8CodeUnitCount else { return false }
+                let name = text.utf8Start
+                for k in 0..<(to - from) where bytes[from + k] != name[k] { return false }
+                return true
+            }
+            switch to - from {
+            case 8: if equals("platform") { self = .platform; return }
+            case 7: if equals("version") { self = .version; return }
+            case 5: if equals("build") { self = .build; return }
+            case 3: if equals("sdk") { self = .sdk; return }
+            case 11: if equals("sdk_version") { self = .sdkVersion; return }
+            default: break
+            }
+            return nil
+        }
+
+        init?(_ name: String) {
+            var name = name
+            guard let field = name.withUTF8({ Field($0, from: 0, to: $0.count) }) else { return nil }
+            self = field
         }
     }
 
     private mutating func set(_ name: String, _ value: String) {
+        if let field = Field(name) { set(field, value) }
+    }
+
+    /// The first non-empty value of a parameter wins.
+    private mutating func set(_ field: Field, _ value: String) {
         guard !value.isEmpty else { return }
-        switch name {
-        case "platform": if platform == nil { platform = value }
-        case "version": if version == nil { version = value }
-        case "build": if build == nil { build = value }
-        case "sdk": if sdk == nil { sdk = value }
-        case "sdk_version": if sdkVersion == nil { sdkVersion = value }
-        default: break
+        switch field {
+        case .platform: if platform == nil { platform = value }
+        case .version: if version == nil { version = value }
+        case .build: if build == nil { build = value }
+        case .sdk: if sdk == nil { sdk = value }
+        case .sdkVersion: if sdkVersion == nil { sdkVersion = value }
         }
     }
 

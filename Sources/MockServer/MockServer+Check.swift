@@ -91,9 +91,11 @@ extension MockServer {
         }
         // The journal line, announced on the event stream once the lock is released.
         var journaled: RequestJournal.Entry?
+        var serverTime = ""
         let lookup: Lookup = state.withLock { s in
-            guard let runtime = s.projects[project] else { return .gone }
-            if fault == nil, !runtime.faults.isEmpty, let armed = s.projects[project]?.faults.consume() {
+            // In place through the index: copying the project out would retain every field of it.
+            guard let index = s.projects.index(forKey: project) else { return .gone }
+            if fault == nil, !s.projects.values[index].faults.isEmpty, let armed = s.projects.values[index].faults.consume() {
                 if case .delay = armed.kind {} else {
                     let entry = query.entry(at: now, project: project, status: Self.faultStatus(armed), fault: armed.name)
                     s.journal.append(entry)
@@ -106,7 +108,8 @@ extension MockServer {
             case .failure(let problem): return .invalid(problem)
             case .success(let key): device = key
             }
-            if let answer = runtime.cache[device], answer.isValid(at: now) {
+            serverTime = s.serverTimeText(now)
+            if let answer = s.projects.values[index].cache[device], answer.isValid(at: now) {
                 let notModified = ifNoneMatch.map { EntityTag.matches(ifNoneMatch: $0, etag: answer.etag) } ?? false
                 let entry = query.entry(at: now, project: project, status: notModified ? 304 : 200,
                                         etag: answer.etag, lifetime: answer.lifetime, fault: fault)
@@ -114,7 +117,7 @@ extension MockServer {
                 journaled = entry
                 return .hit(answer, notModified: notModified)
             }
-            return .miss(runtime.state, runtime.stamp, device)
+            return .miss(s.projects.values[index].state, s.projects.values[index].stamp, device)
         }
         if let journaled { announce(check: journaled) }
         let answer: ServedAnswer
@@ -147,13 +150,8 @@ extension MockServer {
             }
             if let journaled { announce(check: journaled) }
         }
-        let serverTime = now.rfc3339
-        let headers = HTTPHeaders([
-            ("Content-Type", "application/json"),
-            ("ETag", answer.etag),
-            ("Cache-Control", answer.cacheControl),
-            ("Lerix-Server-Time", serverTime),
-        ])
+        var headers = answer.headers
+        headers.add("Lerix-Server-Time", serverTime)
         if notModified {
             return .response(HTTPResponse(status: 304, headers: headers))
         }

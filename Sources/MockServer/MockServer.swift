@@ -59,6 +59,9 @@ public final class MockServer: Responder {
     /// `HEAD` gets the `GET` answer, body included: the transport frames it as for the body
     /// (`Content-Length`) and leaves the body out.
     public func respond(to request: HTTPRequest, reply: @escaping @Sendable (HTTPReply) -> Void) {
+        if let project = Router.checkProject(request) {
+            return check(Call(request: request, project: project), reply: reply)
+        }
         let segments = Router.segments(request)
         switch router.resolve(method: request.method, path: segments) {
         case .notFound:
@@ -85,9 +88,24 @@ public final class MockServer: Responder {
     struct Call: Sendable {
         let request: HTTPRequest
         let parameters: [String: String]
+        /// The `{project}` parameter, "" for routes without one.
+        let project: String
 
-        subscript(_ name: String) -> String { parameters[name] ?? "" }
-        var project: String { parameters["project"] ?? "" }
+        init(request: HTTPRequest, parameters: [String: String]) {
+            self.request = request
+            self.parameters = parameters
+            project = parameters["project"] ?? ""
+        }
+
+        /// A check found by ``Router/checkProject(_:)``: its only parameter is the project,
+        /// kept out of a dictionary because the hot path would pay for building one.
+        init(request: HTTPRequest, project: String) {
+            self.request = request
+            self.parameters = [:]
+            self.project = project
+        }
+
+        subscript(_ name: String) -> String { name == "project" ? project : parameters[name] ?? "" }
     }
 
     func handle(_ endpoint: Endpoint, _ call: Call, reply: @escaping @Sendable (HTTPReply) -> Void) {

@@ -76,9 +76,20 @@ struct ServerState: Sendable {
     /// Bumps whenever everything is replaced (reset, import), so delivery results that arrive
     /// late for a push of the old state never land on a new push with the same id.
     var generation: UInt64 = 0
+    /// The last server time formatted for an answer: checks arriving in the same millisecond
+    /// (a fleet in virtual time, a busy server) share the text instead of formatting it again.
+    private var formattedTime: (at: Instant, text: String)?
 
     init(journalCapacity: Int) {
         journal = RequestJournal(capacity: journalCapacity)
+    }
+
+    /// `now` as RFC 3339 text, formatted once per millisecond.
+    mutating func serverTimeText(_ now: Instant) -> String {
+        if let formatted = formattedTime, formatted.at == now { return formatted.text }
+        let text = now.rfc3339
+        formattedTime = (now, text)
+        return text
     }
 
     mutating func takeStamp() -> UInt64 {

@@ -45,6 +45,32 @@ struct Router: Sendable {
         return request.pathSegments
     }
 
+    /// The project of a check, `GET|HEAD /v1/projects/{project}/release-control[?…]`, read
+    /// straight from the target's bytes, so the hot path skips splitting the path and matching
+    /// every route. nil for anything else, and for a project that is not plain printable ASCII
+    /// (percent-encoded, non-ASCII, control bytes) or a path the general route reads differently
+    /// (empty segments, a trailing slash): those take ``resolve(method:path:)`` and its checks.
+    static func checkProject(_ request: HTTPRequest) -> String? {
+        guard request.method == "GET" || request.method == "HEAD" else { return nil }
+        var target = request.target
+        return target.withUTF8 { bytes -> String? in
+            let prefix: StaticString = "/v1/projects/", suffix: StaticString = "/release-control"
+            guard bytes.starts(with: UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)) else { return nil }
+            var end = prefix.utf8CodeUnitCount
+            let start = end
+            while end < bytes.count, bytes[end] != UInt8(ascii: "/") {
+                let b = bytes[end]
+                guard b > 0x20, b < 0x7F, b != UInt8(ascii: "%"), b != UInt8(ascii: "?") else { return nil }
+                end += 1
+            }
+            guard end > start else { return nil }
+            let rest = UnsafeBufferPointer(rebasing: bytes[end...])
+            let tail = UnsafeBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount)
+            guard rest.starts(with: tail), rest.count == tail.count || rest[tail.count] == UInt8(ascii: "?") else { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
+    }
+
     func resolve(method: String, path: [String]) -> Resolution {
         var allowed: [String] = []
         for route in routes {

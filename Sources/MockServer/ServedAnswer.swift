@@ -1,10 +1,12 @@
 import Clock
+import HTTP
 import JSON
 import ReleaseControl
 
 /// One device class's check answer in wire form, made once per ``Evaluation`` and served until
 /// ``isValid(at:)`` turns false: the ETag, the `Cache-Control` value and the body bytes around
-/// the server time, so serving is a copy plus the time.
+/// the server time, so serving is a copy plus the time. A class: the cache hands out one
+/// reference per hit instead of copying every field.
 ///
 /// The body is the contract's, fields in its order:
 /// `project, server_time, lifetime, required_update, optional_update, maintenance, sdk_switch`;
@@ -15,13 +17,15 @@ import ReleaseControl
 /// if EntityTag.matches(ifNoneMatch: header, etag: answer.etag) { /* 304 */ }   // HTTP's EntityTag
 /// let body = answer.body(project: project.key, serverTimeText: clock.now.rfc3339)
 /// ```
-struct ServedAnswer: Sendable {
+final class ServedAnswer: Sendable {
     let evaluation: Evaluation
     /// `W/"<16 hex digits>"`: FNV-1a 64 of the canonical bytes (the body without `server_time`
     /// and `lifetime`), so it changes exactly when what the device sees does.
     let etag: String
     /// `private, max-age=<lifetime>`.
     let cacheControl: String
+    /// `Content-Type`, `ETag`, `Cache-Control`: every header of the answer but the server time.
+    let headers: HTTPHeaders
     /// `{"project":"<key>","server_time":"`, for the evaluated project.
     let headBytes: [UInt8]
     /// `","lifetime":<n>,"required_update":…}`: everything after the server time.
@@ -41,6 +45,7 @@ struct ServedAnswer: Sendable {
         canonical.append(contentsOf: stateFields)
         etag = "W/\"" + FNV1a64.hex(canonical) + "\""
         cacheControl = "private, max-age=\(evaluation.lifetime)"
+        headers = HTTPHeaders([("Content-Type", "application/json"), ("ETag", etag), ("Cache-Control", cacheControl)])
         headBytes = Self.head(projectBytes: projectBytes)
         var tail: [UInt8] = Array(#"","lifetime":"#.utf8)
         tail.reserveCapacity(16 + stateFields.count)

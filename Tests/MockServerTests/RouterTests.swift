@@ -121,3 +121,42 @@ import Testing
         #expect(Router.segments(HTTP.HTTPRequest(method: "GET", target: target)) == expected)
     }
 }
+
+/// The check's fast path (``Router/checkProject(_:)``) answers only where the general route
+/// would reach the check with the same project and nothing to refuse; everything else goes the
+/// general way.
+@Suite struct CheckFastPathTests {
+    static let targets = [
+        "/v1/projects/demo/release-control", "/v1/projects/demo/release-control?platform=ios&version=1.0",
+        "/v1/projects/shop-app_2.x~/release-control?", "/v1/projects/demo/release-control/", "//v1/projects/demo/release-control",
+        "/v1/projects//release-control", "/v1/projects/de%6Do/release-control", "/v1/projects/d\u{01}mo/release-control",
+        "/v1/projects/dé/release-control", "/v1/projects/demo/release-controls", "/v1/projects/demo/release-control-x?a=b",
+        "/v1/projects/demo", "/v1/projects/a/b/release-control", "/v1/projects/a?b/release-control", "/admin/projects/demo",
+    ]
+
+    @Test(arguments: ["GET", "HEAD", "POST", "PUT"])
+    func fastPathAgreesWithTheGeneralRoute(method: String) {
+        for target in Self.targets {
+            let request = HTTPRequest(method: method, target: target)
+            guard let fast = Router.checkProject(request) else { continue }
+            let general = Router.standard.resolve(method: method, path: Router.segments(request))
+            guard case .matched(let route, let parameters) = general else {
+                Issue.record("\(method) \(target): fast path found \(fast), the general route did not match")
+                continue
+            }
+            #expect(route.endpoint == .check && parameters["project"] == fast, "\(method) \(target)")
+            #expect(MockServer.identifierProblem(parameters) == nil, "\(method) \(target)")
+        }
+    }
+
+    @Test func fastPathTakesPlainChecksAndLeavesTheRest() {
+        func project(_ method: String, _ target: String) -> String? { Router.checkProject(HTTPRequest(method: method, target: target)) }
+        #expect(project("GET", "/v1/projects/demo/release-control?platform=ios") == "demo")
+        #expect(project("HEAD", "/v1/projects/shop-app_2.x~/release-control?") == "shop-app_2.x~")
+        #expect(project("POST", "/v1/projects/demo/release-control") == nil)
+        for target in ["/v1/projects/de%6Do/release-control", "/v1/projects/dé/release-control", "/v1/projects/demo/release-control/",
+                       "/v1/projects/d\u{01}mo/release-control", "/v1/projects/demo/release-controls"] {
+            #expect(project("GET", target) == nil, "\(target)")
+        }
+    }
+}
