@@ -70,10 +70,10 @@ extension MockServer {
     // MARK: Reset and state
 
     /// Back to the seed; not a change, and the clock keeps its time.
-    func reset() throws(Problem) -> HTTPResponse {
+    func reset(_ call: Call) throws(Problem) -> HTTPResponse {
         let seed = options.seed
         let capacity = options.journalCapacity
-        try write { () throws(Problem) in
+        try write(for: call.commits) { () throws(Problem) in
             let built = ServerState.build(seed)
             let trash = Trash()
             return ([.replaced(seed)], { s in
@@ -98,7 +98,7 @@ extension MockServer {
         } catch {
             throw Problem(error)
         }
-        try write { () throws(Problem) in
+        try write(for: call.commits) { () throws(Problem) in
             let built = ServerState.build(snapshot)
             let trash = Trash()
             return ([.replaced(snapshot)], { s in trash.keep(s.install(built)) }, ())

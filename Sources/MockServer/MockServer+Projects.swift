@@ -53,7 +53,7 @@ extension MockServer {
                 problems.append(FieldProblem(pointer: "/" + field, message: "expected a string or null, found \(other.typeName)", kind: .wrongType))
             }
         }
-        let (created, json) = try write { () throws(Problem) in
+        let (created, json) = try write(for: call.commits) { () throws(Problem) in
             let existing = state.withLock { $0.projects[key] }
             let stamp = state.withLock { $0.takeStamp() }
             var runtime = existing ?? ProjectRuntime(StateSnapshot.Project(key: key), stamp: stamp)
@@ -95,7 +95,7 @@ extension MockServer {
         guard let items = body.arrayValue else {
             throw Problem.field("", "expected a JSON array of items, found \(body.typeName)", .wrongType)
         }
-        try write { () throws(Problem) in
+        try write(for: call.commits) { () throws(Problem) in
             guard let current = state.withLock({ $0.projects[key].map { $0.ingest[module] ?? 0 } }) else {
                 throw Problem.unknownProject(key)
             }

@@ -7,8 +7,9 @@ extension MockServer {
     /// The throttle's timer: a combined push may be due.
     func pushTimerFired(project key: String) {
         let pushes: PushBatch
+        let commits = PendingCommits()
         do {
-            pushes = try write { () throws(Problem) in
+            pushes = try write(for: commits) { () throws(Problem) in
                 let now = clock.now
                 guard let runtime = state.withLock({ $0.projects[key] }) else {
                     return ([], { _ in }, PushBatch.none)
@@ -25,7 +26,16 @@ extension MockServer {
             options.log("push for project \(key) not sent: \(error.detail)")
             return
         }
-        deliver(pushes)
+        deliver(pushes, after: commits)
+    }
+
+    /// Hands pushes to the sink once `commits` (the writes that recorded them) are durable;
+    /// pushes of a refused write never go out.
+    func deliver(_ batch: PushBatch, after commits: PendingCommits) {
+        guard !batch.pushes.isEmpty else { return }
+        commits.whenSettled { [self] problem in
+            if problem == nil { deliver(batch) }
+        }
     }
 
     /// Hands pushes to the sink; never called with a lock held.
@@ -51,7 +61,7 @@ extension MockServer {
     /// with the state lock held only to swap the record in.
     func recordDeliveries(project key: String, pushId: Int, generation: UInt64, _ results: [TokenDelivery]) {
         do {
-            try write { () throws(Problem) in
+            try write(for: PendingCommits()) { () throws(Problem) in
                 let found = state.withLock { s in
                     s.generation == generation ? s.projects[key]?.pushes.last(where: { $0.id == pushId }) : nil
                 }
@@ -175,7 +185,7 @@ extension MockServer {
             }
         case let other?: throw Problem.field("/platform", "expected a string, found \(other.typeName)", .wrongType)
         }
-        try write { () throws(Problem) in
+        try write(for: call.commits) { () throws(Problem) in
             let exists = state.withLock { $0.projects[key] != nil }
             guard exists else { throw Problem.unknownProject(key) }
             let token = StateSnapshot.Token(token: tokenText, platform: platform, registeredAt: clock.now)
@@ -186,7 +196,7 @@ extension MockServer {
 
     func unregisterToken(_ call: Call) throws(Problem) -> HTTPResponse {
         let key = call.project, token = try validToken(call)
-        try write { () throws(Problem) in
+        try write(for: call.commits) { () throws(Problem) in
             let present: Bool? = state.withLock { s in s.projects[key].map { $0.tokens[token] != nil } }
             guard let present else { throw Problem.unknownProject(key) }
             guard present else { return ([], { _ in }, ()) }

@@ -20,7 +20,7 @@ extension MockServer {
     }
 
     func createRule(_ call: Call) throws(Problem) -> HTTPResponse {
-        let (rule, pushes) = try changeRules(call.project) { (state, now) throws(Problem) in
+        let rule = try changeRules(call) { (state, now) throws(Problem) in
             let body = try parseBody(call)
             do throws(ValidationFailure) {
                 let (rule, change) = try state.createRule(body, now: now)
@@ -29,14 +29,13 @@ extension MockServer {
                 throw Problem(error)
             }
         }
-        deliver(pushes)
         var headers = HTTPHeaders()
         headers.set("Location", "/admin/projects/\(call.project)/rules/\(rule.id)")
         return jsonResponse(201, rule.json, headers: headers)
     }
 
     func replaceRule(_ call: Call) throws(Problem) -> HTTPResponse {
-        let (rule, pushes) = try changeRules(call.project) { (state, now) throws(Problem) in
+        let rule = try changeRules(call) { (state, now) throws(Problem) in
             guard state.rule(id: call["rule"]) != nil else { throw unknownRule(call) }
             let body = try parseBody(call)
             let replaced: (Rule, Change)?
@@ -48,26 +47,23 @@ extension MockServer {
             guard let (rule, change) = replaced else { throw unknownRule(call) }
             return (rule, change, [.ruleUpserted(project: call.project, rule: rule)])
         }
-        deliver(pushes)
         return jsonResponse(200, rule.json)
     }
 
     func deleteRule(_ call: Call) throws(Problem) -> HTTPResponse {
-        let (_, pushes) = try changeRules(call.project) { (state, now) throws(Problem) in
+        try changeRules(call) { (state, now) throws(Problem) in
             guard let change = state.deleteRule(id: call["rule"], now: now) else { throw unknownRule(call) }
             return (0, change, [.ruleDeleted(project: call.project, ruleId: call["rule"])])
         }
-        deliver(pushes)
         return noContent()
     }
 
     func liftAll(_ call: Call) throws(Problem) -> HTTPResponse {
-        let ((lifted, change), pushes) = try changeRules(call.project) { (state, now) throws(Problem) in
+        let (lifted, change) = try changeRules(call) { (state, now) throws(Problem) in
             let (lifted, change) = state.liftAll(now: now)
             let events: [StateEvent] = lifted.map { .ruleDeleted(project: call.project, ruleId: $0.id) }
             return ((lifted, change), change, events)
         }
-        deliver(pushes)
         return jsonResponse(200, .object([("lifted", .array(lifted.map(\.json))), ("change", change.json)]))
     }
 
@@ -79,15 +75,17 @@ extension MockServer {
                                           ("next", page.link("/admin/projects/\(call.project)/changes", next: next))]))
     }
 
-    /// One release-control change: `mutate` edits a copy of the project's state and says what
-    /// it did; the change is stored with its events, the project's answers go stale, and a
-    /// blocking change feeds the push throttle. Returns the pushes to hand to the sink once
-    /// the writer lock is released.
-    func changeRules<T: Sendable>(_ key: String,
+    /// One release-control change to `call`'s project: `mutate` edits a copy of the project's
+    /// state and says what it did; the change is stored with its events, the project's answers go
+    /// stale, and a blocking change feeds the push throttle. Its pushes go to the sink once the
+    /// change is durable.
+    @discardableResult
+    func changeRules<T: Sendable>(_ call: Call,
                                   _ mutate: (inout ProjectState, Instant) throws(Problem) -> (T, Change, [StateEvent]))
-        throws(Problem) -> (T, PushBatch)
+        throws(Problem) -> T
     {
-        try write { () throws(Problem) in
+        let key = call.project
+        let (result, pushes) = try write(for: call.commits) { () throws(Problem) in
             let now = clock.now
             guard let runtime = state.withLock({ $0.projects[key] }) else { throw Problem.unknownProject(key) }
             var projectState = runtime.state
@@ -109,5 +107,7 @@ extension MockServer {
                 plan.apply(to: &s, key: key, server: self)
             }, (result, outgoing))
         }
+        deliver(pushes, after: call.commits)
+        return result
     }
 }

@@ -51,25 +51,63 @@ extension MockServer {
     }
 
     /// Runs one acknowledged write: `body` runs with the writer lock held, reads what it needs,
-    /// and returns the events to store and the in-memory update to apply once they are stored.
-    /// A store that refuses turns into 503 and nothing changes.
-    func write<T: Sendable>(_ body: () throws(Problem) -> (events: [StateEvent], apply: (inout ServerState) -> Void, result: T))
+    /// and returns the events to store and the in-memory update. The events go to the store in
+    /// line behind every earlier write, the update applies to memory at once (so the next writer
+    /// plans on top of it), and `commits` settles once the store committed them: what answers or
+    /// acts on the write waits for that (``PendingCommits/whenSettled(_:)``), so nothing is
+    /// acknowledged before it is durable, and writes in flight together share commits.
+    ///
+    /// A store that refuses at once turns into a thrown 503 and nothing changes; one that refuses
+    /// later settles `commits` with the 503 after memory is put back to what the store holds.
+    func write<T: Sendable>(for commits: PendingCommits,
+                            _ body: () throws(Problem) -> (events: [StateEvent], apply: (inout ServerState) -> Void, result: T))
         throws(Problem) -> T
     {
         try writer.withLock { _ throws(Problem) -> T in
+            try recoverIfRefused()
             let planned = try body()
-            if !planned.events.isEmpty {
+            let events = planned.events
+            if !events.isEmpty {
+                commits.expect()
                 do {
-                    try options.store.apply(planned.events)
+                    try options.store.enqueue(events) { [self] error in
+                        guard let error else { return commits.settle(nil) }
+                        options.log("state store refused a write: \(error)")
+                        // Memory goes back to the stored state before anyone hears of the refusal.
+                        writer.withLock { _ in
+                            do throws(Problem) { try recoverIfRefused() } catch { options.log("\(error.detail)") }
+                        }
+                        commits.settle(Problem.storageUnavailable(error))
+                    }
                 } catch {
+                    commits.settle(nil)
                     options.log("state store refused a write: \(error)")
                     throw Problem.storageUnavailable(error)
                 }
             }
             state.withLock { planned.apply(&$0) }
-            announce(planned.events)
+            if !events.isEmpty {
+                commits.whenSettled { [self] problem in if problem == nil { announce(events) } }
+            }
             return planned.result
         }
+    }
+
+    /// After the store refused a pipelined write, memory holds it and everything planned on top
+    /// of it: put memory back to what the store holds (faults, which are never stored, stay).
+    /// Under the writer lock.
+    func recoverIfRefused() throws(Problem) {
+        let stored: StateSnapshot?
+        do {
+            stored = try options.store.recoverAfterRefusal()
+        } catch {
+            throw Problem.storageUnavailable(error)
+        }
+        guard let stored else { return }
+        let built = ServerState.build(stored)
+        let trash = Trash()
+        state.withLock { s in trash.keep(s.restore(built)) }
+        options.log("state store: memory put back to the stored state after a refused write")
     }
 
     /// The project's domain state (a copy to mutate), or 404.

@@ -17,9 +17,10 @@ import Synchronization
 ///
 /// Locking: one `Mutex` guards all state and is held only for lookups and in-place updates,
 /// never for I/O. Writers (admin calls, token registration, ingest, push results) are also
-/// serialised by a second lock held across "compute, store, apply", so the durable store sees
-/// events in the order they take effect and a refused write changes nothing. Checks never take
-/// the writer lock.
+/// serialised by a second lock held across "plan, enqueue to the store, apply to memory", so the
+/// durable store sees events in the order they take effect; answers wait for the commit (which
+/// writes in flight together share), and a refused write is taken back. Checks never take the
+/// writer lock.
 public final class MockServer: Responder {
     let options: MockServerOptions
     let clock: any Scheduler
@@ -90,6 +91,8 @@ public final class MockServer: Responder {
         let parameters: [String: String]
         /// The `{project}` parameter, "" for routes without one.
         let project: String
+        /// The commits of this request's writes: the answer goes out once they are durable.
+        let commits = PendingCommits()
 
         init(request: HTTPRequest, parameters: [String: String]) {
             self.request = request
@@ -117,7 +120,8 @@ public final class MockServer: Responder {
         } catch {
             response = error.response
         }
-        reply(.response(response))
+        // A write answers once the store committed it; a refusal then answers 503 instead.
+        call.commits.whenSettled { problem in reply(.response(problem?.response ?? response)) }
     }
 
     func syncHandle(_ endpoint: Endpoint, _ call: Call) throws(Problem) -> HTTPResponse {
@@ -153,7 +157,7 @@ public final class MockServer: Responder {
         case .addFault: return try addFault(call)
         case .clearFaults: return try clearFaults(call)
         case .journal: return try journal(call)
-        case .reset: return try reset()
+        case .reset: return try reset(call)
         case .getClock: return clockResponse(200)
         case .setClock: return try setClock(call)
         case .getPushGateways: return try getPushGateways()

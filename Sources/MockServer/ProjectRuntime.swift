@@ -127,6 +127,14 @@ struct ServerState: Sendable {
         return old
     }
 
+    /// ``install(_:)`` for the stored state after a refused write: the projects' armed faults
+    /// (never stored) stay.
+    mutating func restore(_ built: (projects: [String: ProjectRuntime], order: [String])) -> [String: ProjectRuntime] {
+        var built = built
+        for (key, runtime) in projects where !runtime.faults.isEmpty { built.projects[key]?.faults = runtime.faults }
+        return install(built)
+    }
+
     var snapshot: StateSnapshot {
         StateSnapshot(projects: order.compactMap { projects[$0]?.snapshot })
     }

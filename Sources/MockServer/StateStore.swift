@@ -1,14 +1,16 @@
 import JSON
 import ReleaseControl
 
-/// Durable storage under the mock's in-memory state (`--state`). MockServer calls `apply` for
-/// every acknowledged write *before* it answers 2xx, with events in the order they happened,
-/// one call per request; a throw turns the request into a 503 and leaves the state unchanged.
-/// Checks never reach the store: they read memory.
+/// Durable storage under the mock's in-memory state (`--state`). Every acknowledged write reaches
+/// the store before its 2xx, with events in the order they happened, one call per request; a
+/// refusal turns the request into a 503 and leaves the state unchanged. Checks never reach the
+/// store: they read memory.
 ///
-/// Calls never overlap (MockServer serialises writers), so a store needs no locking of its own
-/// for ordering; it may still batch commits across calls as long as `apply` returns only once
-/// the events are durable.
+/// MockServer writes through ``enqueue(_:whenDurable:)`` under its writer lock, so calls never
+/// overlap and their order is the order the writes take effect; it applies each write to memory
+/// at once and answers only once `whenDurable` reports the commit, so writes in flight together
+/// can share one commit (group commit). A store that commits on the spot needs only ``apply(_:)``:
+/// the default `enqueue` calls it and reports at once.
 ///
 /// ```swift
 /// let store = MemoryStateStore()
@@ -20,6 +22,29 @@ public protocol StateStore: Sendable {
     func load() throws -> StateSnapshot?
     /// Makes `events` durable, in order, before returning.
     func apply(_ events: [StateEvent]) throws
+    /// Puts `events` in line behind every earlier call and returns without waiting for the disk;
+    /// `whenDurable` runs once they are committed (nil) or refused (the error). Throws, with
+    /// nothing queued, when the store refuses at once. `whenDurable` never runs with an error
+    /// inside this call (the caller holds its writer lock, and a refusal makes it take it again).
+    ///
+    /// A write enqueued after one that is refused was planned on top of it, so the store refuses
+    /// it too, until MockServer has taken the stored state back (``recoverAfterRefusal()``).
+    func enqueue(_ events: [StateEvent], whenDurable: @escaping @Sendable ((any Error)?) -> Void) throws
+    /// After a refused ``enqueue(_:whenDurable:)``: the state as stored now, for MockServer to put
+    /// memory back to, and from here on the store takes writes again; nil when nothing was
+    /// refused since the last call. Called under the writer lock.
+    func recoverAfterRefusal() throws -> StateSnapshot?
+}
+
+extension StateStore {
+    /// Commits on the spot: ``apply(_:)``, then reports.
+    public func enqueue(_ events: [StateEvent], whenDurable: @escaping @Sendable ((any Error)?) -> Void) throws {
+        try apply(events)
+        whenDurable(nil)
+    }
+
+    /// A store that commits on the spot refuses at once, so there is never anything to take back.
+    public func recoverAfterRefusal() throws -> StateSnapshot? { nil }
 }
 
 /// One acknowledged write, as granular as the admin API that made it.

@@ -8,6 +8,11 @@ import Synchronization
 /// cost one commit. When a batch fails, each writer's events are retried in a transaction of
 /// their own, so one writer's refused write never fails another's.
 ///
+/// Pipelined writes (``enqueue(_:chain:)`` with a chain number) were planned on top of every
+/// earlier one, so they are different: once one is refused, every later write of the same (or an
+/// older) chain is refused too, without trying, until the caller starts a new chain
+/// (``brokenChain`` says which chain broke).
+///
 /// ```swift
 /// let committer = GroupCommitter(database: database)
 /// try committer.write([.tokenDeleted(project: "demo", token: "abc")])   // durable when it returns
@@ -17,10 +22,15 @@ final class GroupCommitter: Sendable {
     /// and written only with `access` held, which is what makes the unchecked Sendable sound.
     final class Pending: @unchecked Sendable {
         let events: [StoredEvent]
+        /// The chain a pipelined write was planned in; nil for a write that stands alone.
+        let chain: UInt64?
         var done = false
         var outcome: StateStoreError?
 
-        init(events: [StoredEvent]) { self.events = events }
+        init(events: [StoredEvent], chain: UInt64?) {
+            self.events = events
+            self.chain = chain
+        }
     }
 
     /// The file, while open; whoever holds this lock is the only one touching it.
@@ -32,6 +42,9 @@ final class GroupCommitter: Sendable {
     private let queue = Mutex<[Pending]>([])
     private let access: Mutex<Access>
     private let batchMaximum = Atomic<Int>(0)
+    /// The newest chain in which a pipelined write was refused; 0 while none was. Written with
+    /// `access` held.
+    private let broken = Atomic<UInt64>(0)
 
     init(database: StateDatabase) {
         path = database.path
@@ -44,8 +57,9 @@ final class GroupCommitter: Sendable {
     }
 
     /// Puts `events` in line without waiting: writes commit in the order they were enqueued.
-    func enqueue(_ events: [StoredEvent]) -> Pending {
-        let pending = Pending(events: events)
+    /// `chain` marks a pipelined write (see the type's summary); chains count from 1.
+    func enqueue(_ events: [StoredEvent], chain: UInt64? = nil) -> Pending {
+        let pending = Pending(events: events, chain: chain)
         queue.withLock { $0.append(pending) }
         return pending
     }
@@ -82,36 +96,59 @@ final class GroupCommitter: Sendable {
     /// The most writes one commit has carried so far.
     var largestBatch: Int { batchMaximum.load(ordering: .relaxed) }
 
+    /// The newest chain in which a pipelined write was refused (0: none).
+    var brokenChain: UInt64 { broken.load(ordering: .acquiring) }
+
+    /// A pipelined write planned in a chain that already broke: it builds on a refused write.
+    private func doomed(_ pending: Pending) -> Bool {
+        guard let chain = pending.chain else { return false }
+        return chain <= broken.load(ordering: .relaxed)
+    }
+
+    private func refuse(_ pending: Pending, _ error: StateStoreError) {
+        pending.outcome = error
+        if let chain = pending.chain, chain > broken.load(ordering: .relaxed) {
+            broken.store(chain, ordering: .releasing)
+        }
+    }
+
     private func commit(_ batch: [Pending], in database: StateDatabase?) {
         defer { for pending in batch { pending.done = true } }
         guard let database else {
-            for pending in batch { pending.outcome = .closed(path: path) }
+            for pending in batch { refuse(pending, .closed(path: path)) }
             return
         }
         if batch.count > batchMaximum.load(ordering: .relaxed) {
             batchMaximum.store(batch.count, ordering: .relaxed)
         }
         let connection = database.connection
-        do {
-            try connection.transaction({ () throws(SQLiteError) in
-                for pending in batch {
-                    for event in pending.events { try database.apply(event) }
-                }
-            }, context: "saving \(batch.count) write\(batch.count == 1 ? "" : "s")")
-            return
-        } catch {
-            if batch.count == 1 {
-                batch[0].outcome = .writeRefused(path: path, detail: error.message)
+        if !batch.contains(where: doomed) {
+            do {
+                try connection.transaction({ () throws(SQLiteError) in
+                    for pending in batch {
+                        for event in pending.events { try database.apply(event) }
+                    }
+                }, context: "saving \(batch.count) write\(batch.count == 1 ? "" : "s")")
                 return
+            } catch {
+                if batch.count == 1 {
+                    refuse(batch[0], .writeRefused(path: path, detail: error.message))
+                    return
+                }
             }
         }
+        // One by one, in order, so a refusal costs only the writes that build on it.
         for pending in batch {
+            if doomed(pending) {
+                pending.outcome = .refusedEarlier(path: path)
+                continue
+            }
             do {
                 try connection.transaction({ () throws(SQLiteError) in
                     for event in pending.events { try database.apply(event) }
                 }, context: "saving a write")
             } catch {
-                pending.outcome = .writeRefused(path: path, detail: error.message)
+                refuse(pending, .writeRefused(path: path, detail: error.message))
             }
         }
     }

@@ -1,10 +1,15 @@
+import Dispatch
 import JSON
 import MockServer
+import Synchronization
 
 /// MockServer's ``StateStore`` on an SQLite file: what `serve --state FILE` runs on.
 ///
-/// Every acknowledged write reaches `apply` before its 2xx and returns only once committed
-/// (WAL; see ``StateDurability`` for the synchronous level). Checks never come here: MockServer
+/// Every acknowledged write is committed before its 2xx (WAL; see ``StateDurability`` for the
+/// synchronous level). MockServer pipelines its writes through ``enqueue(_:whenDurable:)``: a
+/// commit queue of its own commits whatever is waiting in one transaction (group commit), so
+/// the server's threads never wait for the disk and N writes in flight cost one commit. Checks
+/// never come here: MockServer
 /// answers them from memory. The file also keeps the seed it was created from, so
 /// `POST /admin/reset` returns to that seed after a restart, with or without `--config`.
 ///
@@ -20,6 +25,10 @@ import MockServer
 public final class SQLiteStateStore: StateStore {
     private let file: StateFile
     private let snapshot: StateSnapshot
+    /// Runs the commits of pipelined writes, in enqueue order; blocking on the disk is its job.
+    private let commits = DispatchQueue(label: "lerix.state.commit")
+    /// The chain pipelined writes are planned in now; it moves on once a refusal is recovered from.
+    private let chain = Atomic<UInt64>(1)
 
     /// The state file's path, as given.
     public var path: String { file.path }
@@ -67,18 +76,35 @@ public final class SQLiteStateStore: StateStore {
         try file.write(events.map(\.stored))
     }
 
-    /// Two-phase writing, for a caller that serialises its writers (as MockServer does) but
-    /// wants them to share commits: `enqueue` where the order is decided (under the writer lock;
-    /// it never blocks on the disk), then `wait()` on the result after releasing that lock. Writes
-    /// commit in enqueue order, and each `wait()` returns only once its events are durable, so
-    /// N requests in flight cost one commit instead of N.
+    /// Queues `events` behind every earlier write and commits them on the commit queue, with
+    /// whatever else is waiting by then, in one transaction; `whenDurable` runs there once they are
+    /// committed or refused. Writes commit in enqueue order. After a refusal, every write enqueued
+    /// before ``recoverAfterRefusal()`` is refused too (``StateStoreError/refusedEarlier(path:)``):
+    /// it was planned on top of the refused one.
     ///
     /// ```swift
-    /// let pending = writerLock.withLock { store.enqueue(events) }   // order fixed, no I/O
-    /// try pending.wait()                                           // durable, shared commit
+    /// try writerLock.withLock { try store.enqueue(events) { error in reply(error == nil ? ok : unavailable) } }
     /// ```
-    public func enqueue(_ events: [StateEvent]) -> PendingWrite {
-        PendingWrite(file: file, pending: file.enqueue(events.map(\.stored)))
+    public func enqueue(_ events: [StateEvent], whenDurable: @escaping @Sendable ((any Error)?) -> Void) {
+        let pending = file.enqueue(events.map(\.stored), chain: chain.load(ordering: .relaxed))
+        commits.async { [file] in
+            do {
+                try file.wait(for: pending)
+                whenDurable(nil)
+            } catch {
+                whenDurable(error)
+            }
+        }
+    }
+
+    /// The file's state, once a pipelined write was refused (nil otherwise); writes enqueued from
+    /// here on are tried again. Call it under the lock that orders ``enqueue(_:whenDurable:)``.
+    public func recoverAfterRefusal() throws(StateStoreError) -> StateSnapshot? {
+        let broken = file.brokenChain
+        guard broken >= chain.load(ordering: .relaxed) else { return nil }
+        let stored = try loadSnapshot()
+        chain.store(broken + 1, ordering: .relaxed)
+        return stored
     }
 
     /// Everything in the file now (after every write that returned before this call).
@@ -98,6 +124,19 @@ public final class SQLiteStateStore: StateStore {
     func refuseWritesForTesting() {
         file.refuseWritesForTesting()
     }
+
+    /// Lets the file grow no further, as on a full disk (tests only).
+    func limitGrowthForTesting() {
+        file.limitGrowthForTesting()
+    }
+
+    /// Keeps the file busy until `release` is signalled, so writes queue up (tests only).
+    func holdWriterForTesting(until release: DispatchSemaphore) {
+        file.holdWriterForTesting(until: release)
+    }
+
+    /// Writes waiting for the file right now (tests only).
+    var queuedForTesting: Int { file.queuedForTesting }
 
     /// Closes the file once the running commit is done; closing folds the write-ahead log back into
     /// the file and removes it, so call it on a clean shutdown. Later writes throw `.closed`.

@@ -48,9 +48,12 @@ final class StateFile: Sendable {
 
     /// Puts `events` in line and returns at once; `wait(for:)` returns once they are durable.
     /// Writes commit in the order they were enqueued.
-    func enqueue(_ events: [StoredEvent]) -> GroupCommitter.Pending {
-        committer.enqueue(events)
+    func enqueue(_ events: [StoredEvent], chain: UInt64? = nil) -> GroupCommitter.Pending {
+        committer.enqueue(events, chain: chain)
     }
+
+    /// The newest chain of pipelined writes that broke (0: none); see ``GroupCommitter``.
+    var brokenChain: UInt64 { committer.brokenChain }
 
     func wait(for pending: GroupCommitter.Pending) throws(StateStoreError) {
         try committer.wait(for: pending)

@@ -7,6 +7,8 @@ public enum StateStoreError: Error, Sendable, Equatable, CustomStringConvertible
     case readFailed(path: String, detail: String)
     /// The store was closed before the write could run.
     case closed(path: String)
+    /// A pipelined write was planned on top of an earlier one the file refused, so it was not tried.
+    case refusedEarlier(path: String)
 
     public var description: String {
         switch self {
@@ -16,6 +18,8 @@ public enum StateStoreError: Error, Sendable, Equatable, CustomStringConvertible
             return "reading the state file \(path) failed (\(detail))"
         case .closed(let path):
             return "the state file \(path) is closed; nothing was saved"
+        case .refusedEarlier(let path):
+            return "the state file \(path) refused an earlier write this one builds on; nothing was saved"
         }
     }
 }

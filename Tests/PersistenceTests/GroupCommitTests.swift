@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HTTP
 import JSON
 import MockServer
 import Synchronization
@@ -119,29 +120,48 @@ import Testing
     }
 }
 
-/// The two-phase API: order fixed at enqueue, durability shared at wait.
-@Suite struct TwoPhaseWriteTests {
-    @Test func enqueuedWritesCommitInEnqueueOrderAndShareOneCommit() throws {
-        let dir = try TemporaryDirectory()
-        let path = dir.file("two-phase.db")
-        let store = try SQLiteStateStore.open(path: path, seed: .defaultSeed, durability: .powerLoss)
-        let pending = (1...30).map { n in
-            store.enqueue([
-                .tokenUpserted(project: "demo", token: StateSnapshot.Token(token: "t\(n)", platform: .ios)),
-                .ingestCounted(project: "demo", module: "errors", total: n),
-            ])
-        }
-        let failures = Atomic<Int>(0)
+/// The pipelined API MockServer writes through: order fixed at enqueue, commits shared on the
+/// store's commit queue, and a refusal taken back before later writes count again.
+@Suite struct PipelinedWriteTests {
+    static func token(_ n: Int) -> StateEvent {
+        .tokenUpserted(project: "demo", token: StateSnapshot.Token(token: "t\(n)", platform: .ios))
+    }
+
+    /// Enqueues `writes` and waits (bounded) for every report; the outcomes in report order.
+    static func enqueue(_ store: SQLiteStateStore, _ writes: [[StateEvent]]) -> [(index: Int, error: StateStoreError?)] {
+        let reports = Mutex<[(index: Int, error: StateStoreError?)]>([])
         let group = DispatchGroup()
-        for write in pending.reversed() {
+        for (index, events) in writes.enumerated() {
             group.enter()
-            Thread {
-                if (try? write.wait()) == nil { failures.add(1, ordering: .relaxed) }
+            store.enqueue(events) { error in
+                reports.withLock { $0.append((index, error as? StateStoreError)) }
                 group.leave()
-            }.start()
+            }
         }
-        #expect(group.wait(timeout: .now() + 30) == .success)
-        #expect(failures.load(ordering: .relaxed) == 0)
+        _ = group.wait(timeout: .now() + 30)
+        return reports.withLock { $0 }
+    }
+
+    @Test func enqueuedWritesCommitInEnqueueOrderAndShareCommits() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("pipelined.db")
+        let store = try SQLiteStateStore.open(path: path, seed: .defaultSeed, durability: .powerLoss)
+        let release = DispatchSemaphore(value: 0)
+        store.holdWriterForTesting(until: release)
+        let writes = (1...30).map { n in [Self.token(n), .ingestCounted(project: "demo", module: "errors", total: n)] }
+        let done = Mutex<[(index: Int, error: StateStoreError?)]>([])
+        DispatchQueue.global().async {
+            let reports = Self.enqueue(store, writes)
+            done.withLock { $0 = reports }
+        }
+        // Held: queued, nothing reported.
+        #expect(PersistenceWait.until { store.queuedForTesting == 30 })
+        #expect(done.withLock { $0.isEmpty })
+        release.signal()
+        #expect(PersistenceWait.until { done.withLock { $0.count } == 30 })
+        let reports = done.withLock { $0 }
+        #expect(reports.map(\.index) == Array(0..<30), "reported in enqueue order")
+        #expect(reports.allSatisfy { $0.error == nil })
         #expect(store.largestBatch == 30)
         store.close()
         let reopened = try SQLiteStateStore.open(path: path, seed: .defaultSeed)
@@ -149,5 +169,109 @@ import Testing
         let project = try #require(try reopened.load()?.projects.first)
         #expect(project.pushTokens.map(\.token) == (1...30).map { "t\($0)" })
         #expect(project.ingest == ["errors": 30])
+    }
+
+    @Test func aRefusedWriteRefusesTheWritesPlannedOnItUntilRecovered() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("refused.db")
+        let store = try SQLiteStateStore.open(path: path, seed: .defaultSeed)
+        defer { store.close() }
+        #expect(Self.enqueue(store, [[Self.token(1)]]).map(\.error) == [nil])
+        #expect(try store.recoverAfterRefusal() == nil, "nothing refused, nothing to recover")
+        store.limitGrowthForTesting()
+        let huge = StateEvent.tokenUpserted(project: "demo", token: StateSnapshot.Token(token: String(repeating: "h", count: 64 * 1024), platform: .ios))
+        let reports = Self.enqueue(store, [[huge], [Self.token(2)], [Self.token(3)]])
+        #expect(reports.map(\.index) == [0, 1, 2])
+        guard reports.count == 3, case .writeRefused? = reports[0].error else {
+            Issue.record("the huge write was not refused: \(reports)")
+            return
+        }
+        #expect(reports[1].error == .refusedEarlier(path: path) && reports[2].error == .refusedEarlier(path: path))
+        // Recovery hands back the file's state once, then small writes go through again.
+        let stored = try #require(try store.recoverAfterRefusal())
+        #expect(stored.projects.first?.pushTokens.map(\.token) == ["t1"])
+        #expect(try store.recoverAfterRefusal() == nil)
+        #expect(Self.enqueue(store, [[.tokenDeleted(project: "demo", token: "t1")]]).map(\.error) == [nil])
+        #expect(try store.loadSnapshot().projects.first?.pushTokens == [])
+    }
+}
+
+/// Bounded polling for conditions another thread makes true (a failure guard, not a timing assumption).
+enum PersistenceWait {
+    static func until(_ condition: () -> Bool) -> Bool {
+        for _ in 0..<10_000 {
+            if condition() { return true }
+            usleep(1000)
+        }
+        return condition()
+    }
+}
+
+/// MockServer over the file: writes in flight share commits, and each is answered only once
+/// its commit is durable.
+@Suite struct ServerGroupCommitTests {
+    @Test func registrationsInFlightShareCommitsAndAreAnsweredOnlyOnceDurable() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("server.db")
+        let first = try ServerOnFile(path: path)
+        let release = DispatchSemaphore(value: 0)
+        first.store.holdWriterForTesting(until: release)
+        let answered = Atomic<Int>(0)
+        let group = DispatchGroup()
+        for i in 0..<20 {
+            group.enter()
+            let request = HTTPRequest(method: "PUT", target: "/v1/projects/demo/push-tokens/t\(i)", body: Array(#"{"platform": "ios"}"#.utf8))
+            first.server.respond(to: request) { reply in
+                if case .response(let response) = reply, response.status == 204 { answered.add(1, ordering: .relaxed) }
+                group.leave()
+            }
+        }
+        // Every request was taken without waiting for the held file, and none is answered yet.
+        #expect(first.store.queuedForTesting == 20)
+        #expect(answered.load(ordering: .relaxed) == 0)
+        release.signal()
+        #expect(group.wait(timeout: .now() + 30) == .success)
+        #expect(answered.load(ordering: .relaxed) == 20)
+        #expect(first.store.largestBatch == 20)
+        first.close()
+        let second = try ServerOnFile(path: path)
+        defer { second.close() }
+        let tokens = second.call("GET", "/admin/projects/demo/push-tokens").json?["push_tokens"]?.arrayValue ?? []
+        #expect(tokens.map { $0["token"]?.stringValue } == (0..<20).map { "t\($0)" })
+    }
+
+    @Test func aRefusedCommitAnswers503AndTakesBackWhatWasPlannedOnIt() throws {
+        let dir = try TemporaryDirectory()
+        let server = try ServerOnFile(path: dir.file("refused.db"))
+        defer { server.close() }
+        #expect(server.call("PUT", "/v1/projects/demo/push-tokens/kept", #"{"platform": "ios"}"#).status == 204)
+        #expect(server.call("POST", "/admin/projects/demo/faults", #"{"kind": "status", "status": 500}"#).status == 201)
+        server.store.limitGrowthForTesting()
+        let release = DispatchSemaphore(value: 0)
+        server.store.holdWriterForTesting(until: release)
+        let statuses = Mutex<[String: Int]>([:])
+        let group = DispatchGroup()
+        let huge = String(repeating: "h", count: 64 * 1024)
+        // The huge message cannot fit; the token registered after it was planned on top of it.
+        for (name, method, target, body) in [
+            ("rule", "POST", "/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.0", "message": "\#(huge)"}"#),
+            ("token", "PUT", "/v1/projects/demo/push-tokens/after", #"{"platform": "ios"}"#),
+        ] {
+            group.enter()
+            server.server.respond(to: HTTPRequest(method: method, target: target, body: Array(body.utf8))) { reply in
+                if case .response(let response) = reply { statuses.withLock { $0[name] = response.status } }
+                group.leave()
+            }
+        }
+        release.signal()
+        #expect(group.wait(timeout: .now() + 30) == .success)
+        #expect(statuses.withLock { $0 } == ["rule": 503, "token": 503])
+        // Memory is back to the file: no rule, only the first token; the armed fault stays.
+        #expect(server.call("GET", "/admin/projects/demo/rules").json?["rules"]?.arrayValue == [])
+        let tokens = server.call("GET", "/admin/projects/demo/push-tokens").json?["push_tokens"]?.arrayValue ?? []
+        #expect(tokens.map { $0["token"]?.stringValue } == ["kept"])
+        #expect(server.call("GET", "/admin/projects/demo/faults").json?["faults"]?.arrayValue?.count == 1)
+        // And the file takes small writes again.
+        #expect(server.call("DELETE", "/v1/projects/demo/push-tokens/kept").status == 204)
     }
 }
