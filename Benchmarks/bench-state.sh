@@ -3,7 +3,9 @@
 # wrk, 50 keep-alive connections, PUT /v1/projects/demo/push-tokens/<unique> with a JSON body
 # (Benchmarks/register-tokens.lua); median of several short rounds. Then the durability check:
 # restart on the file and count that every acknowledged registration is there.
-# Loopback only. Env: BENCH_ROUNDS (3), BENCH_SECONDS (4), BENCH_TARGET (5000),
+# The target (issue 13): --state at >= 0.8x of the in-memory server, printed as met or NOT MET with
+# the load average beside every figure (the machine is shared; wall-clock ratios move with load).
+# Loopback only. Env: BENCH_ROUNDS (3), BENCH_SECONDS (4), BENCH_TARGET (5000), BENCH_RATIO_TARGET (0.8),
 # LERIX_BIN (.build/release/lerix-mock).
 set -euo pipefail
 
@@ -11,6 +13,7 @@ source "$(dirname "$0")/lib.sh"
 ROUNDS=${BENCH_ROUNDS:-3}
 SECS=${BENCH_SECONDS:-4}
 TARGET=${BENCH_TARGET:-5000}
+RATIO_TARGET=${BENCH_RATIO_TARGET:-0.8}
 CONNS=50
 
 bench_setup lerix-bench-state wrk curl python3
@@ -68,9 +71,9 @@ for round in $(seq "$ROUNDS"); do
                 echo "LOST WRITES: $acknowledged registrations acknowledged, $stored in the file after restart" >&2
                 status=1
             fi
-            echo "round $round: --state $rps/s, server CPU ${us} us/registration; $acknowledged acknowledged, $stored found after restart"
+            echo "round $round: --state $rps/s, server CPU ${us} us/registration; $acknowledged acknowledged, $stored found after restart (load $(load_average))"
         else
-            echo "round $round: memory  $rps/s, server CPU ${us} us/registration"
+            echo "round $round: memory  $rps/s, server CPU ${us} us/registration (load $(load_average))"
         fi
         stop
     done
@@ -86,8 +89,9 @@ printf '\n%-22s %16s %22s\n' case registrations/s server-CPU-us/request
 printf '%-22s %16.0f %22s\n' "with --state (SQLite)" "$state" "$state_us"
 printf '%-22s %16.0f %22s\n' "in memory (baseline)" "$memory" "$memory_us"
 echo "load average while measuring: $(load_average)"
-echo "ratio --state / memory: ${ratio}x; target >= $TARGET/s with --state; errors: $errors"
-bench_row "state token registration" "$(printf '%.0f' "$state") registrations/s" "in memory $(printf '%.0f' "$memory")/s" "$(bench_ratio "$state" "$memory")" "$errors" "≥ 0.8x"
+verdict=$(awk -v r="$ratio" -v t="$RATIO_TARGET" 'BEGIN { print (r != "n/a" && r + 0 >= t + 0) ? "met" : "NOT MET" }')
+echo "ratio --state / memory: ${ratio}x against the target of ${RATIO_TARGET}x: $verdict (also >= $TARGET/s with --state; errors: $errors)"
+bench_row "state token registration" "$(printf '%.0f' "$state") registrations/s" "in memory $(printf '%.0f' "$memory")/s" "$(bench_ratio "$state" "$memory")" "$errors" "≥ ${RATIO_TARGET}x"
 awk -v s="$state" -v t="$TARGET" 'BEGIN { exit !(s >= t) }' || { echo "below the target of $TARGET registrations/s" >&2; status=1; }
 [ "$errors" = 0 ] || status=1
 exit $status

@@ -9,7 +9,7 @@ import Foundation
 /// ```swift
 /// let lerix = Lerix(configuration: config, transport: URLSessionTransport(timeout: .seconds(10)), storage: disk)
 /// ```
-public final class URLSessionTransport: Transport, @unchecked Sendable {
+public final class URLSessionTransport: Transport {
     // URLSession is thread-safe; both properties are immutable after init.
     private let session: URLSession
     private let timeoutSeconds: Double

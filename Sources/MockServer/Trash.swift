@@ -5,7 +5,7 @@
 /// let trash = Trash()
 /// state.withLock { s in trash.keep(s.install(built)) }   // old projects freed when `trash` goes
 /// ```
-final class Trash: @unchecked Sendable {
+final class Trash {
     // Only touched inside the one locked section that fills it, then released as a whole.
     private var items: [Any] = []
 

@@ -18,19 +18,34 @@ import Synchronization
 /// try committer.write([.tokenDeleted(project: "demo", token: "abc")])   // durable when it returns
 /// ```
 final class GroupCommitter: Sendable {
-    /// One writer's events and, once its batch ran, the outcome. `done` and `outcome` are read
-    /// and written only with `access` held, which is what makes the unchecked Sendable sound.
-    final class Pending: @unchecked Sendable {
+    /// One writer's events and, once its batch ran, the outcome.
+    final class Pending: Sendable {
         let events: [StoredEvent]
         /// The chain a pipelined write was planned in; nil for a write that stands alone.
         let chain: UInt64?
-        var done = false
-        var outcome: StateStoreError?
+        /// A pipelined write's report, run once its batch ran (outside the file's lock).
+        let whenDone: (@Sendable (StateStoreError?) -> Void)?
+        /// Set by the batch that carries the events.
+        private let result = Mutex<(done: Bool, outcome: StateStoreError?)>((false, nil))
 
-        init(events: [StoredEvent], chain: UInt64?) {
+        init(events: [StoredEvent], chain: UInt64?, whenDone: (@Sendable (StateStoreError?) -> Void)? = nil) {
             self.events = events
             self.chain = chain
+            self.whenDone = whenDone
         }
+
+        var done: Bool { result.withLock { $0.done } }
+        var outcome: StateStoreError? { result.withLock { $0.outcome } }
+
+        func finish(_ outcome: StateStoreError?) {
+            result.withLock { $0 = (true, outcome) }
+        }
+    }
+
+    /// Writes waiting for the file, and whether a drain (``drain()``) is on its way for them.
+    private struct Queue {
+        var items: [Pending] = []
+        var draining = false
     }
 
     /// The file, while open; whoever holds this lock is the only one touching it.
@@ -39,7 +54,7 @@ final class GroupCommitter: Sendable {
     }
 
     private let path: String
-    private let queue = Mutex<[Pending]>([])
+    private let queue = Mutex(Queue())
     private let access: Mutex<Access>
     private let batchMaximum = Atomic<Int>(0)
     /// The newest chain in which a pipelined write was refused; 0 while none was. Written with
@@ -60,23 +75,62 @@ final class GroupCommitter: Sendable {
     /// `chain` marks a pipelined write (see the type's summary); chains count from 1.
     func enqueue(_ events: [StoredEvent], chain: UInt64? = nil) -> Pending {
         let pending = Pending(events: events, chain: chain)
-        queue.withLock { $0.append(pending) }
+        queue.withLock { $0.items.append(pending) }
         return pending
+    }
+
+    /// A pipelined write: puts `events` in line, and `whenDone` reports the outcome once a batch
+    /// carried them. Returns true when the caller must run ``drain()`` (on a queue of its own):
+    /// none is on its way, so one drain serves every write that arrives while it runs.
+    func enqueue(_ events: [StoredEvent], chain: UInt64, whenDone: @escaping @Sendable (StateStoreError?) -> Void) -> Bool {
+        let pending = Pending(events: events, chain: chain, whenDone: whenDone)
+        return queue.withLock { q in
+            q.items.append(pending)
+            if q.draining { return false }
+            q.draining = true
+            return true
+        }
+    }
+
+    /// Commits batch after batch, everything queued at each turn, running the pipelined writes'
+    /// reports in order, until nothing is left.
+    func drain() {
+        while true {
+            let batch: [Pending]? = access.withLock { access in
+                let taken: [Pending]? = queue.withLock { q in
+                    if q.items.isEmpty {
+                        q.draining = false
+                        return nil
+                    }
+                    defer { q.items.removeAll(keepingCapacity: true) }
+                    return q.items
+                }
+                if let taken { commit(taken, in: access.database) }
+                return taken
+            }
+            guard let batch else { return }
+            report(batch)
+        }
     }
 
     /// Returns once `mine` is durable, committing it (and everything queued) if nobody has yet.
     func wait(for mine: Pending) throws(StateStoreError) {
-        try access.withLock { access throws(StateStoreError) in
-            if !mine.done {
-                let batch = queue.withLock { queued in
-                    let taken = queued
-                    queued.removeAll(keepingCapacity: true)
-                    return taken
-                }
-                commit(batch, in: access.database)
+        let committed: [Pending] = access.withLock { access in
+            guard !mine.done else { return [] }
+            let batch = queue.withLock { q in
+                let taken = q.items
+                q.items.removeAll(keepingCapacity: true)
+                return taken
             }
-            if let outcome = mine.outcome { throw outcome }
+            commit(batch, in: access.database)
+            return batch
         }
+        report(committed)
+        if let outcome = mine.outcome { throw outcome }
+    }
+
+    private func report(_ batch: [Pending]) {
+        for pending in batch { pending.whenDone?(pending.outcome) }
     }
 
     /// Runs `body` with the file to itself, between batches; nil once closed.
@@ -91,7 +145,7 @@ final class GroupCommitter: Sendable {
     }
 
     /// Writes waiting for the file right now.
-    var queued: Int { queue.withLock { $0.count } }
+    var queued: Int { queue.withLock { $0.items.count } }
 
     /// The most writes one commit has carried so far.
     var largestBatch: Int { batchMaximum.load(ordering: .relaxed) }
@@ -106,14 +160,13 @@ final class GroupCommitter: Sendable {
     }
 
     private func refuse(_ pending: Pending, _ error: StateStoreError) {
-        pending.outcome = error
+        pending.finish(error)
         if let chain = pending.chain, chain > broken.load(ordering: .relaxed) {
             broken.store(chain, ordering: .releasing)
         }
     }
 
     private func commit(_ batch: [Pending], in database: StateDatabase?) {
-        defer { for pending in batch { pending.done = true } }
         guard let database else {
             for pending in batch { refuse(pending, .closed(path: path)) }
             return
@@ -129,6 +182,7 @@ final class GroupCommitter: Sendable {
                         for event in pending.events { try database.apply(event) }
                     }
                 }, context: "saving \(batch.count) write\(batch.count == 1 ? "" : "s")")
+                for pending in batch { pending.finish(nil) }
                 return
             } catch {
                 if batch.count == 1 {
@@ -140,13 +194,14 @@ final class GroupCommitter: Sendable {
         // One by one, in order, so a refusal costs only the writes that build on it.
         for pending in batch {
             if doomed(pending) {
-                pending.outcome = .refusedEarlier(path: path)
+                pending.finish(.refusedEarlier(path: path))
                 continue
             }
             do {
                 try connection.transaction({ () throws(SQLiteError) in
                     for event in pending.events { try database.apply(event) }
                 }, context: "saving a write")
+                pending.finish(nil)
             } catch {
                 refuse(pending, .writeRefused(path: path, detail: error.message))
             }

@@ -25,7 +25,8 @@ import Synchronization
 public final class SQLiteStateStore: StateStore {
     private let file: StateFile
     private let snapshot: StateSnapshot
-    /// Runs the commits of pipelined writes, in enqueue order; blocking on the disk is its job.
+    /// Runs the commits of pipelined writes, in enqueue order (one drain at a time serves every
+    /// write that arrives while it runs); blocking on the disk is its job.
     private let commits = DispatchQueue(label: "lerix.state.commit")
     /// The chain pipelined writes are planned in now; it moves on once a refusal is recovered from.
     private let chain = Atomic<UInt64>(1)
@@ -86,14 +87,9 @@ public final class SQLiteStateStore: StateStore {
     /// try writerLock.withLock { try store.enqueue(events) { error in reply(error == nil ? ok : unavailable) } }
     /// ```
     public func enqueue(_ events: [StateEvent], whenDurable: @escaping @Sendable ((any Error)?) -> Void) {
-        let pending = file.enqueue(events.map(\.stored), chain: chain.load(ordering: .relaxed))
-        commits.async { [file] in
-            do {
-                try file.wait(for: pending)
-                whenDurable(nil)
-            } catch {
-                whenDurable(error)
-            }
+        let mustDrain = file.enqueue(events.map(\.stored), chain: chain.load(ordering: .relaxed)) { error in whenDurable(error) }
+        if mustDrain {
+            commits.async { [file] in file.drain() }
         }
     }
 

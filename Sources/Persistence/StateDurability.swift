@@ -13,14 +13,13 @@
 /// - What NORMAL gives up is a power cut or kernel crash within the moments before the next
 ///   checkpoint's sync; on a developer machine or a CI runner that failure takes the whole
 ///   environment, and the tests using the mock, down with it.
-/// - MockServer serialises its writers across `StateStore.apply` (so a refused write changes
-///   nothing), so writes cannot share a sync: with FULL every acknowledged write costs one fsync,
-///   measured at about 2.5 ms on this kind of disk, i.e. ~400 writes/s, far below the 5,000 token
-///   registrations/s the issue asks for. NORMAL keeps a commit at tens of microseconds.
+/// - Writes in flight together share a commit (MockServer pipelines them through
+///   `SQLiteStateStore.enqueue`), so a sync is paid per group, not per write; still, with FULL every
+///   group costs one fsync (about 2.5 ms on this kind of disk), which caps a lone writer at ~400
+///   writes/s, while NORMAL keeps a commit at tens of microseconds.
 ///
 /// ``powerLoss`` (`synchronous=FULL`, an fsync of the WAL at every commit) is there for callers
-/// that overlap writes (a group of concurrent writers then shares one fsync) or value power-cut
-/// durability over throughput.
+/// that value power-cut durability over throughput.
 public enum StateDurability: Sendable, Equatable {
     /// `synchronous=NORMAL`: acknowledged writes survive the process being killed.
     case processCrash

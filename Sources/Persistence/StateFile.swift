@@ -48,8 +48,18 @@ final class StateFile: Sendable {
 
     /// Puts `events` in line and returns at once; `wait(for:)` returns once they are durable.
     /// Writes commit in the order they were enqueued.
-    func enqueue(_ events: [StoredEvent], chain: UInt64? = nil) -> GroupCommitter.Pending {
-        committer.enqueue(events, chain: chain)
+    func enqueue(_ events: [StoredEvent]) -> GroupCommitter.Pending {
+        committer.enqueue(events)
+    }
+
+    /// A pipelined write (see ``GroupCommitter``): true when the caller must run ``drain()``.
+    func enqueue(_ events: [StoredEvent], chain: UInt64, whenDone: @escaping @Sendable (StateStoreError?) -> Void) -> Bool {
+        committer.enqueue(events, chain: chain, whenDone: whenDone)
+    }
+
+    /// Commits what pipelined writes queued, until nothing is left.
+    func drain() {
+        committer.drain()
     }
 
     /// The newest chain of pipelined writes that broke (0: none); see ``GroupCommitter``.
