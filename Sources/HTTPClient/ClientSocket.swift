@@ -1,3 +1,4 @@
+import Dispatch
 import Reactor
 import Sockets
 
@@ -149,6 +150,7 @@ public final class ClientSocket: ReactorHandler, @unchecked Sendable {
     // MARK: ReactorHandler
 
     public func handle(_ events: Epoll.Events) {
+        assertConfined()
         switch phase {
         case .connecting:
             if !events.isDisjoint(with: [.writable, .error, .hangup]) { connectFinished() }
@@ -194,11 +196,8 @@ public final class ClientSocket: ReactorHandler, @unchecked Sendable {
             let result: IOResult
             do {
                 result = try Posix.read(fd, into: buffer)
-            } catch let error as SocketError {
-                fail(.ioFailed(peer: peer, reason: Self.reason(error.errno)))
-                return
             } catch {
-                fail(.ioFailed(peer: peer, reason: "\(error)"))
+                fail(ioFailure(error))
                 return
             }
             switch result {
@@ -252,6 +251,7 @@ public final class ClientSocket: ReactorHandler, @unchecked Sendable {
 
     /// Queues plaintext for the peer; it leaves at the end of the current event, or now.
     public func send(_ bytes: UnsafeRawBufferPointer) {
+        assertConfined()
         guard phase == .established || phase == .handshaking, let transport else { return }
         transport.send(bytes, wire: &wire)
         flushSoon()
@@ -285,11 +285,8 @@ public final class ClientSocket: ReactorHandler, @unchecked Sendable {
             do {
                 let start = wireOffset
                 result = try wire.withUnsafeBytes { try Posix.write(fd, UnsafeRawBufferPointer(rebasing: $0[start...])) }
-            } catch let error as SocketError {
-                fail(.ioFailed(peer: peer, reason: Self.reason(error.errno)))
-                return
             } catch {
-                fail(.ioFailed(peer: peer, reason: "\(error)"))
+                fail(ioFailure(error))
                 return
             }
             switch result {
@@ -340,7 +337,16 @@ public final class ClientSocket: ReactorHandler, @unchecked Sendable {
 
     /// Closes now, dropping unsent bytes; the delegate hears `closedWith: nil`.
     public func close() {
+        assertConfined()
         finish(nil)
+    }
+
+    /// Debug builds check the confinement the `@unchecked Sendable` relies on.
+    @inline(__always)
+    private func assertConfined() {
+        #if DEBUG
+        dispatchPrecondition(condition: .onQueue(reactor.queue))
+        #endif
     }
 
     private func fail(_ error: HTTPClientError) {
@@ -365,6 +371,11 @@ public final class ClientSocket: ReactorHandler, @unchecked Sendable {
         Posix.close(fd)
         fd = -1
         interest = []
+    }
+
+    /// A failed read or write (a reset), named by the `errno` text.
+    private func ioFailure(_ error: any Error) -> HTTPClientError {
+        .ioFailed(peer: peer, reason: (error as? SocketError)?.reason ?? "\(error)")
     }
 
     /// "Connection refused", from `strerror`.

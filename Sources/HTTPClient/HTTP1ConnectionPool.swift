@@ -1,3 +1,4 @@
+import Dispatch
 import HTTP
 import Reactor
 import Sockets
@@ -37,6 +38,9 @@ final class HTTP1ConnectionPool {
     }
 
     func submit(_ exchange: Exchange, addresses resolved: [SocketAddress]) {
+        #if DEBUG
+        dispatchPrecondition(condition: .onQueue(reactor.queue))
+        #endif
         guard !isShutDown else {
             exchange.finish(.failure(.cancelled("the HTTP client was shut down")))
             return

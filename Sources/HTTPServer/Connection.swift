@@ -103,6 +103,9 @@ final class Connection: ReactorHandler, @unchecked Sendable {
 
     /// Epoll says the socket is ready.
     func handle(_ events: Epoll.Events) {
+        #if DEBUG
+        dispatchPrecondition(condition: .onQueue(loop.queue))
+        #endif
         guard !isClosed else { return }
         if events.contains(.error) {
             // A socket error (reset): nothing more can be said on this connection.
@@ -450,6 +453,9 @@ final class Connection: ReactorHandler, @unchecked Sendable {
     /// The deadline passed: a client stalled before or in a request hears 408 (RFC 9110
     /// §15.5.9) where its protocol has a word for it, then the connection closes.
     func deadlinePassed() {
+        #if DEBUG
+        dispatchPrecondition(condition: .onQueue(loop.queue))
+        #endif
         if !lingering, !hasPendingOutput,
            var response = fresh ? HTTP1Handler.headTimedOut : handler?.timeoutResponse {
             context.finalize(&response, for: HTTPRequest(method: "-", target: "-"))

@@ -48,6 +48,9 @@ final class EventLoop: @unchecked Sendable {
 
     /// Takes over an accepted (non-blocking) socket. On this loop's queue.
     func adopt(_ fd: Int32) {
+        #if DEBUG
+        dispatchPrecondition(condition: .onQueue(queue))
+        #endif
         guard !shuttingDown, fd >= 0 else {
             Posix.close(fd)
             connectionEnded()
@@ -63,6 +66,9 @@ final class EventLoop: @unchecked Sendable {
     /// Graceful: connections finish in-flight requests, idle ones close now.
     /// Otherwise every connection closes at once. On this loop's queue.
     func shutdown(graceful: Bool) {
+        #if DEBUG
+        dispatchPrecondition(condition: .onQueue(queue))
+        #endif
         shuttingDown = true
         reactor.forEachHandler { handler in
             guard let connection = handler as? Connection else { return }
