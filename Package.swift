@@ -63,18 +63,18 @@ let package = Package(
         .target(name: "LerixSDK", dependencies: ["Clock", "JSON"]),
         // One vocabulary for the host and the runner; value names (platforms, modules) are LerixSDK's own.
         .target(name: "AdapterProtocol", dependencies: ["LerixSDK", "JSON", "Clock"]),
-        .target(name: "Adapter", dependencies: ["AdapterProtocol", "LerixSDK", "JSON", "Clock", "HTTP", "Sockets", "TLS"]),
+        .target(name: "Adapter", dependencies: ["AdapterProtocol", "LerixSDK", "JSON", "Clock", "HTTP", "HTTPClient", "TLS"]),
         // The spec catalogue is compiled in (a symlink to Scenarios/spec-catalogue.yaml), so
         // `covers` ids are checked wherever scenarios live; rule bodies are checked by ReleaseControl's decoding.
         .target(name: "ScenarioRunner", dependencies: [
-            "Adapter", "AdapterProtocol", "LerixSDK", "MockServer", "ReleaseControl", "Push", "HTTPServer", "Persistence", "YAML", "JSON", "Clock", "HTTP",
+            "Adapter", "AdapterProtocol", "LerixSDK", "MockServer", "ReleaseControl", "Push", "HTTPServer", "Persistence", "YAML", "JSON", "Clock", "HTTP", "HTTPClient",
         ], resources: [.embedInCode("Catalogue/spec-catalogue.yaml")]),
         .executableTarget(name: "lerix-mock", dependencies: [
             "MockServer", "HTTPServer", "Persistence", "Push", "ProviderAuth", "Adapter", "AdapterProtocol", "ScenarioRunner", "YAML", "JSON", "Clock", "HTTP", "TLS",
         ]),
 
         // Shared by test targets only: a blocking HTTP client and the spawned binary.
-        .target(name: "TestSupport", dependencies: ["HTTP", "JSON", "TLS", "ReleaseControl", "Clock"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["HTTP", "HTTPClient", "Sockets", "JSON", "TLS", "ReleaseControl", "Clock"], path: "Tests/TestSupport"),
 
         .testTarget(name: "ClockTests", dependencies: ["Clock"]),
         .testTarget(name: "JSONTests", dependencies: ["TestSupport", "JSON"]),

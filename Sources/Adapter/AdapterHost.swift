@@ -54,7 +54,7 @@ public final class AdapterHost: Sendable {
     /// - Parameter scheduler: true time to share (the in-process server's manual clock): the
     ///   host's `advance` then fires the server's timers and the devices' in one deadline order,
     ///   and a `create` cannot move time backwards. Without one the host keeps its own.
-    public init(network: any AdapterNetwork = SocketNetwork(), options: Options = Options(), scheduler: ManualScheduler? = nil) {
+    public init(network: any AdapterNetwork = HTTPClientNetwork(), options: Options = Options(), scheduler: ManualScheduler? = nil) {
         self.network = network
         self.options = options
         self.scheduler = scheduler ?? ManualScheduler(now: Self.beforeAnyTime)

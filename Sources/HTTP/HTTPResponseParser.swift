@@ -17,6 +17,9 @@
 /// ```
 public struct HTTPResponseParser: Sendable {
     public var limits: HTTPResponseLimits
+    /// Keep bytes that arrive with no request announced (for a raw test connection whose
+    /// requests are written by hand) instead of failing on them.
+    public let holdsUnannouncedResponses: Bool
 
     enum State: Sendable, Equatable {
         case head
@@ -43,8 +46,11 @@ public struct HTTPResponseParser: Sendable {
     private var responseStarted = false
     private var chunks = ChunkedBodyDecoder()
 
-    public init(limits: HTTPResponseLimits = HTTPResponseLimits()) {
+    /// - Parameter holdingUnannouncedResponses: bytes that arrive with no request announced
+    ///   stay buffered (``takeBufferedBytes()`` returns them) instead of being a failure.
+    public init(limits: HTTPResponseLimits = HTTPResponseLimits(), holdingUnannouncedResponses: Bool = false) {
         self.limits = limits
+        self.holdsUnannouncedResponses = holdingUnannouncedResponses
     }
 
     /// Records that one more request was written; its response comes after those of earlier ones.
@@ -189,6 +195,7 @@ public struct HTTPResponseParser: Sendable {
             case .head:
                 guard pos < count else { return pos }
                 guard outstandingResponses > 0 else {
+                    if holdsUnannouncedResponses { return pos }
                     return fail(HTTPResponseParseError(.unexpected, "the server sent bytes no request asked for: \(Self.preview(data, from: pos))"),
                                 into: &events)
                 }

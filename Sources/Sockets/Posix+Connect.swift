@@ -9,11 +9,14 @@ extension Posix {
     /// `connected` is true when the connect finished at once; otherwise wait until the socket is
     /// writable, then ask ``pendingError(_:)`` how it went. Throws when the connect failed at once
     /// (`ECONNREFUSED` on loopback), with the address in the message.
-    public static func startConnect(to address: SocketAddress) throws -> (fd: Int32, connected: Bool) {
+    /// `receiveBuffer` fixes `SO_RCVBUF` before connecting (no autotuning; a test that counts
+    /// what a server holds).
+    public static func startConnect(to address: SocketAddress, receiveBuffer: Int32? = nil) throws -> (fd: Int32, connected: Bool) {
         let fd = try socket(domain: address.family, type: Int32(SOCK_STREAM.rawValue))
         do {
             try setNonBlocking(fd)
             try? setNoDelay(fd)
+            if let receiveBuffer { try setOption(fd, level: SOL_SOCKET, name: SO_RCVBUF, value: receiveBuffer, label: "SO_RCVBUF") }
             while true {
                 let rc = address.withSockAddr { Glibc.connect(fd, $0, $1) }
                 if rc == 0 { return (fd, true) }

@@ -27,4 +27,7 @@ public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The address is taken by another process (or another socket of this one).
     public var isAddressInUse: Bool { errno == EADDRINUSE }
+
+    /// The peer reset the connection (`ECONNRESET`): for a reader, an abrupt end of stream.
+    public var isConnectionReset: Bool { errno == ECONNRESET }
 }

@@ -43,7 +43,7 @@ enum AdapterCommand: CLICommand {
             CLI.printError("lerix-mock adapter: unexpected argument \(parsed.positional[0])")
             return 2
         }
-        var socketOptions = SocketNetwork.Options()
+        var socketOptions = HTTPClientNetwork.Options()
         if let text = parsed.value("--max-connections") {
             guard let n = Int(text), n > 0 else {
                 CLI.printError("lerix-mock adapter: --max-connections must be a positive number, not \(text)")
@@ -67,7 +67,7 @@ enum AdapterCommand: CLICommand {
         }
         let network: any AdapterNetwork
         switch parsed.value("--client") ?? "sockets" {
-        case "sockets": network = SocketNetwork(options: socketOptions)
+        case "sockets": network = HTTPClientNetwork(options: socketOptions)
         case "urlsession": network = TransportNetwork(URLSessionTransport(timeout: .seconds(timeout)))
         case let other:
             CLI.printError("lerix-mock adapter: --client must be sockets or urlsession, not \(other)")

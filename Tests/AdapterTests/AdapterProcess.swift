@@ -63,7 +63,7 @@ final class AdapterProcess {
 /// Blocking admin calls to the real server through the adapter's own HTTP client.
 struct AdminClient {
     let baseURL: String
-    let network = SocketNetwork()
+    let network = HTTPClientNetwork()
 
     func call(_ method: String, _ path: String, _ body: JSON? = nil) -> (status: Int, json: JSON) {
         let result = Locked<TransportResult?>(nil)

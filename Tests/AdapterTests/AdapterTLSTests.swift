@@ -21,9 +21,9 @@ import Testing
         defer { files.remove() }
         let server = try startServer(files)
         defer { server.stop() }
-        var options = SocketNetwork.Options()
+        var options = HTTPClientNetwork.Options()
         options.trustedCAFile = files.authority
-        let network = SocketNetwork(options: options)
+        let network = HTTPClientNetwork(options: options)
         let answers = Locked<[TransportResult]>([])
         for path in ["/healthz", "/v1/projects/demo/release-control?platform=ios&app_version=1.0.0&sdk_version=1.0.0", "/healthz"] {
             network.send(TransportRequest(method: "GET", url: "https://localhost:\(server.port)\(path)", headers: [], body: [])) { result in
@@ -37,7 +37,7 @@ import Testing
         }
         #expect(statuses == [200, 200, 200], "\(answers.withLock { $0 })")
         // Without the CA the same server is refused, with the reason.
-        let strict = SocketNetwork()
+        let strict = HTTPClientNetwork()
         let refused = Locked<TransportResult?>(nil)
         strict.send(TransportRequest(method: "GET", url: "https://localhost:\(server.port)/healthz", headers: [], body: [])) { result in
             refused.withLock { $0 = result }

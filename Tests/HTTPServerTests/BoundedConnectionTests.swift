@@ -2,6 +2,7 @@ import Glibc
 import Dispatch
 import HTTP
 @testable import HTTPServer
+import TestSupport
 import Testing
 
 /// What one connection can make the server hold, and for how long: answers a client does
@@ -15,7 +16,7 @@ import Testing
         // 500 requests for 40 kB answered at once (20 MB in all) in one write, never read.
         let count = 500, answerBytes = 40_000
         try withServer { port, _, responder in
-            let client = try TestClient(port: port, receiveBuffer: 64 << 10)
+            let client = try TestConnection(port: port, receiveBuffer: 64 << 10)
             try client.send(String(repeating: "GET /bytes/\(answerBytes) HTTP/1.1\r\nHost: t\r\n\r\n", count: count))
             let answered = settledValue { responder.received.withLock { $0.count } }
             // Every answer made and not read is held by the server or the kernel.
@@ -34,7 +35,7 @@ import Testing
         // 128 streams whose answers (60 kB each) cannot leave: the client's windows are 0.
         let streams = 128, answerBytes = 60_000
         try withServer { port, _, responder in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             var input = RawH2.preface(settings: [(RawH2.initialWindowSize, 0)])
             for i in 0 ..< streams { input += RawH2.headers(stream: UInt32(2 * i + 1), path: "/bytes/\(answerBytes)") }
             try client.send(input)
@@ -51,15 +52,13 @@ import Testing
     }
 
     /// Reads frames until `streams` streams ended: which ended, and the DATA bytes of each.
-    static func readAnswers(from client: TestClient, streams: Int) -> (ended: Set<UInt32>, bodyBytes: [UInt32: Int]) {
+    static func readAnswers(from client: TestConnection, streams: Int) -> (ended: Set<UInt32>, bodyBytes: [UInt32: Int]) {
         var reader = RawH2Reader()
         var bodyBytes: [UInt32: Int] = [:]
         var ended = Set<UInt32>()
-        var buffer = [UInt8](repeating: 0, count: 65536)
         while ended.count < streams {
-            let n = buffer.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) }
-            guard n > 0 else { break }
-            for frame in reader.feed(buffer[0 ..< n]) where frame.type == 0x0 || frame.type == 0x1 {
+            guard let chunk = try? client.receiveSome() else { break }
+            for frame in reader.feed(chunk[...]) where frame.type == 0x0 || frame.type == 0x1 {
                 if frame.type == 0x0 { bodyBytes[frame.stream, default: 0] += frame.payload.count }
                 if frame.flags & 0x1 != 0 { ended.insert(frame.stream) }
             }
@@ -69,14 +68,13 @@ import Testing
 
     @Test func aBodyTrickledSlowlyIsCutByTheWholeRequestDeadline() throws {
         try withServer({ $0.requestReadTimeout = .milliseconds(600); $0.idleTimeout = .seconds(5) }) { port, _, responder in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n")
             // One byte every 100 ms: progress each time, so the idle timeout never fires.
             var sent = 0
             while sent < 40 {
                 usleep(100_000)
-                var probe: UInt8 = 0
-                if recv(client.fd, &probe, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) >= 0 { break }   // an answer, or EOF
+                if client.hasPendingInput { break }   // an answer, or EOF
                 guard (try? client.send("x")) != nil else { break }
                 sent += 1
             }
@@ -91,7 +89,7 @@ import Testing
 
     @Test func anHTTP2BodyTrickledSlowlyIsCutByTheWholeRequestDeadline() throws {
         try withServer({ $0.requestReadTimeout = .milliseconds(600); $0.idleTimeout = .seconds(5) }) { port, _, responder in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send(RawH2.preface() + RawH2.headers(stream: 1, method: "POST", path: "/echo", endStream: false))
             var sent = 0
             var closed = false
@@ -99,7 +97,7 @@ import Testing
                 usleep(100_000)
                 guard (try? client.send(RawH2.data(stream: 1, [0x78]))) != nil else { closed = true; break }
                 sent += 1
-                closed = peerClosed(client.fd)
+                closed = client.peerHasClosed()
             }
             #expect(closed, "still reading a body trickled for 4 s")
             #expect(sent < 40)
@@ -110,7 +108,7 @@ import Testing
     @Test func aSteadyStreamOfQuickRequestsIsNeverCutByTheRequestDeadline() throws {
         // The deadline is per request: many quick requests on one connection outlast it.
         try withServer({ $0.requestReadTimeout = .milliseconds(300) }) { port, _, _ in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             for _ in 0 ..< 10 {
                 try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\nok")
                 #expect(try client.readResponse().text == "ok")

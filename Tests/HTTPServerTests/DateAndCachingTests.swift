@@ -1,6 +1,7 @@
 import Clock
 import HTTP
 @testable import HTTPServer
+import TestSupport
 import Testing
 
 /// `Date` and cache directives as clients see them, over both protocols (issue 18).
@@ -10,7 +11,7 @@ import Testing
     @Test func everyHTTP1AnswerCarriesTheConfiguredClocksDateAndACacheDirective() throws {
         let clock = ManualScheduler(now: Self.start)
         try withServer({ $0.clock = clock }) { port, _, _ in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             let live = try client.readResponse()
             #expect(live.header("Date") == "Tue, 06 May 2031 07:08:09 GMT")
@@ -50,7 +51,7 @@ import Testing
         let server = HTTPServer(configuration: configuration, responder: responder)
         let port = try server.start()
         defer { server.stop(graceful: false) }
-        let client = try TestClient(port: port)
+        let client = try TestConnection(port: port)
         try client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
         let response = try client.readResponse()
         #expect(response.headers.filter { $0.0.lowercased() == "date" }.map(\.1) == ["Tue, 06 May 2031 07:08:09 GMT"])

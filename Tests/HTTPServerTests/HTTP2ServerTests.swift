@@ -66,12 +66,12 @@ final class H2TestResponder: Responder, @unchecked Sendable {
 
 /// A blocking h2c client over a real socket, driving an ``HTTP2ClientSession``.
 final class H2SocketClient {
-    let socket: TestHTTPClient
+    let socket: TestConnection
     let session: HTTP2ClientSession
     var events: [HTTP2ClientSession.Event] = []
 
     init(port: Int) throws {
-        socket = try TestHTTPClient(port: port)
+        socket = try TestConnection(port: port)
         session = try HTTP2ClientSession(configuration: .init(defaultAuthority: "127.0.0.1:\(port)"))
     }
 
@@ -83,11 +83,15 @@ final class H2SocketClient {
     /// Reads and feeds until `done` holds; throws on EOF or the socket's receive timeout.
     func run(until done: () -> Bool) throws {
         try send()
-        var buffer = [UInt8](repeating: 0, count: 65536)
         while !done() {
-            let n = buffer.withUnsafeMutableBytes { recv(socket.fd, $0.baseAddress, $0.count, 0) }
-            guard n > 0 else { throw H2ClientFailure(description: "connection ended (\(n)) before the expected events") }
-            events += buffer[0..<n].withUnsafeBytes { session.feed($0) }
+            let chunk: [UInt8]?
+            do {
+                chunk = try socket.receiveSome()
+            } catch {
+                throw H2ClientFailure(description: "\(error) before the expected events")
+            }
+            guard let chunk else { throw H2ClientFailure(description: "connection ended before the expected events") }
+            events += chunk.withUnsafeBytes { session.feed($0) }
             try send()
         }
     }
@@ -134,7 +138,7 @@ struct H2ClientFailure: Error, CustomStringConvertible {
     }
 
     @Test func anUpgradeWithMalformedSettingsIsAnsweredAsHTTP1() async throws {
-        let raw = try TestHTTPClient(port: port)
+        let raw = try TestConnection(port: port)
         try raw.write("GET /hello HTTP/1.1\r\nHost: h\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAIAAAAC\r\n\r\n")
         let response = try raw.readResponse()
         #expect(response.status == 200)
@@ -202,15 +206,10 @@ struct H2ClientFailure: Error, CustomStringConvertible {
     }
 
     @Test func garbageAfterThePrefaceGetsGoawayAndTheServerKeepsServing() async throws {
-        let raw = try TestHTTPClient(port: port)
+        let raw = try TestConnection(port: port)
         try raw.write(HTTP2Preface.bytes + [0, 0, 4, 0xFF, 0, 0, 0, 0, 0] + Array("junkjunkjunk".utf8))
         var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(raw.fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { break }
-            received += buffer[0..<n]
-        }
+        while let chunk = try? raw.receiveSome() { received += chunk }
         #expect(containsGoaway(received, code: .protocolError))
         let out = try curl(["--http2-prior-knowledge", "\(base)/hello"])
         #expect(out == "hello HTTP/2 127.0.0.1:\(port)")

@@ -33,7 +33,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
 @Suite struct HTTPServerTests {
     @Test func answersRequestsOnAKeptAliveConnection() throws {
         try withServer { port, _, _ in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             for i in 0 ..< 3 {
                 try client.send("GET /item/\(i) HTTP/1.1\r\nHost: t\r\n\r\n")
                 let response = try client.readResponse()
@@ -46,12 +46,12 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
 
     @Test func listensOnIPv6AndOnNames() throws {
         try withServer({ $0.host = "::1" }) { port, _, _ in
-            let client = try TestClient(port: port, host: "::1")
+            let client = try TestConnection(host: "::1", port: port)
             try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try client.readResponse().text == "hello")
         }
         try withServer({ $0.host = "localhost" }) { port, _, _ in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try client.readResponse().text == "hello")
         }
@@ -59,7 +59,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
 
     @Test func answersPipelinedRequestsInOrderEvenWhenLaterOnesAnswerFirst() throws {
         try withServer { port, _, _ in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("GET /delay/200 HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n"
                             + "GET /delay/50 HTTP/1.1\r\nHost: t\r\n\r\nPOST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\n\r\nbody")
             let bodies = try (0 ..< 4).map { _ in try client.readResponse().text }
@@ -70,7 +70,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
     @Test func answersMorePipelinedRequestsThanItTakesAtOnce() throws {
         // 300 requests in one write: reading pauses at the pipelining limit and resumes.
         try withServer({ $0.maxPipelinedRequests = 8 }) { port, _, _ in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             var batch = ""
             for i in 0 ..< 300 {
                 batch += i % 7 == 0 ? "GET /delay/1 HTTP/1.1\r\nHost: t\r\n\r\n" : "GET /p/\(i) HTTP/1.1\r\nHost: t\r\n\r\n"
@@ -87,7 +87,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
 
     @Test func writesAnswersLargerThanTheSocketBuffer() throws {
         try withServer { port, _, _ in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("GET /bytes/1500000 HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             let big = try client.readResponse()
             #expect(big.body.count == 1_500_000)
@@ -99,12 +99,12 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
     @Test func ignoresLateAnswersForClosedConnections() throws {
         try withServer { port, _, responder in
             do {
-                let client = try TestClient(port: port)
+                let client = try TestConnection(port: port)
                 try client.send("GET /delay/100 HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
                 #expect(responder.arrivals.wait(timeout: .now() + 10) == .success)
             }
             // The client is gone before its answers; the server carries on.
-            let next = try TestClient(port: port)
+            let next = try TestConnection(port: port)
             try next.send("GET /delay/200 HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try next.readResponse().text == "delayed 200")
         }
@@ -112,7 +112,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
 
     @Test func servesManyConcurrentConnections() throws {
         try withServer { port, _, _ in
-            let clients = try (0 ..< 200).map { _ in try TestClient(port: port) }
+            let clients = try (0 ..< 200).map { _ in try TestConnection(port: port) }
             for (i, client) in clients.enumerated() {
                 try client.send("GET /c/\(i) HTTP/1.1\r\nHost: t\r\n\r\n")
             }
@@ -124,18 +124,18 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
 
     @Test func closesAfterConnectionCloseAndAfterHTTP10() throws {
         try withServer { port, _, _ in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("GET /a HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\nGET /ignored HTTP/1.1\r\nHost: t\r\n\r\n")
             let response = try client.readResponse()
             #expect(response.header("Connection") == "close")
             #expect(try client.readsEndOfStream())
 
-            let old = try TestClient(port: port)
+            let old = try TestConnection(port: port)
             try old.send("GET /b HTTP/1.0\r\n\r\n")
             #expect(try old.readResponse().text == "GET /b")
             #expect(try old.readsEndOfStream())
 
-            let kept = try TestClient(port: port)
+            let kept = try TestConnection(port: port)
             try kept.send("GET /c HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
             #expect(try kept.readResponse().header("Connection") == "keep-alive")
             try kept.send("GET /d HTTP/1.0\r\n\r\n")
@@ -155,7 +155,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
                 ("GET / HTTP/3.0\r\nHost: t\r\n\r\n", 505),
             ]
             for (request, status) in cases {
-                let client = try TestClient(port: port)
+                let client = try TestConnection(port: port)
                 try client.send(request)
                 let response = try client.readResponse()
                 #expect(response.status == status, "\(request.prefix(40))")
@@ -171,7 +171,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
 
     @Test func letsARejectedUploadFinishSoTheAnswerIsNotReset() throws {
         try withServer { port, _, _ in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2000000\r\n\r\n")
             // The server has answered 413 already; it keeps reading so this send completes.
             try client.send([UInt8](repeating: 97, count: 2_000_000))
@@ -184,7 +184,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
 
     @Test func answersEarlierPipelinedRequestsBeforeAParseError() throws {
         try withServer { port, _, _ in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("GET /delay/50 HTTP/1.1\r\nHost: t\r\n\r\nBROKEN\r\n\r\n")
             #expect(try client.readResponse().text == "delayed 50")
             #expect(try client.readResponse().status == 400)
@@ -194,7 +194,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
 
     @Test func closeReplyDropsTheConnectionWithoutAnAnswer() throws {
         try withServer { port, _, _ in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("GET /close HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try client.readsEndOfStream())
         }
@@ -202,7 +202,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
 
     @Test func sendsContinueThenReadsTheBody() throws {
         try withServer { port, _, _ in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
             #expect(try client.readResponse().status == 100)
             try client.send("hello")
@@ -212,7 +212,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
 
     @Test func readsChunkedBodiesAndAnswersHeadWithoutBody() throws {
         try withServer { port, _, _ in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n1\r\n!\r\n0\r\n\r\n")
             #expect(try client.readResponse().text == "hello!")
             try client.send("HEAD /hello HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -227,7 +227,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
     @Test func answersAnHTTP2PrefaceWith505WhenHTTP2IsAbsent() throws {
         try withServer { port, server, _ in
             guard server.context.http2 == nil else { return }
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\u{4}\0\0\0\0\0")
             #expect(try client.readResponse().status == 505)
             #expect(try client.readsEndOfStream())
@@ -236,7 +236,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
 
     @Test func cutsOffAStalledClientWhileServingOthers() throws {
         try withServer({ $0.headerReadTimeout = .milliseconds(300) }) { port, _, _ in
-            let stalled = try TestClient(port: port)
+            let stalled = try TestConnection(port: port)
             try stalled.send("GET /slow HTTP/1.1\r\nHost: t\r\nX-Partial: ")
             let other = try connectedClient(port: port)
             for _ in 0 ..< 5 {
@@ -253,7 +253,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
 
     @Test func answersASilentNewConnectionWith408AfterTheHeaderTimeout() throws {
         try withServer({ $0.headerReadTimeout = .milliseconds(200) }) { port, _, _ in
-            let silent = try TestClient(port: port)
+            let silent = try TestConnection(port: port)
             let response = try silent.readResponse()
             #expect(response.status == 408)
             #expect(response.header("Date") != nil)
@@ -271,7 +271,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
 
     @Test func cutsOffAClientThatStopsReadingItsAnswers() throws {
         try withServer({ $0.idleTimeout = .milliseconds(300) }) { port, server, _ in
-            let reader = try TestClient(port: port)
+            let reader = try TestConnection(port: port)
             try reader.send(String(repeating: "GET /bytes/60000 HTTP/1.1\r\nHost: t\r\n\r\n", count: 50))
             // Never read: once the socket is full, no write progresses and the idle timeout ends it.
             var waited = 0
@@ -288,14 +288,14 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
         try withServer { port, _, _ in
             var generator = SeededRandom(seed: 7)
             for i in 0 ..< 1000 {
-                let client = try TestClient(port: port)
+                let client = try TestConnection(port: port)
                 let length = 1 + Int(generator.next() % 512)
                 var bytes = (0 ..< length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
                 if i % 3 == 0 { bytes = Array("GET / HTTP/1.1\r\n".utf8) + bytes }
                 try client.send(bytes)
                 if i % 10 == 0 { client.shutdownWrite() }
             }
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try client.readResponse().text == "hello")
         }
@@ -305,8 +305,8 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
         let responder = TestResponder()
         let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), responder: responder)
         let port = try server.start()
-        let busy = try TestClient(port: port)
-        let idle = try TestClient(port: port)
+        let busy = try TestConnection(port: port)
+        let idle = try TestConnection(port: port)
         try idle.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(try idle.readResponse().text == "hello")
         #expect(responder.arrivals.wait(timeout: .now() + 10) == .success)
@@ -326,12 +326,12 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
         #expect(stopped.wait(timeout: .now() + 10) == .success)
         let finished = done.load(ordering: .relaxed)
         #expect(finished)
-        #expect(throws: TestClient.Failure.self) { _ = try TestClient(port: port) }
+        #expect(throws: TestConnection.Failure.self) { _ = try TestConnection(port: port) }
     }
 
     @Test func gzipsLargeAnswersForClientsThatAcceptIt() throws {
         try withServer { port, _, _ in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("GET /big HTTP/1.1\r\nHost: t\r\nAccept-Encoding: gzip\r\n\r\n")
             let packed = try client.readResponse()
             #expect(packed.header("Content-Encoding") == "gzip")
@@ -349,7 +349,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
         configuration.shutdownGracePeriod = .milliseconds(200)
         let server = HTTPServer(configuration: configuration, responder: responder)
         let port = try server.start()
-        let client = try TestClient(port: port)
+        let client = try TestConnection(port: port)
         try client.send("GET /delay/5000 HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(responder.arrivals.wait(timeout: .now() + 10) == .success)
         let stopped = DispatchSemaphore(value: 0)
@@ -361,7 +361,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
     @Test func logsOneLinePerRequest() throws {
         let recorder = RequestLogRecorder()
         try withServer(log: recorder) { port, _, _ in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("GET /hello?x=1 HTTP/1.1\r\nHost: t\r\n\r\nBAD\r\n\r\n")
             _ = try client.readResponse()
             _ = try client.readResponse()
@@ -383,17 +383,17 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
 /// A client that got one `/hello` answered. With a short idle timeout a loaded machine may
 /// stall the test between connect and send long enough for the server to close first, so
 /// this tries a few times instead of failing on scheduling luck.
-func connectedClient(port: Int, attempts: Int = 5) throws -> TestClient {
+func connectedClient(port: Int, attempts: Int = 5) throws -> TestConnection {
     var lastError: Error?
     for _ in 0 ..< attempts {
         do {
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             if try client.readResponse().text == "hello" { return client }
         } catch {
             lastError = error
         }
     }
-    throw lastError ?? TestClient.Failure(description: "no answer to /hello")
+    throw lastError ?? TestConnection.Failure(description: "no answer to /hello")
 }
 

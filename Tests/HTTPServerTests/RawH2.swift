@@ -105,14 +105,3 @@ func settledValue(quiet: Double = 0.5, limit: Double = 10, _ count: () -> Int) -
     }
     return last
 }
-
-/// True when the peer has closed `fd` (EOF or reset); drains whatever else is readable.
-func peerClosed(_ fd: Int32) -> Bool {
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-        if n > 0 { continue }
-        if n == 0 { return true }
-        return errno == ECONNRESET || errno == EPIPE
-    }
-}

@@ -3,6 +3,7 @@ import Glibc
 import HTTP
 @testable import HTTPServer
 import Synchronization
+import TestSupport
 import Testing
 
 /// Answers every request with a stream and hands the streams to the test.
@@ -41,7 +42,7 @@ func waitForNoConnections(_ server: HTTPServer) {
 @Suite struct StreamingTests {
     @Test func sendsAStreamAsChunksWhileItIsWrittenAndEndsItWithTheLastChunk() throws {
         try withStreamServer { port, _, responder in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
             let stream = try #require(responder.waitForStream())
             #expect(stream.write(Array("data: one\n\n".utf8)))
@@ -62,7 +63,7 @@ func waitForNoConnections(_ server: HTTPServer) {
 
     @Test func anHTTP10StreamEndsWhenTheConnectionCloses() throws {
         try withStreamServer { port, _, responder in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("GET /events HTTP/1.0\r\n\r\n")
             let stream = try #require(responder.waitForStream())
             stream.write(Array("data: x\n\n".utf8))
@@ -76,7 +77,7 @@ func waitForNoConnections(_ server: HTTPServer) {
 
     @Test func aClientThatHangsUpEndsItsStreamAndLaterWritesAreRefused() throws {
         try withStreamServer { port, server, responder in
-            var client: TestClient? = try TestClient(port: port)
+            var client: TestConnection? = try TestConnection(port: port)
             try client?.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
             let stream = try #require(responder.waitForStream())
             client = nil   // closes the socket
@@ -90,7 +91,7 @@ func waitForNoConnections(_ server: HTTPServer) {
 
     @Test func aReaderThatStopsReadingIsDroppedNotBufferedFor() throws {
         try withStreamServer { port, server, responder in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
             let stream = try #require(responder.waitForStream())
             let event = Array(("data: " + String(repeating: "x", count: 8000) + "\n\n").utf8)
@@ -109,7 +110,7 @@ func waitForNoConnections(_ server: HTTPServer) {
 
     @Test func aQuietStreamGetsHeartbeats() throws {
         try withStreamServer { port, _, responder in
-            let client = try TestClient(port: port)
+            let client = try TestConnection(port: port)
             try client.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
             _ = try #require(responder.waitForStream())
             #expect(try client.readText(through: ": beat\n\n").contains(": beat"))

@@ -41,7 +41,7 @@ import Testing
     func malformedRequestsGetAClearErrorAndTheServerKeepsServing(raw: String, status: Int) throws {
         let server = try ServerProcess.start(["serve", "--port", "0", "--quiet"])
         defer { server.stop() }
-        let bad = try TestHTTPClient(port: server.port)
+        let bad = try TestConnection(port: server.port)
         try bad.write(raw)
         let response = try bad.readResponse()
         #expect(response.status == status)
@@ -65,7 +65,7 @@ import Testing
     @Test func aStalledClientDoesNotBlockOthers() throws {
         let server = try ServerProcess.start(["serve", "--port", "0", "--quiet"])
         defer { server.stop() }
-        let stalled = try TestHTTPClient(port: server.port)
+        let stalled = try TestConnection(port: server.port)
         try stalled.write("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
         for _ in 0..<20 {
             let other = try TestHTTPClient(port: server.port)
@@ -78,7 +78,7 @@ import Testing
         defer { server.stop() }
         let port = server.port
         DispatchQueue.concurrentPerform(iterations: 1000) { i in
-            guard let client = try? TestHTTPClient(port: port, timeoutSeconds: 2) else { return }
+            guard let client = try? TestConnection(port: port, timeoutSeconds: 2) else { return }
             var generator = SeededRandom(seed: UInt64(i))
             let length = Int(generator.next() % 4096) + 1
             let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }

@@ -1,0 +1,136 @@
+import Dispatch
+import HTTP
+import HTTPClient
+import LerixSDK
+import Synchronization
+import TLS
+
+/// The adapter's network over the shared ``HTTPClient``: keep-alive connections per origin on
+/// the client reactor, requests pipelined on them, so a hundred devices checking at one instant
+/// are a hundred requests in flight at once, not a hundred round trips. No Dispatch worker waits.
+///
+/// ```swift
+/// let host = AdapterHost(network: HTTPClientNetwork())
+/// ```
+///
+/// `send` may be called from any thread; it starts the request at once. Completions are kept
+/// until ``runUntilIdle()`` runs them on its thread (the host's), so a device's state machine
+/// never runs on two threads. `https://` uses TLS with ALPN http/1.1, trusting the system store
+/// plus ``Options/trustedCAFile``.
+public final class HTTPClientNetwork: AdapterNetwork, Sendable {
+    public struct Options: Sendable {
+        /// Connections opened to one host and port at most.
+        public var maximumConnectionsPerOrigin = 8
+        /// Requests pipelined on one connection at most; more wait their turn.
+        public var maximumPipelineDepth = 32
+        /// A request not answered within this many real seconds fails (a stalled server).
+        public var requestTimeoutSeconds = 30
+        /// A CA (PEM) to trust beside the system store for `https://` servers (a dev CA, tests).
+        public var trustedCAFile: String?
+        public init() {}
+    }
+
+    /// An answer waiting for the host's thread.
+    private struct Arrived {
+        var completion: @Sendable (TransportResult) -> Void
+        var result: TransportResult
+    }
+
+    public let options: Options
+    /// The client, or why none could be made (every request then fails with it).
+    private let client: Result<HTTPClient, TransportError>
+    /// Requests sent whose completion has not run yet, and the answers the host has not run.
+    private let state = Mutex<(inFlight: Int, arrived: [Arrived])>((0, []))
+    private let answered = DispatchSemaphore(value: 0)
+
+    public init(options: Options = Options()) {
+        self.options = options
+        var configuration = HTTPClient.Configuration()
+        configuration.maximumConnectionsPerOrigin = options.maximumConnectionsPerOrigin
+        configuration.maximumPipelineDepth = options.maximumPipelineDepth
+        configuration.readTimeout = .seconds(options.requestTimeoutSeconds)
+        // The SDK must see a fault its device would see: the request a dying connection was
+        // answering fails; only those pipelined behind it go again.
+        configuration.retry = .behindOldest
+        client = Self.makeClient(configuration, trustingAlso: options.trustedCAFile)
+    }
+
+    private static func makeClient(_ configuration: HTTPClient.Configuration, trustingAlso ca: String?) -> Result<HTTPClient, TransportError> {
+        var configuration = configuration
+        if let ca {
+            do {
+                configuration.tls = try TLSContext.client(trustingAlso: ca, alpn: ["http/1.1"])
+            } catch {
+                return .failure(TransportError("\(error)"))
+            }
+        }
+        do {
+            return .success(try HTTPClient(configuration: configuration))
+        } catch {
+            return .failure(TransportError(error.description))
+        }
+    }
+
+    public func send(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
+        state.withLock { $0.inFlight += 1 }
+        let url: HTTPURL
+        let http: HTTPClient
+        do {
+            url = try HTTPURL(parsing: request.url)
+            http = try client.get()
+        } catch let error as HTTPURLError {
+            return arrive(completion, .failure(TransportError("the adapter cannot send to \(error)")))
+        } catch {
+            return arrive(completion, .failure(error as? TransportError ?? TransportError("\(error)")))
+        }
+        http.send(Self.httpRequest(request, url), to: url) { [self] result in
+            switch result {
+            case .success(let received):
+                arrive(completion, .success(TransportResponse(status: received.status,
+                                                              headers: received.headers.fields.map { ($0.name, $0.value) },
+                                                              body: received.body)))
+            case .failure(let error):
+                arrive(completion, .failure(TransportError(error.description)))
+            }
+        }
+    }
+
+    public func runUntilIdle() {
+        while true {
+            let ready = state.withLock { state -> [Arrived]? in
+                if state.arrived.isEmpty { return state.inFlight == 0 ? nil : [] }
+                let taken = state.arrived
+                state.arrived.removeAll(keepingCapacity: true)
+                state.inFlight -= taken.count
+                return taken
+            }
+            guard let ready else { break }
+            if ready.isEmpty {
+                answered.wait()
+                continue
+            }
+            // Completions may send more (a device's next request); those count before the next look.
+            for answer in ready { answer.completion(answer.result) }
+        }
+        // Signals of answers run in an earlier batch.
+        while answered.wait(timeout: .now()) == .success {}
+    }
+
+    private func arrive(_ completion: @escaping @Sendable (TransportResult) -> Void, _ result: TransportResult) {
+        state.withLock { $0.arrived.append(Arrived(completion: completion, result: result)) }
+        answered.signal()
+    }
+
+    /// The SDK's request as HTTP: the URL's target, the adapter's User-Agent, the SDK's fields
+    /// (`Host` and `Connection` belong to the client).
+    static func httpRequest(_ request: TransportRequest, _ url: HTTPURL) -> HTTPRequest {
+        var headers = HTTPHeaders([("User-Agent", userAgent)])
+        for header in request.headers where !TransportResponse.namesEqual(header.name, "host")
+            && !TransportResponse.namesEqual(header.name, "connection") {
+            headers.add(header.name, header.value)
+        }
+        return HTTPRequest(method: request.method, target: url.target, headers: headers, body: request.body)
+    }
+
+    private static let userAgent = "lerix-swift-sdk/\(LerixConfiguration.currentSDKVersion) (adapter)"
+}
