@@ -101,9 +101,14 @@ public final class TestConnection {
     }
 
     private func readResponse(head: Bool, recording request: HTTPRequest?) throws -> ReceivedResponse {
+        // Only whole exchanges go to httplint: an answer to bytes written by hand has no request
+        // to judge it against (a HEAD's Content-Length would look wrong), and a 1xx is interim
+        // (RFC 9110 lets it go without Date).
         func recorded(_ received: ReceivedResponse) -> ReceivedResponse {
-            ExchangeRecorder.record(request: request.map { HTTPRequest(method: $0.method, target: $0.target, headers: $0.headers) },
-                                    statusLine: received.statusLine, headers: received.headers, body: received.body)
+            if let request, received.status >= 200 {
+                ExchangeRecorder.record(request: HTTPRequest(method: request.method, target: request.target, headers: request.headers),
+                                        statusLine: received.statusLine, headers: received.headers, body: received.body)
+            }
             return received
         }
         if !parsed.isEmpty { return recorded(parsed.removeFirst()) }
