@@ -6,7 +6,7 @@
 /// headers.add("Vary", "Accept-Encoding")
 /// ```
 public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
-    public internal(set) var fields: [(name: String, value: String)]
+    public internal(set) var fields: [HTTPField]
 
     /// No fields: every request and response starts here, so it allocates and maps nothing.
     public init() {
@@ -14,7 +14,11 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     public init(_ fields: [(String, String)]) {
-        self.fields = fields.map { (name: $0.0, value: $0.1) }
+        self.fields = fields.map { HTTPField($0.0, $0.1) }
+    }
+
+    public init(fields: [HTTPField]) {
+        self.fields = fields
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {
@@ -38,16 +42,16 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     public mutating func add(_ name: String, _ value: String) {
-        fields.append((name: name, value: value))
+        fields.append(HTTPField(name, value))
     }
 
     /// Replaces every field named `name` with one field (in the first one's place, if any).
     public mutating func set(_ name: String, _ value: String) {
         guard let first = firstIndex(of: name) else {
-            fields.append((name: name, value: value))
+            fields.append(HTTPField(name, value))
             return
         }
-        fields[first] = (name: name, value: value)
+        fields[first] = HTTPField(name, value)
         let later = first + 1
         if fields[later...].contains(where: { Self.namesEqual($0.name, name) }) {
             let kept = fields[later...].filter { !Self.namesEqual($0.name, name) }
@@ -75,7 +79,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     public var count: Int { fields.count }
 
-    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+    public func makeIterator() -> IndexingIterator<[HTTPField]> {
         fields.makeIterator()
     }
 

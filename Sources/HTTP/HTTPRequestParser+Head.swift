@@ -117,7 +117,7 @@ extension HTTPRequestParser {
     /// Parses the field lines in `data[start..<end]` into `pending.headers` and works out
     /// the framing (RFC 9112 §6): Transfer-Encoding, Content-Length, Connection, Expect, Host.
     mutating func parseFields(_ data: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Result<Framing, HTTPParseError> {
-        var fields: [(name: String, value: String)] = []
+        var fields: [HTTPField] = []
         fields.reserveCapacity(8)
         var framingFields = FramingFields()
         var expectContinue = false
@@ -148,7 +148,7 @@ extension HTTPRequestParser {
                 case nil: break
                 }
             }
-            fields.append((name: field.name, value: field.value))
+            fields.append(HTTPField(field.name, field.value))
             lineStart = lf + 1
         }
         pending.headers.fields = fields

@@ -24,7 +24,7 @@ extension HTTPResponseParser {
         if let error = parseStatusLine(data, from: start, to: lf > start && data[lf - 1] == .cr ? lf - 1 : lf) {
             return .failure(error)
         }
-        var fields: [(name: String, value: String)] = []
+        var fields: [HTTPField] = []
         fields.reserveCapacity(8)
         var framingFields = FramingFields()
         var lineStart = lf + 1
@@ -44,7 +44,7 @@ extension HTTPResponseParser {
             case nil:
                 break
             }
-            fields.append((name: field.name, value: field.value))
+            fields.append(HTTPField(field.name, field.value))
             lineStart = lf + 1
         }
         pending.headers.fields = fields

@@ -49,7 +49,7 @@ private final class SynchronousReply: Sendable {
         switch reply {
         case .response(let response):
             var answer = TransportResponse(status: response.status, body: response.body)
-            answer.headers = response.headers.fields
+            answer.headers = response.headers.fields.map { (name: $0.name, value: $0.value) }
             result = .success(answer)
         case .close:
             result = .failure(TransportError("connection reset by the server"))
