@@ -127,18 +127,30 @@ public final class AdapterHost: Sendable {
         } catch {
             return Self.failure(id: id, error.message)
         }
-        return serial.withLock { table -> JSON in
+        switch handle(typed) {
+        case .success(let fields):
+            var answer = JSONObject([("id", id), ("ok", true)])
+            for (key, value) in fields { answer[key] = value }
+            return .object(answer)
+        case .failure(let error):
+            return Self.failure(id: id, error.message)
+        }
+    }
+
+    /// One typed request to the answer's fields besides `id` and `ok` (or the refusal): what
+    /// ``handle(_:)-(JSON)`` does once the line is read, for an in-process caller that has the
+    /// request typed already, so nothing is encoded or decoded per device.
+    public func handle(_ request: AdapterRequest) -> Result<[(String, JSON)], AdapterCommandError> {
+        serial.withLock { table in
             do throws(CommandError) {
-                let fields = try run(typed, table)
+                let fields = try run(request, table)
                 network.runUntilIdle()
                 drainPushes(table)
-                var answer = JSONObject([("id", id), ("ok", true)])
-                for (key, value) in fields { answer[key] = value }
-                return .object(answer)
+                return .success(fields)
             } catch {
                 network.runUntilIdle()
                 drainPushes(table)
-                return Self.failure(id: id, error.message)
+                return .failure(error)
             }
         }
     }

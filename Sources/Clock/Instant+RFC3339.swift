@@ -43,7 +43,13 @@ extension Instant {
     /// Returns nil for anything else, including out-of-range fields and instants outside
     /// ``rfc3339Range`` (which ``rfc3339`` could not write with four digits).
     public init?(rfc3339 text: String) {
-        let b = Array(text.utf8)
+        var text = text
+        // Read in place: every answer's server time comes through here, on each device's check.
+        guard let instant = text.withUTF8(Self.parseRFC3339) else { return nil }
+        self = instant
+    }
+
+    private static func parseRFC3339(_ b: UnsafeBufferPointer<UInt8>) -> Instant? {
         var i = 0
         func digits(_ n: Int) -> Int64? {
             guard i + n <= b.count else { return nil }
@@ -56,13 +62,13 @@ extension Instant {
             i += n
             return v
         }
-        func expect(_ set: [UInt8]) -> Bool {
-            guard i < b.count, set.contains(b[i]) else { return false }
+        func expect(_ c: UInt8, or other: UInt8? = nil, or third: UInt8? = nil) -> Bool {
+            guard i < b.count, b[i] == c || b[i] == other || b[i] == third else { return false }
             i += 1
             return true
         }
-        guard let year = digits(4), expect([45]), let month = digits(2), expect([45]), let day = digits(2),
-              expect([84, 116, 32]), let hour = digits(2), expect([58]), let minute = digits(2), expect([58]),
+        guard let year = digits(4), expect(45), let month = digits(2), expect(45), let day = digits(2),
+              expect(84, or: 116, or: 32), let hour = digits(2), expect(58), let minute = digits(2), expect(58),
               let second = digits(2)
         else { return nil }
         guard (1...12).contains(month), day >= 1, day <= Self.daysIn(month: month, year: year),
@@ -88,7 +94,7 @@ extension Instant {
         } else if b[i] == 43 || b[i] == 45 {
             let sign: Int64 = b[i] == 45 ? -1 : 1
             i += 1
-            guard let oh = digits(2), expect([58]), let om = digits(2), oh < 24, om < 60 else { return nil }
+            guard let oh = digits(2), expect(58), let om = digits(2), oh < 24, om < 60 else { return nil }
             offsetSeconds = sign * (oh * 3600 + om * 60)
         } else {
             return nil
@@ -99,7 +105,7 @@ extension Instant {
         let instant = Instant(millisecondsSinceEpoch: secs * 1000 + milli)
         // An offset can carry 0000-01-01 or 9999-12-31 past what the wire can write back.
         guard Self.rfc3339Range.contains(instant) else { return nil }
-        self = instant
+        return instant
     }
 
     static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {

@@ -23,7 +23,23 @@ public struct JSONObject: Equatable, Sendable, Sequence {
     public init(_ pairs: [(String, JSON)] = []) {
         self.pairs = []
         self.pairs.reserveCapacity(pairs.count)
-        for (k, v) in pairs { self[k] = v }
+        guard pairs.count > Self.indexThreshold else {
+            for (k, v) in pairs { self[k] = v }
+            return
+        }
+        // Many keys: one hash per key into an index built as the pairs go in (inserting them one
+        // by one through the subscript cost about 1k instructions a key: an adapter's `state`).
+        var built: [String: Int] = [:]
+        built.reserveCapacity(pairs.count)
+        for (k, v) in pairs {
+            if let first = built.updateValue(self.pairs.count, forKey: k) {
+                built[k] = first  // a repeated key keeps its first place, with the last value
+                self.pairs[first].value = v
+            } else {
+                self.pairs.append((k, v))
+            }
+        }
+        index = self.pairs.count > Self.indexThreshold ? built : nil
     }
 
     /// Where `key` sits in `pairs`, if present.

@@ -218,31 +218,37 @@ public final class Lerix: Sendable {
     // MARK: - Driver
 
     /// Runs events one at a time: whoever finds the mailbox idle drains it, so a transport that
-    /// answers inline, or from another thread, never interleaves two events.
+    /// answers inline, or from another thread, never interleaves two events. An event that
+    /// finds no one draining is handled at once, without a trip through the mailbox.
     private func submit(_ event: ReleaseControlMachine.Event) {
-        let shouldDrain = inner.withLock { s -> Bool in
-            s.mailbox.append(event)
-            if s.draining { return false }
+        let first = inner.withLock { s -> [ReleaseControlMachine.Action]? in
+            guard !s.draining else {
+                s.mailbox.append(event)
+                return nil
+            }
             s.draining = true
-            return true
+            return handle(event, in: &s)
         }
-        guard shouldDrain else { return }
+        guard var actions = first else { return }
         while true {
-            let actions: [ReleaseControlMachine.Action]? = inner.withLock { s in
+            for action in actions { perform(action) }
+            let next = inner.withLock { s -> [ReleaseControlMachine.Action]? in
                 guard !s.mailbox.isEmpty else {
                     s.draining = false
                     return nil
                 }
-                let next = s.mailbox.removeFirst()
-                let (now, uptime) = reading()
-                return s.machine.handle(next, now: now, uptimeMilliseconds: uptime)
+                return handle(s.mailbox.removeFirst(), in: &s)
             }
-            guard let actions else {
-                wakeIdleWaiters()
-                return
-            }
-            for action in actions { perform(action) }
+            guard let next else { break }
+            actions = next
         }
+        wakeIdleWaiters()
+    }
+
+    /// The machine's answer to `event` at the device clock's reading now.
+    private func handle(_ event: ReleaseControlMachine.Event, in s: inout Inner) -> [ReleaseControlMachine.Action] {
+        let (now, uptime) = reading()
+        return s.machine.handle(event, now: now, uptimeMilliseconds: uptime)
     }
 
     /// The device clock now, as the machine takes it.

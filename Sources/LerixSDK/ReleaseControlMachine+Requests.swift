@@ -2,11 +2,15 @@ package import JSON
 
 extension ReleaseControlMachine {
     /// `GET …/release-control` with the device's attributes and, when the saved parts all came
-    /// from one answer, its ETag.
-    func checkRequest() -> TransportRequest {
+    /// from one answer, its ETag. Made again only when the ETag changed: most checks of a
+    /// device send the same request as its last one.
+    mutating func checkRequest() -> TransportRequest {
+        if let last = lastCheckRequest, last.etag == saved.etag { return last.request }
         var headers: [(String, String)] = [("Accept", "application/json")]
         if let etag = saved.etag { headers.append(("If-None-Match", etag)) }
-        return TransportRequest(method: "GET", url: checkURL, headers: headers)
+        let request = TransportRequest(method: "GET", url: checkURL, headers: headers)
+        lastCheckRequest = (saved.etag, request)
+        return request
     }
 
     static func checkURL(for configuration: LerixConfiguration) -> String {

@@ -97,6 +97,8 @@ package struct ReleaseControlMachine: Sendable {
     var renewalUnsaved = false
     /// `…/release-control?…` for this configuration (it never changes for one instance).
     let checkURL: String
+    /// The last check request and the ETag it carries (see ``checkRequest()``).
+    var lastCheckRequest: (etag: String?, request: TransportRequest)?
     var lastReportedState: LerixState?
     /// The wall clock and uptime at the last event of this process (see ``followClock``).
     var lastClockReading: (wall: Instant, uptime: Int64)?

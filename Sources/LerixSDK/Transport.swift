@@ -63,19 +63,16 @@ public struct TransportResponse: Equatable, Sendable {
     public static func namesEqual(_ a: String, _ b: String) -> Bool {
         // Most names looked for differ in length from most names present: O(1) for native strings.
         guard a.utf8.count == b.utf8.count else { return false }
-        var left = a.utf8.makeIterator()
-        var right = b.utf8.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil): return true
-            case (let x?, let y?):
-                let fx = x >= 65 && x <= 90 ? x + 32 : x
-                let fy = y >= 65 && y <= 90 ? y + 32 : y
-                if fx != fy { return false }
-            default: return false
+        var a = a, b = b  // withUTF8 reads native and small strings in place
+        return a.withUTF8 { left in
+            b.withUTF8 { right in
+                for i in 0..<left.count where lowercased(left[i]) != lowercased(right[i]) { return false }
+                return true
             }
         }
     }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 { byte >= 65 && byte <= 90 ? byte + 32 : byte }
 
     /// Same status, headers in order, and body.
     public static func == (lhs: TransportResponse, rhs: TransportResponse) -> Bool {

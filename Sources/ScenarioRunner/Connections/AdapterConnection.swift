@@ -14,6 +14,9 @@ public protocol AdapterConnection: AnyObject {
     /// Sends one command (the runner adds `id`) and returns the adapter's answer. Throws
     /// ``AdapterFailure`` when the adapter answers `ok: false` or the connection breaks.
     func send(_ command: JSON) throws(AdapterFailure) -> JSON
+    /// Sends one typed request and returns the answer once `ok` is checked. The default goes
+    /// through ``send(_:)``; the in-process host takes the request as it is, without JSON.
+    func command(_ request: AdapterRequest) throws(AdapterFailure) -> JSON
     /// Ends the adapter (a subprocess is asked to exit, then reaped).
     func close()
 }
@@ -26,13 +29,17 @@ public struct AdapterFailure: Error, Sendable, CustomStringConvertible {
 }
 
 extension AdapterConnection {
-    /// Sends one typed request (the connection numbers it), checking `ok`.
-    func command(_ request: AdapterRequest) throws(AdapterFailure) -> JSON {
+    /// Sends one typed request as its JSON line (the connection numbers it), checking `ok`.
+    public func command(_ request: AdapterRequest) throws(AdapterFailure) -> JSON {
         let answer = try send(request.json(id: 0))
         guard answer["ok"]?.boolValue == true else {
             let error = answer["error"]?.stringValue ?? answer.serializedString
-            throw AdapterFailure("adapter refused `\(request.command.rawValue)`: \(error)")
+            throw Self.refusal(of: request, error)
         }
         return answer
+    }
+
+    static func refusal(of request: AdapterRequest, _ reason: String) -> AdapterFailure {
+        AdapterFailure("adapter refused `\(request.command.rawValue)`: \(reason)")
     }
 }

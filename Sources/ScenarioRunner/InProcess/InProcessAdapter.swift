@@ -1,4 +1,5 @@
 import Adapter
+import AdapterProtocol
 import Clock
 import HTTP
 import JSON
@@ -18,7 +19,7 @@ final class InProcessAdapter: AdapterConnection {
         if let responder {
             var options = AdapterHost.Options()
             options.disksInMemory = true   // the world's storage folder goes with the scenario
-            return InProcessAdapter(host: AdapterHost(network: TransportNetwork(ResponderTransport(responder: responder, baseURL: baseURL)),
+            return InProcessAdapter(host: AdapterHost(network: ResponderTransport(responder: responder, baseURL: baseURL),
                                                       options: options, scheduler: clock))
         }
         return InProcessAdapter(host: AdapterHost())
@@ -29,6 +30,19 @@ final class InProcessAdapter: AdapterConnection {
         object["id"] = .number(Double(nextId))
         nextId += 1
         return host.handle(.object(object))
+    }
+
+    /// The typed request straight to the host: a fleet's per-device commands are neither
+    /// encoded nor parsed. The answer has the shape the JSON path gives (`id`, `ok`, fields).
+    func command(_ request: AdapterRequest) throws(AdapterFailure) -> JSON {
+        let id = nextId
+        nextId += 1
+        switch host.handle(request) {
+        case .success(let fields):
+            return .object([("id", .number(Double(id))), ("ok", true)] + fields)
+        case .failure(let error):
+            throw Self.refusal(of: request, error.message)
+        }
     }
 
     func close() {}

@@ -1,3 +1,4 @@
+import Adapter
 import HTTP
 import LerixSDK
 import Synchronization
@@ -27,17 +28,25 @@ public final class ResponderTransport: Transport {
         }
         var target = String(request.url.utf8.dropFirst(baseURL.utf8.count)) ?? ""
         if target.isEmpty || target.utf8.first == UInt8(ascii: "?") { target = "/" + target }
-        var headers = HTTPHeaders()
+        var fields: [HTTPField] = []
+        fields.reserveCapacity(request.headers.count + 1)  // one allocation per request, Host included
         var hasHost = false
         for (name, value) in request.headers {
             hasHost = hasHost || HTTPHeaders.namesEqual(name, "Host")
-            headers.add(name, value)
+            fields.append(HTTPField(name, value))
         }
-        if !hasHost { headers.add("Host", "lerix.test") }
+        if !hasHost { fields.append(HTTPField("Host", "lerix.test")) }
         let reply = SynchronousReply()
-        responder.respond(to: HTTPRequest(method: request.method, target: target, headers: headers, body: request.body)) { reply.take($0) }
+        let forwarded = HTTPRequest(method: request.method, target: target, headers: HTTPHeaders(fields: fields), body: request.body)
+        responder.respond(to: forwarded) { reply.take($0) }
         completion(reply.close() ?? .failure(TransportError("timed out: the server did not answer")))
     }
+}
+
+/// The host's network as it is: every `send` has completed (answered, or given up as a timeout)
+/// before it returns, so there is never anything to wait for, nor requests in flight to count.
+extension ResponderTransport: AdapterNetwork {
+    public func runUntilIdle() {}
 }
 
 /// The first reply a responder gives while `respond` runs; one given later is dropped.

@@ -114,21 +114,26 @@ extension ScenarioExecution {
     }
 
     func deliverDuePushes() throws {
-        while let first = pendingDeliveries.first, first.at <= now {
-            pendingDeliveries.removeFirst()
-            if offline.contains(first.device) {
-                note("push \(first.push) to \(first.device) lost: the device is offline")
-                recordTimelinePush(device: first.device, push: first.push, outcome: .lostOffline)
+        // The due ones leave the queue's front at once: one by one, each removal moved the whole
+        // queue (quadratic for a fleet's 75,000 deliveries).
+        var handled = 0
+        defer { pendingDeliveries.removeFirst(handled) }
+        for delivery in pendingDeliveries {
+            guard delivery.at <= now else { break }
+            handled += 1
+            if offline.contains(delivery.device) {
+                note("push \(delivery.push) to \(delivery.device) lost: the device is offline")
+                recordTimelinePush(device: delivery.device, push: delivery.push, outcome: .lostOffline)
                 continue
             }
-            if !running.contains(first.device) {
-                note("push \(first.push) to \(first.device) ignored: the app is not running")
-                recordTimelinePush(device: first.device, push: first.push, outcome: .ignoredNotRunning)
+            if !running.contains(delivery.device) {
+                note("push \(delivery.push) to \(delivery.device) ignored: the app is not running")
+                recordTimelinePush(device: delivery.device, push: delivery.push, outcome: .ignoredNotRunning)
                 continue
             }
-            note("push \(first.push) reaches \(first.device)")
-            recordTimelinePush(device: first.device, push: first.push, outcome: .received)
-            _ = try adapter.command(.appEvent(.push, device: first.device))
+            note("push \(delivery.push) reaches \(delivery.device)")
+            recordTimelinePush(device: delivery.device, push: delivery.push, outcome: .received)
+            _ = try adapter.command(.appEvent(.push, device: delivery.device))
         }
     }
 }
