@@ -53,6 +53,8 @@ public struct ResponseCompression: Sendable {
 
     static func addVary(to headers: inout HTTPHeaders) {
         guard let vary = headers["Vary"] else { headers.add("Vary", "Accept-Encoding"); return }
+        // The common value, said already: no list to split.
+        if HTTPHeaders.namesEqual(vary, "Accept-Encoding") { return }
         let names = vary.split(separator: ",").map { $0.trimmingSpaces().lowercased() }
         if names.contains("accept-encoding") || names.contains("*") { return }
         headers.set("Vary", vary + ", Accept-Encoding")

@@ -73,6 +73,29 @@ extension MockServer {
         return .success(CheckQuery.Key(platform: platform, version: query.version, sdk: query.sdk, sdkVersion: query.sdkVersion))
     }
 
+    /// What the lock finds for one check.
+    enum CheckLookup {
+        case hit(ServedAnswer, notModified: Bool)
+        case miss(ProjectState, UInt64, CheckQuery.Key)
+        case gone
+        case fault(Fault)
+        case invalid(Problem)
+    }
+
+    /// The project's part of a check: an armed fault (when `takingFault`), then the device's
+    /// validity, then the cache. A hit comes back with `notModified` false; the caller decides it.
+    static func lookUp(in runtime: inout ProjectRuntime, device parsed: Result<CheckQuery.Key, Problem>,
+                       takingFault: Bool, now: Instant) -> CheckLookup {
+        if takingFault, !runtime.faults.isEmpty, let armed = runtime.faults.consume() { return .fault(armed) }
+        let device: CheckQuery.Key
+        switch parsed {
+        case .failure(let problem): return .invalid(problem)
+        case .success(let key): device = key
+        }
+        if let answer = runtime.cache[device], answer.isValid(at: now) { return .hit(answer, notModified: false) }
+        return .miss(runtime.state, runtime.stamp, device)
+    }
+
     /// Answers one check: unknown project (404), then an armed fault (unless this answer is
     /// the delayed end of one, `fault != nil`), then query validation, then the cache.
     /// A fault answered later (delay) returns nothing here and calls `reply` itself.
@@ -82,42 +105,34 @@ extension MockServer {
         let parsed = Self.deviceKey(query)
         let ifNoneMatch = call.request.headers["If-None-Match"]
 
-        enum Lookup {
-            case hit(ServedAnswer, notModified: Bool)
-            case miss(ProjectState, UInt64, CheckQuery.Key)
-            case gone
-            case fault(Fault)
-            case invalid(Problem)
-        }
         // The journal line, announced on the event stream once the lock is released.
         var journaled: RequestJournal.Entry?
         var serverTime = ""
-        let lookup: Lookup = state.withLock { s in
-            // In place through the index: copying the project out would retain every field of it.
+        let lookup: CheckLookup = state.withLock { s in
             guard let index = s.projects.index(forKey: project) else { return .gone }
-            if fault == nil, !s.projects.values[index].faults.isEmpty, let armed = s.projects.values[index].faults.consume() {
+            // In place: through `values[index]`'s getter every read would copy the whole project.
+            let found = Self.lookUp(in: &s.projects.values[index], device: parsed, takingFault: fault == nil, now: now)
+            switch found {
+            case .fault(let armed):
                 if case .delay = armed.kind {} else {
                     let entry = query.entry(at: now, project: project, status: Self.faultStatus(armed), fault: armed.name)
                     s.journal.append(entry)
                     journaled = entry
                 }
-                return .fault(armed)
-            }
-            let device: CheckQuery.Key
-            switch parsed {
-            case .failure(let problem): return .invalid(problem)
-            case .success(let key): device = key
-            }
-            serverTime = s.serverTimeText(now)
-            if let answer = s.projects.values[index].cache[device], answer.isValid(at: now) {
+            case .hit(let answer, _):
+                serverTime = s.serverTimeText(now)
                 let notModified = ifNoneMatch.map { EntityTag.matches(ifNoneMatch: $0, etag: answer.etag) } ?? false
                 let entry = query.entry(at: now, project: project, status: notModified ? 304 : 200,
                                         etag: answer.etag, lifetime: answer.lifetime, fault: fault)
                 s.journal.append(entry)
                 journaled = entry
                 return .hit(answer, notModified: notModified)
+            case .miss:
+                serverTime = s.serverTimeText(now)
+            case .gone, .invalid:
+                break
             }
-            return .miss(s.projects.values[index].state, s.projects.values[index].stamp, device)
+            return found
         }
         if let journaled { announce(check: journaled) }
         let answer: ServedAnswer
@@ -150,8 +165,7 @@ extension MockServer {
             }
             if let journaled { announce(check: journaled) }
         }
-        var headers = answer.headers
-        headers.add("Lerix-Server-Time", serverTime)
+        let headers = answer.headers(serverTime: serverTime, notModified: notModified)
         if notModified {
             return .response(HTTPResponse(status: 304, headers: headers))
         }

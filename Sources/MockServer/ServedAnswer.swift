@@ -24,8 +24,6 @@ final class ServedAnswer: Sendable {
     let etag: String
     /// `private, max-age=<lifetime>`.
     let cacheControl: String
-    /// `Content-Type`, `ETag`, `Cache-Control`: every header of the answer but the server time.
-    let headers: HTTPHeaders
     /// `{"project":"<key>","server_time":"`, for the evaluated project.
     let headBytes: [UInt8]
     /// `","lifetime":<n>,"required_update":…}`: everything after the server time.
@@ -45,7 +43,6 @@ final class ServedAnswer: Sendable {
         canonical.append(contentsOf: stateFields)
         etag = "W/\"" + FNV1a64.hex(canonical) + "\""
         cacheControl = "private, max-age=\(evaluation.lifetime)"
-        headers = HTTPHeaders([("Content-Type", "application/json"), ("ETag", etag), ("Cache-Control", cacheControl)])
         headBytes = Self.head(projectBytes: projectBytes)
         var tail: [UInt8] = Array(#"","lifetime":"#.utf8)
         tail.reserveCapacity(16 + stateFields.count)
@@ -56,6 +53,20 @@ final class ServedAnswer: Sendable {
     }
 
     var lifetime: Int { evaluation.lifetime }
+
+    /// The answer's fields with the server time: `Content-Type`, `ETag`, `Cache-Control`,
+    /// `Lerix-Server-Time`. A 304 leaves out `Content-Type` (representation metadata, RFC 9110
+    /// §15.4.5), so the server has nothing to strip from it. Room is kept for the fields the
+    /// server adds (a 304's `Vary`), so adding them does not grow the array.
+    func headers(serverTime: String, notModified: Bool) -> HTTPHeaders {
+        var fields: [HTTPField] = []
+        fields.reserveCapacity(5)
+        if !notModified { fields.append(HTTPField("Content-Type", "application/json")) }
+        fields.append(HTTPField("ETag", etag))
+        fields.append(HTTPField("Cache-Control", cacheControl))
+        fields.append(HTTPField("Lerix-Server-Time", serverTime))
+        return HTTPHeaders(fields: fields)
+    }
 
     func isValid(at now: Instant) -> Bool { evaluation.isValid(at: now) }
 
