@@ -204,9 +204,35 @@ extension HTTPRequestParser {
                 return .failure(.bad("a header field value holds a control character"))
             }
         }
-        let name = String(decoding: UnsafeRawBufferPointer(rebasing: data[start ..< nameEnd]), as: UTF8.self)
+        let name = fieldName(UnsafeRawBufferPointer(rebasing: data[start ..< nameEnd]))
         let value = String(decoding: UnsafeRawBufferPointer(rebasing: data[valueStart ..< valueEnd]), as: UTF8.self)
         return .success((name: name, value: value, nameEnd: nameEnd))
+    }
+
+    /// The field name in `bytes`. The names on nearly every request, spelled as clients send
+    /// them (capitalised or lower case), share one literal each instead of being decoded.
+    static func fieldName(_ bytes: UnsafeRawBufferPointer) -> String {
+        switch bytes.count {
+        case 4:
+            if bytes.equals("Host") { return "Host" }
+            if bytes.equals("host") { return "host" }
+        case 6:
+            if bytes.equals("Accept") { return "Accept" }
+            if bytes.equals("accept") { return "accept" }
+        case 10:
+            if bytes.equals("User-Agent") { return "User-Agent" }
+            if bytes.equals("user-agent") { return "user-agent" }
+            if bytes.equals("Connection") { return "Connection" }
+        case 13:
+            if bytes.equals("If-None-Match") { return "If-None-Match" }
+            if bytes.equals("if-none-match") { return "if-none-match" }
+        case 15:
+            if bytes.equals("Accept-Encoding") { return "Accept-Encoding" }
+            if bytes.equals("accept-encoding") { return "accept-encoding" }
+        default:
+            break
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `"12"` or a list of equal values (`"12, 12"`); nil otherwise.
@@ -264,6 +290,14 @@ extension UInt8 {
 }
 
 extension UnsafeRawBufferPointer {
+    /// Byte-for-byte equality with a literal.
+    func equals(_ text: StaticString) -> Bool {
+        guard count == text.utf8CodeUnitCount else { return false }
+        let p = text.utf8Start
+        for i in 0 ..< count where self[i] != p[i] { return false }
+        return true
+    }
+
     /// ASCII case-insensitive equality with a lowercase literal.
     func equalsLowercased(_ lower: StaticString) -> Bool {
         guard count == lower.utf8CodeUnitCount else { return false }
