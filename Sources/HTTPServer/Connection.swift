@@ -72,10 +72,19 @@ final class Connection: ReactorHandler, @unchecked Sendable {
     private var fresh = true
     private var lastWriteProgress: UInt64 = 0
 
+    #if DEBUG
+    /// The loop's queue for the confinement checks, held strongly: the loop is unowned and
+    /// may be gone when a late answer hops to its queue after a stop.
+    private let loopQueue: DispatchQueue
+    #endif
+
     init(fd: Int32, loop: EventLoop) {
         self.fd = fd
         self.loop = loop
         self.context = loop.context
+        #if DEBUG
+        self.loopQueue = loop.queue
+        #endif
     }
 
     /// Registers with the loop's reactor; false when the kernel refused.
@@ -415,6 +424,15 @@ final class Connection: ReactorHandler, @unchecked Sendable {
         }
         if let handler { handler.drain() } else { close() }
         if !isClosed { flushSoon() }
+    }
+
+    /// Debug builds check that the caller runs on this connection's loop queue: the
+    /// confinement the handlers' `@unchecked Sendable` rests on. Release builds pay nothing.
+    @inline(__always)
+    func assertOnLoop() {
+        #if DEBUG
+        dispatchPrecondition(condition: .onQueue(loopQueue))
+        #endif
     }
 
     // MARK: Timeouts

@@ -65,6 +65,7 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
 
     func received(_ bytes: UnsafeRawBufferPointer) {
         guard acceptingRequests else { return }
+        connection.assertOnLoop()
         if protocolDecided {
             process(bytes)
         } else {
@@ -195,6 +196,7 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     /// Takes the answer to request `sequence`; writes it and any later ones it unblocks.
     private func deliver(_ reply: HTTPReply, sequence: Int) {
         guard !connection.isClosed else { return }
+        connection.assertOnLoop()
         let index = head + (sequence - firstSequence)
         guard index >= head, index < slots.count, slots[index].reply == nil else { return }
         slots[index].reply = reply
@@ -265,6 +267,7 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     }
 
     func outputDrained() {
+        connection.assertOnLoop()
         resumeParsingIfPossible()
     }
 
@@ -278,6 +281,7 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     // MARK: Ending
 
     func peerClosed() {
+        connection.assertOnLoop()
         acceptingRequests = false
         // A stream's reader that hangs up is gone: nobody reads the rest.
         if streaming != nil {
@@ -288,6 +292,7 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     }
 
     func drain() {
+        connection.assertOnLoop()
         draining = true
         acceptingRequests = false
         if let streaming {
@@ -307,6 +312,7 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     }
 
     func connectionClosed() {
+        connection.assertOnLoop()
         acceptingRequests = false
         slots = []
         head = 0

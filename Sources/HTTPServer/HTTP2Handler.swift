@@ -89,6 +89,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
 
     func received(_ bytes: UnsafeRawBufferPointer) {
         guard let session, !closed else { return }
+        connection.assertOnLoop()
         for event in session.feed(bytes, now: ServerContext.now()) {
             switch event {
             case .request(let stream, let request):
@@ -143,6 +144,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
 
     private func deliver(_ reply: HTTPReply, on stream: Int32) {
         guard !closed, let session, let entry = inFlight.removeValue(forKey: stream) else { return }
+        connection.assertOnLoop()
         switch reply {
         case .close:
             session.reset(stream)
@@ -198,6 +200,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
     // MARK: Ending
 
     func peerClosed() {
+        connection.assertOnLoop()
         // The client sends nothing more; answers already owed still go out, streams end.
         peerGone = true
         session?.terminate(graceful: true)
@@ -206,6 +209,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
     }
 
     func drain() {
+        connection.assertOnLoop()
         draining = true
         session?.terminate(graceful: true)
         finishStreams()
@@ -213,10 +217,12 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
     }
 
     func outputDrained() {
+        connection.assertOnLoop()
         pump()
     }
 
     func connectionClosed() {
+        connection.assertOnLoop()
         closed = true
         inFlight = [:]
         waiting = []
@@ -248,6 +254,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
     /// control window (or gone) loses the stream.
     private func pumpStream(_ stream: Int32) {
         guard !closed, let session, let body = outgoing[stream] else { return }
+        connection.assertOnLoop()
         let (bytes, ending) = body.take()
         quietStreams.remove(stream)
         let queued = ending == .overflowed ? nil : session.appendStreamBody(bytes, to: stream, end: ending == .finished)
@@ -263,6 +270,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
 
     private func beat() {
         guard !closed, let session else { return }
+        connection.assertOnLoop()
         for (stream, body) in outgoing {
             if !session.isOpen(stream) {
                 endStream(stream)   // the client reset it

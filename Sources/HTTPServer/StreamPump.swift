@@ -8,7 +8,8 @@ import HTTP
 /// connection's unsent output passes ``maxBacklogBytes`` the reader is too slow and the
 /// connection is closed (the application sees the stream end and forgets the client).
 ///
-/// Confined to the connection's loop queue; the stream's wake-up hops there.
+/// Confined to the connection's loop queue; the stream's wake-up hops there. Debug builds
+/// assert it once past the `stopped` guard: the unowned connection may be gone after a stop.
 final class StreamPump: @unchecked Sendable {
     enum Framing { case chunked, untilClose }
 
@@ -44,6 +45,7 @@ final class StreamPump: @unchecked Sendable {
     /// Takes what the stream holds and writes it.
     private func pump() {
         guard !stopped, !connection.isClosed else { return }
+        connection.assertOnLoop()
         let (bytes, ending) = stream.take()
         if ending == .overflowed || connection.pendingOutputBytes > Self.maxBacklogBytes {
             connection.close()   // too slow: drop the reader rather than buffer for it
@@ -60,6 +62,7 @@ final class StreamPump: @unchecked Sendable {
     /// Ends the body (graceful stop or the application's `finish`), then the connection.
     func finish() {
         guard !stopped else { return }
+        connection.assertOnLoop()
         let (bytes, _) = stream.take()
         append(bytes)
         if framing == .chunked { connection.enqueue { $0.append(contentsOf: HTTPResponseSerializer.lastChunk) } }
@@ -70,6 +73,7 @@ final class StreamPump: @unchecked Sendable {
     /// A quiet stream gets the heartbeat, so a peer that vanished makes a write fail.
     private func tick() {
         guard !stopped, !connection.isClosed else { return }
+        connection.assertOnLoop()
         if !wroteSinceTick && !stream.heartbeat.isEmpty {
             append(stream.heartbeat)
             connection.flushSoon()
@@ -89,6 +93,7 @@ final class StreamPump: @unchecked Sendable {
     /// The connection is done: the stream ends and its end handlers run.
     func stop() {
         guard !stopped else { return }
+        connection.assertOnLoop()
         stopped = true
         timer?.cancel()
         timer = nil
