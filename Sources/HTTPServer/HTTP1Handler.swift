@@ -33,6 +33,13 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     private var draining = false
     private var processing = false
     private var parsingPaused = false
+    /// True while the responder runs inside ``dispatch``: an answer given then waits in its
+    /// slot until `respond` returns, when the responder no longer holds a copy of it, so
+    /// finalize's touches (a 304's Vary) change the answer in place instead of copying it.
+    private var responding = false
+    /// An answer arrived while `responding` (the request's own, or an earlier one's that the
+    /// responder completed meanwhile): dispatch writes once `respond` returns.
+    private var answeredWhileResponding = false
     /// How many leading bytes matched the HTTP/2 preface while the protocol is undecided.
     private var prefaceMatched = 0
     private var protocolDecided = false
@@ -172,12 +179,19 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
         stored.body = []
         slots.append(Slot(request: stored, keepAlive: keepAlive, startedAt: logging ? ServerContext.now() : 0, reply: nil))
         let loop = connection.loop
+        responding = true
         connection.context.responder.respond(to: request) { [self] reply in
             if loop.isCurrent {
                 self.deliver(reply, sequence: sequence)
             } else {
                 loop.queue.async { self.deliver(reply, sequence: sequence) }
             }
+        }
+        responding = false
+        if answeredWhileResponding {
+            answeredWhileResponding = false
+            writeReady()
+            connection.flushSoon()
         }
     }
 
@@ -200,6 +214,10 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
         let index = head + (sequence - firstSequence)
         guard index >= head, index < slots.count, slots[index].reply == nil else { return }
         slots[index].reply = reply
+        if responding {
+            answeredWhileResponding = true   // dispatch writes once the responder let go of its copy
+            return
+        }
         writeReady()
         connection.flushSoon()
     }

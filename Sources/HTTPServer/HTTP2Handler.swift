@@ -40,6 +40,11 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
     /// Beats quiet streams and notices ones the client reset; runs while `outgoing` is not empty.
     private var heartbeat: DispatchSourceTimer?
     private var quietStreams: Set<Int32> = []
+    /// The stream whose request the responder is handling inside ``dispatch``. Its answer, if
+    /// given then, waits in `inlineReply` until `respond` returns, when the responder no longer
+    /// holds a copy of it, so finalize's `Date` (and a 304's `Vary`) go in without copying the fields.
+    private var respondingStream: Int32?
+    private var inlineReply: HTTPReply?
 
     /// A connection that opened with the client preface.
     init(connection: Connection) {
@@ -114,6 +119,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
         stored.body = []
         inFlight[stream] = InFlight(request: stored, startedAt: logging ? ServerContext.now() : 0)
         let loop = connection.loop
+        respondingStream = stream
         connection.context.responder.respond(to: request) { [self] reply in
             if loop.isCurrent {
                 self.deliver(reply, on: stream)
@@ -121,6 +127,8 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
                 loop.queue.async { self.deliver(reply, on: stream) }
             }
         }
+        respondingStream = nil
+        if let reply = inlineReply.take() { deliver(reply, on: stream) }
     }
 
     /// Whether a waiting request may be answered now: the peer reads what it was sent
@@ -142,10 +150,14 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
 
     // MARK: Output
 
-    private func deliver(_ reply: HTTPReply, on stream: Int32) {
+    private func deliver(_ reply: consuming HTTPReply, on stream: Int32) {
+        if stream == respondingStream {
+            if inlineReply == nil { inlineReply = reply }   // dispatch delivers it once respond returns
+            return
+        }
         guard !closed, let session, let entry = inFlight.removeValue(forKey: stream) else { return }
         connection.assertOnLoop()
-        switch reply {
+        switch consume reply {
         case .close:
             session.reset(stream)
             log(entry, status: nil, bytes: 0)
