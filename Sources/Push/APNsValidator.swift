@@ -1,3 +1,4 @@
+import Glibc
 import HTTP
 import JSON
 
@@ -57,17 +58,20 @@ public enum APNsValidator {
     }
 
     public static func validate(_ request: HTTPRequest) -> Result<APNsPush, APNsError> {
-        guard let segments = RequestTarget.segments(request.target),
-              segments.count >= 2, segments[0] == "3", segments[1] == "device" else {
-            return .failure(APNsError(status: 404, reason: "BadPath", detail: "APNs requests go to /3/device/<token>"))
+        // Most targets are exactly /3/device/<token>: read the token without splitting the path.
+        let plain = RequestTarget.plainSegment(request.target, after: "/3/device/")
+        let segments = plain == nil ? RequestTarget.segments(request.target) : nil
+        if plain == nil {
+            guard let segments, segments.count >= 2, segments[0] == "3", segments[1] == "device" else {
+                return .failure(APNsError(status: 404, reason: "BadPath", detail: "APNs requests go to /3/device/<token>"))
+            }
         }
         guard request.method == "POST" else {
             return .failure(APNsError(status: 405, reason: "MethodNotAllowed", detail: "APNs accepts POST only"))
         }
-        guard segments.count == 3, !segments[2].isEmpty else {
+        guard let token = plain ?? segments.flatMap({ $0.count == 3 && !$0[2].isEmpty ? $0[2] : nil }) else {
             return .failure(APNsError(status: 400, reason: "MissingDeviceToken", detail: "the path must end with the device token"))
         }
-        let token = segments[2]
         guard isDeviceToken(token) else {
             return .failure(APNsError(status: 400, reason: "BadDeviceToken",
                                       detail: "a device token is an even number (16 to 200) of hex digits"))
@@ -79,12 +83,11 @@ public enum APNsValidator {
         guard let topic = headers.topic, !topic.isEmpty else {
             return .failure(APNsError(status: 400, reason: "MissingTopic", detail: "apns-topic (the app's bundle id) is required"))
         }
-        guard let pushType = headers.pushType, pushTypes.contains(pushType) else {
+        guard let pushType = headers.pushType, pushType == "background" || pushTypes.contains(pushType) else {
             return .failure(APNsError(status: 400, reason: "InvalidPushType",
                                       detail: "apns-push-type must be one of APNs's types; a silent push uses background"))
         }
-        let priorityText = headers.priority ?? "10"
-        guard let priority = Int(priorityText), [1, 5, 10].contains(priority) else {
+        guard let priority = priorityValue(headers.priority ?? "10") else {
             return .failure(APNsError(status: 400, reason: "BadPriority", detail: "apns-priority must be 1, 5 or 10"))
         }
         if pushType == "background" && priority == 10 {
@@ -109,7 +112,7 @@ public enum APNsValidator {
                                       detail: "the payload is \(request.body.count) bytes; at most \(maxPayloadBytes)"))
         }
         // Lerix's own payload is known good: skip parsing it (most pushes in a fan-out).
-        if request.body != APNsRequest.body {
+        if !isLerixPayload(request.body) {
             guard let payload = try? JSON.parse(request.body), payload.objectValue != nil else {
                 return .failure(APNsError(status: 400, reason: "BadPayload", detail: "the payload must be a JSON object"))
             }
@@ -126,9 +129,35 @@ public enum APNsValidator {
     }
 
     static func isDeviceToken(_ token: String) -> Bool {
-        let n = token.utf8.count
-        guard n >= 16, n <= 200, n % 2 == 0 else { return false }
-        return token.utf8.allSatisfy(isHex)
+        var token = token
+        return token.withUTF8 { bytes in
+            let n = bytes.count
+            guard n >= 16, n <= 200, n % 2 == 0 else { return false }
+            for b in bytes where !isHex(b) { return false }
+            return true
+        }
+    }
+
+    /// 1, 5 or 10 (the values APNs takes) as `Int` reads them; nil for anything else.
+    static func priorityValue(_ text: String) -> Int? {
+        switch text {
+        case "5": return 5
+        case "10": return 10
+        case "1": return 1
+        default: return Int(text).flatMap { [1, 5, 10].contains($0) ? $0 : nil }
+        }
+    }
+
+    /// Byte for byte ``APNsRequest/body``: known good, so not parsed (most pushes in a fan-out).
+    static func isLerixPayload(_ body: [UInt8]) -> Bool {
+        let known = APNsRequest.body
+        guard body.count == known.count else { return false }
+        return body.withUnsafeBytes { b in
+            known.withUnsafeBytes { k in
+                guard let bp = b.baseAddress, let kp = k.baseAddress else { return b.count == k.count }
+                return memcmp(bp, kp, k.count) == 0
+            }
+        }
     }
 
     static func isUUID(_ text: String) -> Bool {

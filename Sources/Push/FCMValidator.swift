@@ -23,11 +23,17 @@ public enum FCMValidator {
     static let messageFields: Set<String> = ["name", "data", "notification", "android", "webpush", "apns",
                                              "fcm_options", "fcmOptions", "token", "topic", "condition"]
     static let reservedKeys: Set<String> = ["from", "message_type", "notification", "collapse_key"]
+    /// The data of ``FCMRequest``'s message, made once.
+    static let lerixData: [String: String] = ["lerix": "release_control"]
 
     public static func validate(_ request: HTTPRequest) -> Result<FCMPush, FCMError> {
-        guard let segments = RequestTarget.segments(request.target), segments.count == 4, segments[0] == "v1", segments[1] == "projects", !segments[2].isEmpty,
-              segments[3] == "messages:send"
-        else {
+        // Most targets are exactly /v1/projects/<project>/messages:send: read it without splitting the path.
+        let project = RequestTarget.plainSegment(request.target, after: "/v1/projects/", before: "/messages:send")
+            ?? RequestTarget.segments(request.target).flatMap { segments in
+                segments.count == 4 && segments[0] == "v1" && segments[1] == "projects" && !segments[2].isEmpty
+                    && segments[3] == "messages:send" ? segments[2] : nil
+            }
+        guard let project else {
             return .failure(FCMError(code: 404, status: "NOT_FOUND",
                                      message: "Unknown path: FCM v1 sends to /v1/projects/<project>/messages:send", errorCode: "UNSPECIFIED_ERROR"))
         }
@@ -35,10 +41,9 @@ public enum FCMValidator {
             return .failure(FCMError(code: 405, status: "INVALID_ARGUMENT",
                                      message: "messages:send accepts POST only", errorCode: "INVALID_ARGUMENT"))
         }
-        let project = segments[2]
         // Lerix's own message shape is known good: take the token without a full parse.
         if let token = canonicalToken(request.body) {
-            return .success(FCMPush(project: project, token: token, data: ["lerix": "release_control"], androidPriority: "high"))
+            return .success(FCMPush(project: project, token: token, data: lerixData, androidPriority: "high"))
         }
         guard request.body.count <= maxPayloadBytes + 1024 else {
             return .failure(.invalidArgument("Message is too big: \(request.body.count) bytes (data is limited to \(maxPayloadBytes))"))

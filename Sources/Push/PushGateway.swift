@@ -187,7 +187,7 @@ public final class PushGateway: Responder, Sendable {
             case .success(let push):
                 apnsID = push.apnsID
                 delivery = GatewayDelivery(provider: .apns, token: push.token, at: now, topic: push.topic,
-                                           priority: String(push.priority), body: request.body)
+                                           priority: Self.priorityText(push.priority), body: request.body)
             }
         case .fcm:
             switch FCMValidator.validate(request) {
@@ -227,9 +227,7 @@ public final class PushGateway: Responder, Sendable {
             response.headers.add("apns-id", apnsID ?? Self.uuid(message))
             return response
         case .fcm:
-            var response = HTTPResponse(status: 200, body: Array(#"{"name":"projects/"#.utf8)
-                + JSON.string(delivery.project ?? "").serialized().dropFirst().dropLast()
-                + Array("/messages/\(message)\"}".utf8))
+            var response = HTTPResponse(status: 200, body: Self.messageName(project: delivery.project ?? "", message: message))
             response.headers.add("content-type", "application/json; charset=UTF-8")
             return response
         }
@@ -251,21 +249,44 @@ public final class PushGateway: Responder, Sendable {
 
     /// A UUID-shaped id from a counter: unique per gateway, cheap, and stable in tests.
     static func uuid(_ n: UInt64) -> String {
-        let hex = Array("0123456789abcdef".utf8)
-        var digits = [UInt8](repeating: UInt8(ascii: "0"), count: 32)
-        var v = n
-        var i = 31
-        while v > 0 && i >= 0 {
-            digits[i] = hex[Int(v & 15)]
-            v >>= 4
-            i -= 1
+        String(unsafeUninitializedCapacity: 36) { out in
+            var v = n
+            // Right to left: 32 hex digits of `n`, zero-padded, with dashes after digits 8, 12, 16 and 20.
+            for i in stride(from: 35, through: 0, by: -1) {
+                if i == 8 || i == 13 || i == 18 || i == 23 {
+                    out[i] = UInt8(ascii: "-")
+                } else {
+                    out[i] = hexDigits[Int(v & 15)]
+                    v >>= 4
+                }
+            }
+            return 36
         }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// `apns-priority` as recorded: the header's value for the three APNs takes, without formatting.
+    static func priorityText(_ priority: Int) -> String {
+        switch priority {
+        case 5: return "5"
+        case 10: return "10"
+        case 1: return "1"
+        default: return String(priority)
+        }
+    }
+
+    /// FCM's answer body: `{"name":"projects/<project>/messages/<n>"}`.
+    static func messageName(project: String, message: UInt64) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(36)
-        for (k, d) in digits.enumerated() {
-            if k == 8 || k == 12 || k == 16 || k == 20 { out.append(UInt8(ascii: "-")) }
-            out.append(d)
-        }
-        return String(decoding: out, as: UTF8.self)
+        out.reserveCapacity(48 + project.utf8.count)
+        out.append(contentsOf: #"{"name":"projects/"#.utf8)
+        var quoted: [UInt8] = []
+        JSON.writeString(project, into: &quoted)
+        out.append(contentsOf: quoted.dropFirst().dropLast())
+        out.append(contentsOf: "/messages/".utf8)
+        out.append(contentsOf: String(message).utf8)
+        out.append(contentsOf: #""}"#.utf8)
+        return out
     }
 }
