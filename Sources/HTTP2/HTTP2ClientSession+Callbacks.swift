@@ -10,7 +10,7 @@ extension HTTP2ClientSession {
     static func installClientCallbacks(_ callbacks: OpaquePointer) {
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
             guard let frame, let session = HTTP2ClientSession.from(userData),
-                  let stream = session.streams[frame.pointee.hd.stream_id] else { return 0 }
+                  let stream = session.streams[Int(frame.pointee.hd.stream_id)] else { return 0 }
             if !stream.finalHeadersSeen {   // a 1xx block is replaced by the final one
                 stream.headers = HTTPHeaders()
                 stream.status = 0
@@ -20,18 +20,19 @@ extension HTTP2ClientSession {
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, userData in
             guard let frame, let name, let value, let session = HTTP2ClientSession.from(userData),
                   frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
-                  let stream = session.streams[frame.pointee.hd.stream_id], !stream.finalHeadersSeen else { return 0 }
-            let valueText = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+                  let stream = session.streams[Int(frame.pointee.hd.stream_id)], !stream.finalHeadersSeen else { return 0 }
+            let valueBytes = UnsafeBufferPointer(start: value, count: valueLength)
             if nameLength > 0 && name[0] == UInt8(ascii: ":") {
-                if nameLength == 7 && name[1] == UInt8(ascii: "s") { stream.status = Int(valueText) ?? 0 }
+                if nameLength == 7 && name[1] == UInt8(ascii: "s") { stream.status = statusCode(valueBytes) }
             } else {
-                stream.headers.add(String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self), valueText)
+                stream.headers.add(String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
+                                   String(decoding: valueBytes, as: UTF8.self))
             }
             return 0
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { session, _, streamID, data, length, userData in
             guard let data, let client = HTTP2ClientSession.from(userData),
-                  let stream = client.streams[streamID], !stream.bodyTooLarge else { return 0 }
+                  let stream = client.streams[Int(streamID)], !stream.bodyTooLarge else { return 0 }
             if stream.body.count + length > client.configuration.maxResponseBodyBytes {
                 stream.bodyTooLarge = true
                 stream.body = []
@@ -51,7 +52,7 @@ extension HTTP2ClientSession {
                                              HTTP2ErrorCode(rawValue: frame.pointee.goaway.error_code)))
                 return 0
             }
-            guard let stream = client.streams[streamID] else { return 0 }
+            guard let stream = client.streams[Int(streamID)] else { return 0 }
             if type == UInt8(NGHTTP2_HEADERS.rawValue), stream.status >= 200 {
                 stream.finalHeadersSeen = true
             }
@@ -69,14 +70,14 @@ extension HTTP2ClientSession {
             guard let frame, let client = HTTP2ClientSession.from(userData),
                   frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
             let streamID = frame.pointee.hd.stream_id
-            if let stream = client.streams.removeValue(forKey: streamID), !stream.completed {
+            if let stream = client.streams.removeValue(forKey: Int(streamID)), !stream.completed {
                 client.events.append(.reset(streamID: streamID, .refusedStream))
             }
             return 0
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, userData in
             guard let client = HTTP2ClientSession.from(userData),
-                  let stream = client.streams.removeValue(forKey: streamID) else { return 0 }
+                  let stream = client.streams.removeValue(forKey: Int(streamID)) else { return 0 }
             if !stream.completed {
                 let code = stream.bodyTooLarge ? HTTP2ErrorCode.cancel
                     : HTTP2ErrorCode(rawValue: errorCode == 0 ? HTTP2ErrorCode.internalError.rawValue : errorCode)
@@ -87,10 +88,21 @@ extension HTTP2ClientSession {
     }
 }
 
+/// `:status` read from its bytes: three digits (nghttp2 checks that), else 0.
+func statusCode(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    guard bytes.count == 3 else { return 0 }
+    var code = 0
+    for b in bytes {
+        guard b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") else { return 0 }
+        code = code * 10 + Int(b - UInt8(ascii: "0"))
+    }
+    return code
+}
+
 /// Copies the next piece of a request body into nghttp2's frame buffer.
 let clientReadBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
     guard let buffer, let flags, let client = HTTP2ClientSession.from(userData),
-          let stream = client.streams[streamID] else {
+          let stream = client.streams[Int(streamID)] else {
         return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
     }
     let count = min(stream.requestBody.count - stream.requestOffset, length)

@@ -51,7 +51,10 @@ public final class HTTP2ClientSession {
 
     public let configuration: Configuration
     let session: OpaquePointer
-    var streams: [Int32: ClientStream] = [:]
+    var streams = DenseTable<ClientStream>()
+    /// Reused by ``submit(_:pathSuffix:body:)``: the path and the name/value array of one request.
+    private var pathScratch: [UInt8] = []
+    private var nvScratch: [nghttp2_nv] = []
     var events: [Event] = []
     var failed = false
     /// Set once a GOAWAY arrives: no new requests on this connection.
@@ -99,7 +102,34 @@ public final class HTTP2ClientSession {
             id = block.withNameValues { nghttp2_submit_request(session, nil, $0, $1, &provider, nil) }
         }
         if id < 0 { throw HTTP2Error.library(Int(id), "submitting a request") }
-        streams[id] = stream
+        streams[Int(id)] = stream
+        return id
+    }
+
+    /// Queues one request made from `template`: its path is the template's path followed by
+    /// `pathSuffix` (bytes as given: encode them first), with `body`. Returns the stream id, as
+    /// ``submit(_:)`` does; the fields were laid out and checked when the template was made.
+    @discardableResult
+    public func submit(_ template: HTTP2RequestTemplate, pathSuffix: String = "", body: [UInt8]) throws -> Int32 {
+        if receivedGoaway { throw HTTP2Error("the server sent GOAWAY; open a new connection") }
+        if failed { throw HTTP2Error("the HTTP/2 session has ended") }
+        pathScratch.removeAll(keepingCapacity: true)
+        pathScratch.append(contentsOf: template.path)
+        var suffix = pathSuffix
+        suffix.withUTF8 { pathScratch.append(contentsOf: $0) }
+        if pathScratch.isEmpty { pathScratch.append(UInt8(ascii: "/")) }
+        let id = pathScratch.withUnsafeMutableBufferPointer { path -> Int32 in
+            template.fill(&nvScratch, path: UnsafeBufferPointer(path))
+            return nvScratch.withUnsafeBufferPointer { nva -> Int32 in
+                if body.isEmpty { return nghttp2_submit_request(session, nil, nva.baseAddress, nva.count, nil, nil) }
+                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: clientReadBody)
+                return nghttp2_submit_request(session, nil, nva.baseAddress, nva.count, &provider, nil)
+            }
+        }
+        if id < 0 { throw HTTP2Error.library(Int(id), "submitting a request") }
+        let stream = ClientStream()
+        stream.requestBody = body
+        streams[Int(id)] = stream
         return id
     }
 

@@ -4,7 +4,10 @@ import CNghttp2
 /// bytes before returning: one allocation per header block instead of one per field.
 struct HeaderBlock {
     private var storage: [UInt8] = []
-    private var spans: [(nameStart: Int, nameCount: Int, valueCount: Int)] = []
+    private(set) var spans: [(nameStart: Int, nameCount: Int, valueCount: Int)] = []
+
+    /// Every name and value, back to back (``spans`` says where each starts).
+    var bytes: [UInt8] { storage }
 
     init(capacity: Int = 8) {
         storage.reserveCapacity(capacity * 24)

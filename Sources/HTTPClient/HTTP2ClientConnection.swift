@@ -1,3 +1,4 @@
+import Dispatch
 import HTTP
 import HTTP2
 import Reactor
@@ -74,7 +75,8 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
     private var socket: ClientSocket?
     private var session: HTTP2ClientSession?
     public private(set) var phase = Phase.idle
-    private var streams: [Int32: Int] = [:]
+    /// Request ids by stream id: an index, not a hash, per lookup.
+    private var streams = DenseTable<Int>()
     private var deadlines = FIFO<Deadline>()
     private var connectDeadline: UInt64 = 0
     private var lastReadAt: UInt64 = 0
@@ -105,6 +107,7 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
 
     /// Starts connecting; the outcome arrives as `.ready` or `.closed`, never before this returns.
     public func start() {
+        assertConfined()
         guard phase == .idle else { return }
         phase = .connecting
         connectDeadline = Reactor.now() &+ configuration.connectTimeoutNanoseconds
@@ -114,22 +117,40 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
     /// Puts one request on a new stream; nil when sent, else why it could not be. It leaves with
     /// the next ``flush()`` (or the end of the current read).
     public func send(_ request: HTTPRequest, requestID: Int) -> String? {
+        assertConfined()
         guard phase == .open, let session else { return "the connection to \(label) is not open" }
         do {
-            let streamID = try session.submit(request)
-            streams[streamID] = requestID
-            maxOpenStreams = max(maxOpenStreams, streams.count)
-            let now = Reactor.now()
-            deadlines.append(Deadline(streamID: streamID, sentAt: now, deadline: now &+ configuration.requestTimeoutNanoseconds))
+            opened(try session.submit(request), requestID: requestID)
             return nil
         } catch {
             return "HTTP/2 request to \(label) not sent: \(error)"
         }
     }
 
+    /// ``send(_:requestID:)`` for a request made from `template` (its path followed by
+    /// `pathSuffix`, with `body`): no header block is built per request.
+    public func send(_ template: HTTP2RequestTemplate, pathSuffix: String, body: [UInt8], requestID: Int) -> String? {
+        assertConfined()
+        guard phase == .open, let session else { return "the connection to \(label) is not open" }
+        do {
+            opened(try session.submit(template, pathSuffix: pathSuffix, body: body), requestID: requestID)
+            return nil
+        } catch {
+            return "HTTP/2 request to \(label) not sent: \(error)"
+        }
+    }
+
+    private func opened(_ streamID: Int32, requestID: Int) {
+        streams[Int(streamID)] = requestID
+        maxOpenStreams = max(maxOpenStreams, streams.count)
+        let now = Reactor.now()
+        deadlines.append(Deadline(streamID: streamID, sentAt: now, deadline: now &+ configuration.requestTimeoutNanoseconds))
+    }
+
     /// Hands whatever the session has ready to the socket, which writes it at once (or at the
     /// end of the event it is serving: many requests leave in one write).
     public func flush() {
+        assertConfined()
         guard phase == .open, let session, let socket else { return }
         session.drainOutput(into: &output)
         guard !output.isEmpty else { return }
@@ -139,6 +160,7 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
 
     /// Closes now; unfinished requests are reported in `.closed`.
     public func close(reason: String) {
+        assertConfined()
         guard phase != .closed else { return }
         end(reason)
         socket?.close()
@@ -147,8 +169,8 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
 
     private func end(_ reason: String) {
         phase = .closed
-        let unfinished = Array(streams.values)
-        streams = [:]
+        let unfinished = streams.values
+        streams.removeAll()
         deadlines = FIFO()
         session = nil
         onEvent(.closed(reason: reason, unfinished: unfinished))
@@ -157,6 +179,7 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
     // MARK: ClientSocketDelegate
 
     public func socketEstablished(_ socket: ClientSocket) {
+        assertConfined()
         guard phase == .connecting else { return }
         if security.isTLS, socket.negotiatedProtocol != "h2" {
             let offered = socket.negotiatedProtocol.map { "'\($0)'" } ?? "no protocol"
@@ -175,6 +198,7 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
     }
 
     public func socket(_ socket: ClientSocket, received bytes: UnsafeRawBufferPointer) {
+        assertConfined()
         guard phase == .open, let session else { return }
         lastReadAt = Reactor.now()
         settings.observe(bytes)
@@ -189,6 +213,7 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
     }
 
     public func socket(_ socket: ClientSocket, closedWith error: HTTPClientError?) {
+        assertConfined()
         self.socket = nil
         guard phase != .closed else { return }
         end(error.map { describe($0, addresses: socket.addresses) } ?? "the connection to \(label) closed")
@@ -198,11 +223,12 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
     public var socketDeadline: UInt64 {
         guard settings.reported else { return connectDeadline }
         // Answered streams leave their entries behind; drop them from the front first.
-        while let head = deadlines.first, streams[head.streamID] == nil { _ = deadlines.popFirst() }
+        while let head = deadlines.first, streams[Int(head.streamID)] == nil { _ = deadlines.popFirst() }
         return deadlines.first?.deadline ?? 0
     }
 
     public func socketDeadlinePassed(_ socket: ClientSocket) {
+        assertConfined()
         guard phase == .open else { return }
         let now = Reactor.now()
         if !settings.reported {
@@ -213,13 +239,13 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
         }
         while let head = deadlines.first, head.deadline <= now {
             _ = deadlines.popFirst()
-            guard let requestID = streams[head.streamID] else { continue }
+            guard let requestID = streams[Int(head.streamID)] else { continue }
             let waited = "no answer from \(label) within \(configuration.requestTimeoutNanoseconds / 1_000_000) ms"
             if lastReadAt < head.sentAt {
                 close(reason: waited + " (connection stalled)")
                 return
             }
-            streams[head.streamID] = nil
+            streams[Int(head.streamID)] = nil
             session?.cancel(head.streamID)
             onEvent(.streamFailed(requestID: requestID, reason: waited))
             guard phase == .open else { return }
@@ -234,11 +260,11 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
             guard phase == .open else { return }
             switch event {
             case .response(let streamID, let response):
-                if let requestID = streams.removeValue(forKey: streamID) {
+                if let requestID = streams.removeValue(forKey: Int(streamID)) {
                     onEvent(.response(requestID: requestID, response))
                 }
             case .reset(let streamID, let code):
-                if let requestID = streams.removeValue(forKey: streamID) {
+                if let requestID = streams.removeValue(forKey: Int(streamID)) {
                     onEvent(.streamFailed(requestID: requestID, reason: "\(label) reset the stream (\(code))"))
                 }
             case .goaway(_, let code):
@@ -263,6 +289,14 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
             lastMaxStreams = maxStreams
             onEvent(.settingsChanged(maxConcurrentStreams: maxStreams))
         }
+    }
+
+    /// Debug builds check the confinement the `@unchecked Sendable` relies on.
+    @inline(__always)
+    private func assertConfined() {
+        #if DEBUG
+        dispatchPrecondition(condition: .onQueue(reactor.queue))
+        #endif
     }
 
     /// The socket's error in the words the connection's reasons use, naming `label`.

@@ -31,6 +31,7 @@ public struct ConnectionPool: Sendable {
     enum Phase: Sendable, Equatable { case connecting, ready, draining }
 
     struct Connection: Sendable {
+        let id: ConnectionID
         var phase: Phase
         var maxStreams: Int
         var inFlight: Int
@@ -38,9 +39,9 @@ public struct ConnectionPool: Sendable {
 
     public let maxConnections: Int
     public let maxStreamsPerConnection: Int
-    var connections: [ConnectionID: Connection] = [:]
-    /// Connections in opening order, so the oldest ready one fills first.
-    var order: [ConnectionID] = []
+    /// In opening order, so the oldest ready one fills first. A handful at most: found by a
+    /// scan, not a hash (a fan-out closes a stream per token).
+    var connections: [Connection] = []
     var queue = FIFO<RequestID>()
     var nextConnection: ConnectionID = 0
     /// Set when a connect failed while other connections still serve: keep using those rather
@@ -55,11 +56,11 @@ public struct ConnectionPool: Sendable {
     /// Requests waiting for a stream.
     public var queuedCount: Int { queue.count }
     /// Streams open across connections.
-    public var inFlightCount: Int { connections.values.reduce(0) { $0 + $1.inFlight } }
+    public var inFlightCount: Int { connections.reduce(0) { $0 + $1.inFlight } }
     public var connectionCount: Int { connections.count }
 
     /// Streams open on one connection (0 for unknown ones).
-    public func inFlight(on id: ConnectionID) -> Int { connections[id]?.inFlight ?? 0 }
+    public func inFlight(on id: ConnectionID) -> Int { index(of: id).map { connections[$0].inFlight } ?? 0 }
 
     public mutating func submit(_ request: RequestID) -> [Action] {
         queue.append(request)
@@ -73,39 +74,37 @@ public struct ConnectionPool: Sendable {
 
     /// The peer's SETTINGS arrived: the connection can carry streams.
     public mutating func connected(_ id: ConnectionID, maxConcurrentStreams: Int) -> [Action] {
-        guard var c = connections[id] else { return [] }
-        c.phase = .ready
-        c.maxStreams = clampStreams(maxConcurrentStreams)
-        connections[id] = c
+        guard let i = index(of: id) else { return [] }
+        connections[i].phase = .ready
+        connections[i].maxStreams = clampStreams(maxConcurrentStreams)
         return dispatch()
     }
 
     /// The peer changed SETTINGS_MAX_CONCURRENT_STREAMS on a live connection.
     public mutating func settingsChanged(_ id: ConnectionID, maxConcurrentStreams: Int) -> [Action] {
-        guard var c = connections[id] else { return [] }
-        c.maxStreams = clampStreams(maxConcurrentStreams)
-        connections[id] = c
+        guard let i = index(of: id) else { return [] }
+        connections[i].maxStreams = clampStreams(maxConcurrentStreams)
         return dispatch()
     }
 
     public mutating func streamClosed(on id: ConnectionID) -> [Action] {
-        guard var c = connections[id] else { return [] }
-        c.inFlight = max(0, c.inFlight - 1)
-        connections[id] = c
-        if c.phase == .draining && c.inFlight == 0 {
-            remove(id)
+        guard let i = index(of: id) else { return [] }
+        connections[i].inFlight = max(0, connections[i].inFlight - 1)
+        if connections[i].phase == .draining && connections[i].inFlight == 0 {
+            connections.remove(at: i)
             return [.close(id)] + dispatch()
         }
+        // Nothing waits: no action (the common case once a fan-out's last requests are out).
+        if queue.isEmpty { return [] }
         return dispatch()
     }
 
     /// The peer sent GOAWAY: finish what is open, start nothing new there.
     public mutating func goingAway(_ id: ConnectionID) -> [Action] {
-        guard var c = connections[id] else { return [] }
-        c.phase = .draining
-        connections[id] = c
-        if c.inFlight == 0 {
-            remove(id)
+        guard let i = index(of: id) else { return [] }
+        connections[i].phase = .draining
+        if connections[i].inFlight == 0 {
+            connections.remove(at: i)
             return [.close(id)] + dispatch()
         }
         return dispatch()
@@ -114,9 +113,9 @@ public struct ConnectionPool: Sendable {
     /// Connecting failed, or a live connection broke. The owner fails that connection's open
     /// streams itself; queued work fails here when no other connection is left to carry it.
     public mutating func connectionLost(_ id: ConnectionID, reason: String) -> [Action] {
-        guard let lost = connections[id] else { return [] }
-        remove(id)
-        let others = connections.values.contains { $0.phase != .draining }
+        guard let i = index(of: id) else { return [] }
+        let lost = connections.remove(at: i)
+        let others = connections.contains { $0.phase != .draining }
         if lost.phase == .connecting {
             if others {
                 growthBlocked = true
@@ -138,35 +137,25 @@ public struct ConnectionPool: Sendable {
 
     mutating func dispatch() -> [Action] {
         var actions: [Action] = []
-        var index = 0
-        while !queue.isEmpty && index < order.count {
-            let id = order[index]
-            guard var c = connections[id], c.phase == .ready, c.inFlight < c.maxStreams else {
-                index += 1
-                continue
-            }
-            while c.inFlight < c.maxStreams, let request = queue.popFirst() {
-                c.inFlight += 1
+        for i in connections.indices where !queue.isEmpty {
+            guard connections[i].phase == .ready else { continue }
+            let id = connections[i].id
+            while connections[i].inFlight < connections[i].maxStreams, let request = queue.popFirst() {
+                connections[i].inFlight += 1
                 actions.append(.send(request, on: id))
             }
-            connections[id] = c
-            index += 1
         }
         if !queue.isEmpty, !growthBlocked, connections.count < maxConnections,
-           !connections.values.contains(where: { $0.phase == .connecting }) {
+           !connections.contains(where: { $0.phase == .connecting }) {
             let id = nextConnection
             nextConnection += 1
-            connections[id] = Connection(phase: .connecting, maxStreams: 0, inFlight: 0)
-            order.append(id)
+            connections.append(Connection(id: id, phase: .connecting, maxStreams: 0, inFlight: 0))
             actions.append(.open(id))
         }
         return actions
     }
 
-    mutating func remove(_ id: ConnectionID) {
-        connections.removeValue(forKey: id)
-        order.removeAll { $0 == id }
-    }
+    func index(of id: ConnectionID) -> Int? { connections.firstIndex { $0.id == id } }
 
     func clampStreams(_ n: Int) -> Int { min(max(0, n), maxStreamsPerConnection) }
 }

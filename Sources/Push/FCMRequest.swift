@@ -26,9 +26,10 @@ public enum FCMRequest {
 
     /// The message body; the token is JSON-escaped, everything else is fixed bytes.
     public static func body(token: String) -> [UInt8] {
-        var out = bodyPrefix
+        var out: [UInt8] = []
         out.reserveCapacity(bodyPrefix.count + bodySuffix.count + token.utf8.count + 2)
-        out.append(contentsOf: JSON.string(token).serialized())
+        out.append(contentsOf: bodyPrefix)
+        JSON.writeString(token, into: &out)
         out.append(contentsOf: bodySuffix)
         return out
     }

@@ -1,6 +1,7 @@
 import Clock
 import Dispatch
 import HTTP
+import HTTP2
 import HTTPClient
 import MockServer
 import ProviderAuth
@@ -104,6 +105,7 @@ final class GatewayClient: @unchecked Sendable {
 
     /// Hands work to the pool, unless FCM auth has no fresh access token: then it waits for one.
     private func submit(_ ids: [Int]) {
+        assertConfined()
         guard !ids.isEmpty else { return }
         if let fcmAuth, fcmAuth.authorization(now: retryScheduler.now) == nil {
             awaitingToken.append(contentsOf: ids)
@@ -138,6 +140,7 @@ final class GatewayClient: @unchecked Sendable {
     // MARK: Pool actions
 
     private func perform(_ actions: [ConnectionPool.Action]) {
+        assertConfined()
         for action in actions {
             switch action {
             case .open(let id):
@@ -178,11 +181,7 @@ final class GatewayClient: @unchecked Sendable {
             perform(pool.streamClosed(on: connectionID))
             return
         }
-        var request: HTTPRequest
-        switch provider {
-        case .apns: request = APNsRequest.silentPush(token: item.token, topic: item.job.destination, pathPrefix: url.pathPrefix)
-        case .fcm: request = FCMRequest.silentPush(token: item.token, project: item.job.destination, pathPrefix: url.pathPrefix)
-        }
+        var authorization: String?
         if fcmAuth != nil {
             guard let bearer = fcmAuth?.authorization(now: retryScheduler.now) else {
                 // The token ran out while this waited in the pool: wait for a new one.
@@ -190,13 +189,13 @@ final class GatewayClient: @unchecked Sendable {
                 submit([requestID])
                 return
             }
-            request.headers.add("authorization", bearer)
+            authorization = bearer
         }
         item.retry.attemptStarted()
         work[requestID] = item
         if apnsAuth != nil {
             do {
-                request.headers.add("authorization", try apnsAuth!.authorization(now: retryScheduler.now))
+                authorization = try apnsAuth!.authorization(now: retryScheduler.now)
             } catch {
                 perform(pool.streamClosed(on: connectionID))
                 attemptEnded(requestID, .rejected(reason: "APNs provider token not signed: \(error)"))
@@ -204,12 +203,33 @@ final class GatewayClient: @unchecked Sendable {
             }
         }
         stats.requests += 1
-        if let problem = connection.send(request, requestID: requestID) {
+        let template = item.job.template(authorization: authorization) { makeTemplate(for: item.job, authorization: $0) }
+        let problem: String?
+        switch provider {
+        case .apns:
+            problem = connection.send(template, pathSuffix: PathSegment.encode(item.token), body: APNsRequest.body, requestID: requestID)
+        case .fcm:
+            problem = connection.send(template, pathSuffix: "", body: FCMRequest.body(token: item.token), requestID: requestID)
+        }
+        if let problem {
             perform(pool.streamClosed(on: connectionID))
             attemptEnded(requestID, .retryable(reason: problem, retryAfterMilliseconds: nil))
             return
         }
         if !touched.contains(where: { $0 === connection }) { touched.append(connection) }
+    }
+
+    /// The fixed part of every request of `job` (made once per job, again when the
+    /// authorization changes): the request APNsRequest or FCMRequest builds, without its
+    /// token. APNs requests add the encoded token to the path; FCM's carry it in the body.
+    private func makeTemplate(for job: PushJob, authorization: String?) -> HTTP2RequestTemplate {
+        var shape: HTTPRequest
+        switch provider {
+        case .apns: shape = APNsRequest.silentPush(token: "", topic: job.destination, pathPrefix: url.pathPrefix)
+        case .fcm: shape = FCMRequest.silentPush(token: "", project: job.destination, pathPrefix: url.pathPrefix)
+        }
+        if let authorization { shape.headers.add("authorization", authorization) }
+        return HTTP2RequestTemplate(scheme: endpoint.tls == nil ? "http" : "https", authority: url.authority, shape: shape)
     }
 
     /// Writes go out once per turn of the queue, not per request: a read that completes 300
@@ -228,6 +248,7 @@ final class GatewayClient: @unchecked Sendable {
     // MARK: Connection events
 
     private func handle(_ event: HTTP2ClientConnection.Event, on id: Int) {
+        assertConfined()
         switch event {
         case .ready(let maxStreams):
             stats.peerMaxConcurrentStreams = maxStreams
@@ -275,6 +296,7 @@ final class GatewayClient: @unchecked Sendable {
     }
 
     private func tokenEvent(_ event: HTTP2ClientConnection.Event, request: HTTPRequest) {
+        assertConfined()
         guard let connection = tokenConnection else { return }
         let label = tokenEndpoint?.url.description ?? "the token endpoint"
         switch event {
@@ -324,6 +346,7 @@ final class GatewayClient: @unchecked Sendable {
     // MARK: Outcomes
 
     private func attemptEnded(_ requestID: Int, _ verdict: AttemptVerdict) {
+        assertConfined()
         guard var item = work[requestID] else { return }
         if stopped {
             finish(requestID, .failed(reason: "the push sink was shut down"))
@@ -338,6 +361,7 @@ final class GatewayClient: @unchecked Sendable {
             retryScheduler.schedule(at: at) { [weak self] in
                 guard let self else { return }
                 queue.async { [self] in
+                    assertConfined()
                     guard work[requestID] != nil else { return }
                     submit([requestID])
                 }
@@ -353,5 +377,14 @@ final class GatewayClient: @unchecked Sendable {
         case .unregistered: stats.unregistered += 1
         }
         item.job.record(item.token, at: item.position, outcome, client: self)
+    }
+
+    /// Debug builds check the confinement the `@unchecked Sendable` relies on (call after any
+    /// `weak self` has been resolved).
+    @inline(__always)
+    private func assertConfined() {
+        #if DEBUG
+        dispatchPrecondition(condition: .onQueue(queue))
+        #endif
     }
 }

@@ -1,8 +1,8 @@
 /// Percent-encoding for one path segment (RFC 3986 unreserved characters pass through).
 enum PathSegment {
     static func encode(_ text: String) -> String {
-        var needs = false
-        for b in text.utf8 where !isUnreserved(b) { needs = true; break }
+        var copy = text
+        let needs = copy.withUTF8 { bytes in bytes.contains { !isUnreserved($0) } }
         guard needs else { return text }
         let hex = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []

@@ -1,4 +1,5 @@
 import Dispatch
+import HTTP2
 import MockServer
 
 /// One push's share of work on one gateway client: its tokens, and the results waiting to be
@@ -16,6 +17,8 @@ final class PushJob: @unchecked Sendable {
     let batchSize: Int
     private var buffer: [TokenDelivery] = []
     private var flushScheduled = false
+    /// The fixed part of this push's requests, and the authorization it was made with.
+    private var requestTemplate: (template: HTTP2RequestTemplate, authorization: String?)?
 
     init(pushID: Int, destination: String, tokenCount: Int, maxBatch: Int,
          completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
@@ -26,26 +29,47 @@ final class PushJob: @unchecked Sendable {
         self.completion = completion
     }
 
+    /// The template for this push's requests with `authorization`: the one made before while
+    /// the authorization stays the same (APNs and FCM tokens last minutes), else a new one from `make`.
+    func template(authorization: String?, make: (String?) -> HTTP2RequestTemplate) -> HTTP2RequestTemplate {
+        if let cached = requestTemplate, cached.authorization == authorization { return cached.template }
+        let template = make(authorization)
+        requestTemplate = (template, authorization)
+        return template
+    }
+
     func record(_ token: String, at position: Int, _ outcome: TokenOutcome, client: GatewayClient) {
+        assertConfined(to: client)
         remaining -= 1
         buffer.append(TokenDelivery(token: token, result: outcome.deliveryResult, position: position))
         if buffer.count >= batchSize || remaining == 0 {
-            flush(on: client.resultsQueue)
+            flush(for: client)
         } else if !flushScheduled {
             flushScheduled = true
             client.queue.asyncAfter(deadline: .now() + .milliseconds(client.configuration.resultFlushMilliseconds)) { [self] in
                 flushScheduled = false
-                flush(on: client.resultsQueue)
+                flush(for: client)
             }
         }
     }
 
-    func flush(on queue: DispatchQueue) {
+    /// Hands the buffered results to MockServer on the client's results queue.
+    func flush(for client: GatewayClient) {
+        assertConfined(to: client)
+        let queue = client.resultsQueue
         guard !buffer.isEmpty else { return }
         let batch = buffer
         buffer = []
         let completion = self.completion
         queue.async { completion(batch) }
+    }
+
+    /// Debug builds check the confinement the `@unchecked Sendable` relies on.
+    @inline(__always)
+    private func assertConfined(to client: GatewayClient) {
+        #if DEBUG
+        dispatchPrecondition(condition: .onQueue(client.queue))
+        #endif
     }
 }
 
