@@ -43,9 +43,13 @@ extension MockServer {
         let generation = batch.generation
         for push in batch.pushes {
             let key = push.project, id = push.id
-            var platforms: [String: Int] = [:]
-            for target in push.tokens { platforms[target.platform.rawValue, default: 0] += 1 }
-            let counts = platforms.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+            // Counted by the platform's case, not hashed by name: this runs on a server loop,
+            // and a fan-out has 100k tokens.
+            var perPlatform = [Int](repeating: 0, count: Platform.allCases.count)
+            for target in push.tokens { perPlatform[target.platform.index] += 1 }
+            let counts = Platform.allCases.sorted { $0.rawValue < $1.rawValue }
+                .filter { perPlatform[$0.index] > 0 }
+                .map { "\(perPlatform[$0.index]) \($0.rawValue)" }.joined(separator: ", ")
             options.log("push \(id) for project \(key) at \(clock.now.rfc3339): "
                 + (push.tokens.isEmpty ? "no tokens" : counts))
             pushesInFlight.begin(push: id, tokens: push.tokens.count)
@@ -203,5 +207,17 @@ extension MockServer {
             return ([.tokenDeleted(project: key, token: token)], { s in s.projects[key]?.removeToken(token) }, ())
         }
         return noContent()
+    }
+}
+
+private extension Platform {
+    /// A slot of its own per case, below `allCases.count`.
+    var index: Int {
+        switch self {
+        case .ios: return 0
+        case .android: return 1
+        case .macos: return 2
+        case .web: return 3
+        }
     }
 }

@@ -67,7 +67,9 @@ final class GatewayClient: @unchecked Sendable {
         self.fcmAuth = provider == .fcm ? configuration.fcmAuth : nil
         self.configuration = configuration
         // Deadlines are swept every 5 ms: request and connect timeouts fire at most that late.
-        self.reactor = try Reactor(label: "lerix.push.\(provider.rawValue)", sweepInterval: 5_000_000)
+        // Fan-out I/O runs below the server's loops (by default background QoS: nice 10 on Linux),
+        // so check answers are not queued behind it for a CPU.
+        self.reactor = try Reactor(label: "lerix.push.\(provider.rawValue)", sweepInterval: 5_000_000, qos: configuration.ioQoS)
         self.resultsQueue = resultsQueue
         self.retryScheduler = retryScheduler
         self.pool = ConnectionPool(maxConnections: configuration.maxConnections,

@@ -46,6 +46,10 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
         public var resultFlushMilliseconds: Int = 200
         /// Trust for `https://` gateways (offering ALPN h2); nil: the system trust store alone.
         public var tls: TLSContext?
+        /// The quality of service of the gateway clients' I/O queues: below the server's loops,
+        /// so a fan-out does not hold up check answers when CPUs are short (on Linux, Dispatch
+        /// runs background work at nice 10). A fan-out then takes the CPU the loops leave.
+        public var ioQoS: DispatchQoS = .background
         /// APNs token authentication: every APNs request carries this provider JWT.
         public var apnsAuth: APNsProviderToken?
         /// FCM HTTP v1 authentication: an OAuth access token from the service account's `token_uri`.
@@ -96,13 +100,15 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
     public let configuration: Configuration
     let apns: GatewayClient?
     let fcm: GatewayClient?
-    let resultsQueue = DispatchQueue(label: "lerix.push.results")
+    let resultsQueue: DispatchQueue
 
     /// - Parameter retryScheduler: when retries happen (real time by default; tests may pass a
     ///   ``ManualScheduler`` to step through backoff). Timeouts always run on real time.
     public init(configuration: Configuration, retryScheduler: any Scheduler = SystemScheduler()) throws(GatewayPushSinkError) {
         self.configuration = configuration
-        let resultsQueue = self.resultsQueue
+        // Results stay at the default QoS: applying them takes locks the server's loops take too.
+        let resultsQueue = DispatchQueue(label: "lerix.push.results")
+        self.resultsQueue = resultsQueue
         func client(_ provider: PushProvider, _ url: HTTPURL?) throws(GatewayPushSinkError) -> GatewayClient? {
             guard let url else { return nil }
             let name = provider == .apns ? "APNs" : "FCM"
@@ -146,19 +152,25 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
     }
 
     public func deliver(_ push: OutgoingPush, completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
+        // This runs on the server loop that answered the change: one cheap pass, the requests
+        // are made on the clients' own queues.
         var apnsTokens: [Int] = [], fcmTokens: [Int] = []
         var immediate: [TokenDelivery] = []
+        let apnsTopicMissing = push.apnsTopic?.isEmpty ?? true
+        let fcmProjectMissing = push.fcmProject?.isEmpty ?? true
+        apnsTokens.reserveCapacity(push.tokens.count)
+        fcmTokens.reserveCapacity(push.tokens.count)
         for (position, target) in push.tokens.enumerated() {
             func settle(_ result: DeliveryResult) { immediate.append(TokenDelivery(token: target.token, result: result, position: position)) }
-            switch PushProvider.serving(platform: target.platform.rawValue) {
+            switch PushProvider.serving(target.platform) {
             case .apns?:
                 if apns == nil { settle(.noGateway) }
-                else if push.apnsTopic?.isEmpty ?? true {
+                else if apnsTopicMissing {
                     settle(.failed(reason: "project \(push.project) has no apns_topic: APNs needs the app's bundle id as topic"))
                 } else { apnsTokens.append(position) }
             case .fcm?:
                 if fcm == nil { settle(.noGateway) }
-                else if push.fcmProject?.isEmpty ?? true {
+                else if fcmProjectMissing {
                     settle(.failed(reason: "project \(push.project) has no fcm_project: FCM sends to /v1/projects/{fcm_project}"))
                 } else { fcmTokens.append(position) }
             case nil:

@@ -42,10 +42,13 @@ public final class Reactor: @unchecked Sendable {
     private static let key = DispatchSpecificKey<Int>()
     private static let nextID = Atomic<Int>(1)
 
-    /// - Parameter sweepInterval: nanoseconds between deadline sweeps (at least 1 ms).
-    public init(label: String, sweepInterval: UInt64) throws {
+    /// - Parameters:
+    ///   - sweepInterval: nanoseconds between deadline sweeps (at least 1 ms).
+    ///   - qos: the queue's quality of service; on Linux, Dispatch runs a lower one on threads
+    ///     with a higher nice value, so bulk I/O (a push fan-out) yields the CPU to the server's loops.
+    public init(label: String, sweepInterval: UInt64, qos: DispatchQoS = .unspecified) throws {
         self.id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        self.queue = DispatchQueue(label: label)
+        self.queue = DispatchQueue(label: label, qos: qos)
         self.sweepInterval = max(sweepInterval, 1_000_000)
         self.epoll = try Epoll()
         self.readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
