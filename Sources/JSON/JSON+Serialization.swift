@@ -63,6 +63,12 @@ extension JSON {
     /// for writers that emit a fixed shape byte by byte instead of building a value.
     public static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings (keys, ids, tokens, times) need no escape: copied whole, not byte by byte.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out.append(contentsOf: s.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for b in s.utf8 {
             switch b {
             case 0x22: out.append(0x5C); out.append(0x22)

@@ -29,6 +29,20 @@ public struct StateSnapshot: Sendable, Equatable {
             if let registeredAt { pairs.append(("registered_at", .string(registeredAt.rfc3339))) }
             return .object(pairs)
         }
+
+        /// Appends exactly the bytes of `json.serialized()`, with no JSON value built: a durable
+        /// state file writes one per registration.
+        public func writeJSON(into out: inout [UInt8]) {
+            out.append(contentsOf: #"{"token":"#.utf8)
+            JSON.writeString(token, into: &out)
+            out.append(contentsOf: #","platform":"#.utf8)
+            JSON.writeString(platform.rawValue, into: &out)
+            if let registeredAt {
+                out.append(contentsOf: #","registered_at":"#.utf8)
+                JSON.writeString(registeredAt.rfc3339, into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
     }
 
     public struct Project: Sendable, Equatable {

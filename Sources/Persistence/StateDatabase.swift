@@ -1,5 +1,6 @@
 import CSQLite
 import JSON
+import MockServer
 
 /// The state file's tables, seen through one connection: applies `StateEvent`s and reads
 /// everything back.
@@ -39,7 +40,6 @@ final class StateDatabase: @unchecked Sendable {
         _ sql: StaticString, _ a: Argument? = nil, _ b: Argument? = nil, _ c: Argument? = nil, _ d: Argument? = nil
     ) throws(SQLiteError) {
         let stmt = try statement(sql)
-        defer { stmt.reset() }
         try bind(stmt, 1, a)
         try bind(stmt, 2, b)
         try bind(stmt, 3, c)
@@ -97,6 +97,8 @@ final class StateDatabase: @unchecked Sendable {
             try run(
                 "INSERT INTO push_tokens (project, token, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, token) DO UPDATE SET body = excluded.body",
                 .text(project), .text(token.id), try nextSeq(), .json(token.body))
+        case .tokenRegistered(let project, let token):
+            try register(token, in: project)
         case .tokenDeleted(let project, let token):
             try run("DELETE FROM push_tokens WHERE project = ?1 AND token = ?2", .text(project), .text(token))
         case .pushRecorded(let project, let id, let body):
@@ -110,6 +112,39 @@ final class StateDatabase: @unchecked Sendable {
         case .replaced(let state):
             try replaceAll(with: state)
         }
+    }
+
+    /// The record of the token being written, reused row after row.
+    private var tokenBody: [UInt8] = []
+
+    /// `tokenUpserted`'s row, with its body written as bytes and every text bound in place
+    /// (no copy by SQLite), all of it living until the statement is reset.
+    private func register(_ token: StateSnapshot.Token, in project: String) throws(SQLiteError) {
+        let stmt = try statement(
+            "INSERT INTO push_tokens (project, token, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, token) DO UPDATE SET body = excluded.body")
+        let seq = try nextSeq()
+        tokenBody.removeAll(keepingCapacity: true)
+        token.writeJSON(into: &tokenBody)
+        var project = project, id = token.token
+        // withUTF8 and friends rethrow untyped errors, so the failure comes out as a value.
+        let failure: SQLiteError? = project.withUTF8 { projectBytes in
+            id.withUTF8 { idBytes -> SQLiteError? in
+                tokenBody.withUnsafeBufferPointer { bodyBytes -> SQLiteError? in
+                    do throws(SQLiteError) {
+                        try stmt.bindStatic(1, projectBytes)
+                        try bind(stmt, 3, seq)
+                        try stmt.bindStatic(2, idBytes)
+                        try stmt.bindStatic(4, bodyBytes)
+                        try stmt.run()
+                        return nil
+                    } catch {
+                        stmt.reset()
+                        return error
+                    }
+                }
+            }
+        }
+        if let failure { throw failure }
     }
 
     private func replaceAll(with state: StoredState) throws(SQLiteError) {

@@ -17,7 +17,7 @@ extension StateEvent {
         case .changeAppended(let project, let change):
             return .changeAppended(project: project, id: change.id, body: change.json)
         case .tokenUpserted(let project, let token):
-            return .tokenUpserted(project: project, token: StoredItem(id: token.token, body: token.json))
+            return .tokenRegistered(project: project, token: token)
         case .tokenDeleted(let project, let token):
             return .tokenDeleted(project: project, token: token)
         case .pushRecorded(let project, let push), .pushUpdated(let project, let push):

@@ -1,4 +1,5 @@
 import JSON
+import MockServer
 
 /// One acknowledged write as the file stores it: MockServer's `StateEvent`s map one to one onto
 /// these, with domain values already turned into their admin-API JSON. A batch commits atomically.
@@ -15,6 +16,10 @@ enum StoredEvent: Sendable, Equatable {
     case changeAppended(project: String, id: Int, body: JSON)
     /// Registers the token or replaces its record (platform, registration time).
     case tokenUpserted(project: String, token: StoredItem)
+    /// A registration as MockServer made it: the file writes its record's bytes straight from
+    /// the fields (``StateSnapshot/Token/writeJSON(into:)``), building no JSON value, since
+    /// registrations are the busiest write. Stored as ``tokenUpserted(project:token:)`` is.
+    case tokenRegistered(project: String, token: StateSnapshot.Token)
     case tokenDeleted(project: String, token: String)
     /// Records a push or replaces it (delivery results arrive after it is first recorded).
     case pushRecorded(project: String, id: Int, body: JSON)

@@ -3,7 +3,8 @@ import CSQLite
 /// A compiled SQL statement: bind parameters (1-based), step through rows, read columns (0-based).
 ///
 /// Text is bound with `SQLITE_TRANSIENT`, so SQLite copies it and the Swift string may go away
-/// as soon as `bind` returns. Reset and clear a statement with `reset()` before reusing it.
+/// as soon as `bind` returns; ``bindStatic(_:_:)`` skips the copy for bytes that outlive the step.
+/// Reset and clear a statement with `reset()` before reusing it.
 final class SQLiteStatement {
     private let stmt: OpaquePointer
     private unowned let connection: SQLiteConnection
@@ -22,9 +23,10 @@ final class SQLiteStatement {
         sqlite3_finalize(stmt)
     }
 
-    private func check(_ rc: Int32, _ what: String) throws(SQLiteError) {
+    /// `what` is only built on failure: binds run for every row written.
+    private func check(_ rc: Int32, _ what: @autoclosure () -> String) throws(SQLiteError) {
         guard rc == SQLITE_OK else {
-            throw SQLiteError.from(connection.handle, code: rc, context: "\(what) for \(sql)")
+            throw SQLiteError.from(connection.handle, code: rc, context: "\(what()) for \(sql)")
         }
     }
 
@@ -38,6 +40,18 @@ final class SQLiteStatement {
                 guard let base = text.baseAddress else { return sqlite3_bind_text(stmt, index, "", 0, Self.transient) }
                 return sqlite3_bind_text(stmt, index, base, Int32(clamping: text.count), Self.transient)
             }
+        }
+        try check(rc, "binding text ?\(index)")
+    }
+
+    /// Binds `text` (UTF-8) without SQLite copying it: the bytes must stay where they are until
+    /// the statement is reset (``run()`` resets it), so call this and step inside the closure
+    /// that lends them.
+    func bindStatic(_ index: Int32, _ text: UnsafeBufferPointer<UInt8>) throws(SQLiteError) {
+        let rc = text.withMemoryRebound(to: CChar.self) { chars in
+            // An empty buffer may have no address, and SQLite reads a null pointer as NULL.
+            guard let base = chars.baseAddress else { return sqlite3_bind_text(stmt, index, "", 0, Self.transient) }
+            return sqlite3_bind_text(stmt, index, base, Int32(clamping: chars.count), nil)   // nil: SQLITE_STATIC
         }
         try check(rc, "binding text ?\(index)")
     }
