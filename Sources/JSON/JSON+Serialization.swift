@@ -63,9 +63,14 @@ extension JSON {
     /// for writers that emit a fixed shape byte by byte instead of building a value.
     public static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Most strings (keys, ids, tokens, times) need no escape: copied whole, not byte by byte.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
-            out.append(contentsOf: s.utf8)
+        // Most strings (keys, ids, tokens, times) need no escape: scanned and copied as one buffer,
+        // not byte by byte through the string's index.
+        let copiedWhole = s.utf8.withContiguousStorageIfAvailable { bytes in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if copiedWhole == true {
             out.append(UInt8(ascii: "\""))
             return
         }

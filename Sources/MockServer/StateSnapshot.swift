@@ -33,15 +33,20 @@ public struct StateSnapshot: Sendable, Equatable {
         /// Appends exactly the bytes of `json.serialized()`, with no JSON value built: a durable
         /// state file writes one per registration.
         public func writeJSON(into out: inout [UInt8]) {
-            out.append(contentsOf: #"{"token":"#.utf8)
+            Self.append(#"{"token":"#, to: &out)
             JSON.writeString(token, into: &out)
-            out.append(contentsOf: #","platform":"#.utf8)
+            Self.append(#","platform":"#, to: &out)
             JSON.writeString(platform.rawValue, into: &out)
             if let registeredAt {
-                out.append(contentsOf: #","registered_at":"#.utf8)
+                Self.append(#","registered_at":"#, to: &out)
                 JSON.writeString(registeredAt.rfc3339, into: &out)
             }
             out.append(UInt8(ascii: "}"))
+        }
+
+        /// A literal's bytes in one copy (a String's UTF-8 view would be walked index by index).
+        private static func append(_ literal: StaticString, to out: inout [UInt8]) {
+            out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
         }
     }
 
