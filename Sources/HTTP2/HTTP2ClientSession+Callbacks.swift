@@ -25,8 +25,9 @@ extension HTTP2ClientSession {
             if nameLength > 0 && name[0] == UInt8(ascii: ":") {
                 if nameLength == 7 && name[1] == UInt8(ascii: "s") { stream.status = statusCode(valueBytes) }
             } else {
-                stream.headers.add(String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
-                                   String(decoding: valueBytes, as: UTF8.self))
+                let nameBytes = UnsafeBufferPointer(start: name, count: nameLength)
+                guard session.keepsField(nameBytes) else { return 0 }
+                stream.headers.add(String(decoding: nameBytes, as: UTF8.self), String(decoding: valueBytes, as: UTF8.self))
             }
             return 0
         }

@@ -26,13 +26,19 @@ public final class HTTP2ClientSession {
         public var maxResponseBodyBytes: Int
         /// SETTINGS_INITIAL_WINDOW_SIZE for response bodies.
         public var initialWindowSize: UInt32
+        /// The response fields kept, by lowercase name; nil keeps every one. A caller that reads
+        /// one or two fields of many answers (a push fan-out reads `retry-after`) saves making
+        /// strings of the rest.
+        public var keptResponseFields: [String]?
 
         public init(scheme: String = "http", defaultAuthority: String = "localhost",
-                    maxResponseBodyBytes: Int = 16 << 20, initialWindowSize: UInt32 = 1 << 20) {
+                    maxResponseBodyBytes: Int = 16 << 20, initialWindowSize: UInt32 = 1 << 20,
+                    keptResponseFields: [String]? = nil) {
             self.scheme = scheme
             self.defaultAuthority = defaultAuthority
             self.maxResponseBodyBytes = maxResponseBodyBytes
             self.initialWindowSize = initialWindowSize
+            self.keptResponseFields = keptResponseFields?.map { $0.lowercased() }
         }
     }
 
@@ -135,12 +141,41 @@ public final class HTTP2ClientSession {
 
     /// Hands received bytes to nghttp2 and returns what they completed.
     public func feed(_ bytes: UnsafeRawBufferPointer) -> [Event] {
-        guard !failed else { return takeEvents() }
+        receive(bytes)
+        return takeEvents()
+    }
+
+    /// ``feed(_:)`` that hands each event to `handle` in order instead of returning an array
+    /// (a read that completes hundreds of answers copies none of them out).
+    public func feed(_ bytes: UnsafeRawBufferPointer, handle: (Event) -> Void) {
+        receive(bytes)
+        var i = 0
+        // Events `handle` causes (none today) are taken in the same pass.
+        while i < events.count {
+            handle(events[i])
+            i += 1
+        }
+        events.removeAll(keepingCapacity: true)
+    }
+
+    private func receive(_ bytes: UnsafeRawBufferPointer) {
+        guard !failed else { return }
         if let code = NGHTTP2Session.receive(bytes, into: session) {
             failed = true
             events.append(.connectionError(HTTP2Error.library(code, "reading HTTP/2 input").message))
         }
-        return takeEvents()
+    }
+
+    /// Whether a response field named by these bytes is kept (``Configuration/keptResponseFields``).
+    func keepsField(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let kept = configuration.keptResponseFields else { return true }
+        for var field in kept {
+            let same = field.withUTF8 { f in
+                f.count == name.count && zip(f, name).allSatisfy { $0 == ($1 >= 65 && $1 <= 90 ? $1 + 32 : $1) }
+            }
+            if same { return true }
+        }
+        return false
     }
 
     public func feed(_ bytes: [UInt8]) -> [Event] {

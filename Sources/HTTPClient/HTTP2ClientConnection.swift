@@ -46,12 +46,15 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
         /// From sending a request until its answer.
         public var requestTimeoutNanoseconds: UInt64 = 10_000_000_000
         public var maxResponseBodyBytes = 64 << 10
+        /// The response fields kept (lowercase names); nil keeps every one.
+        public var keptResponseFields: [String]?
 
         public init(connectTimeoutNanoseconds: UInt64 = 2_000_000_000, requestTimeoutNanoseconds: UInt64 = 10_000_000_000,
-                    maxResponseBodyBytes: Int = 64 << 10) {
+                    maxResponseBodyBytes: Int = 64 << 10, keptResponseFields: [String]? = nil) {
             self.connectTimeoutNanoseconds = connectTimeoutNanoseconds
             self.requestTimeoutNanoseconds = requestTimeoutNanoseconds
             self.maxResponseBodyBytes = maxResponseBodyBytes
+            self.keptResponseFields = keptResponseFields
         }
     }
 
@@ -100,7 +103,8 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
         self.security = security
         self.onEvent = onEvent
         sessionConfiguration = HTTP2ClientSession.Configuration(scheme: security.isTLS ? "https" : "http", defaultAuthority: authority,
-                                                                maxResponseBodyBytes: configuration.maxResponseBodyBytes)
+                                                                maxResponseBodyBytes: configuration.maxResponseBodyBytes,
+                                                                keptResponseFields: configuration.keptResponseFields)
         socket = ClientSocket(reactor: reactor, peer: authority, addresses: addresses, security: security,
                               connectTimeout: configuration.connectTimeoutNanoseconds, delegate: self)
     }
@@ -202,7 +206,7 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
         guard phase == .open, let session else { return }
         lastReadAt = Reactor.now()
         settings.observe(bytes)
-        handle(session.feed(bytes))
+        session.feed(bytes) { handle($0) }
         guard phase == .open else { return }
         checkSettings()
         flush()
@@ -255,26 +259,24 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
 
     // MARK: Events
 
-    private func handle(_ events: [HTTP2ClientSession.Event]) {
-        for event in events {
-            guard phase == .open else { return }
-            switch event {
-            case .response(let streamID, let response):
-                if let requestID = streams.removeValue(forKey: Int(streamID)) {
-                    onEvent(.response(requestID: requestID, response))
-                }
-            case .reset(let streamID, let code):
-                if let requestID = streams.removeValue(forKey: Int(streamID)) {
-                    onEvent(.streamFailed(requestID: requestID, reason: "\(label) reset the stream (\(code))"))
-                }
-            case .goaway(_, let code):
-                onEvent(.goingAway)
-                if code != .noError, streams.isEmpty {
-                    close(reason: "\(label) sent GOAWAY (\(code))")
-                }
-            case .connectionError(let message):
-                close(reason: "HTTP/2 error talking to \(label): \(message)")
+    private func handle(_ event: HTTP2ClientSession.Event) {
+        guard phase == .open else { return }
+        switch event {
+        case .response(let streamID, let response):
+            if let requestID = streams.removeValue(forKey: Int(streamID)) {
+                onEvent(.response(requestID: requestID, response))
             }
+        case .reset(let streamID, let code):
+            if let requestID = streams.removeValue(forKey: Int(streamID)) {
+                onEvent(.streamFailed(requestID: requestID, reason: "\(label) reset the stream (\(code))"))
+            }
+        case .goaway(_, let code):
+            onEvent(.goingAway)
+            if code != .noError, streams.isEmpty {
+                close(reason: "\(label) sent GOAWAY (\(code))")
+            }
+        case .connectionError(let message):
+            close(reason: "HTTP/2 error talking to \(label): \(message)")
         }
     }
 

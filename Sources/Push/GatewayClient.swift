@@ -174,9 +174,14 @@ final class GatewayClient: @unchecked Sendable {
             reactor: reactor, label: endpoint.url.description, authority: endpoint.url.authority, addresses: endpoint.addresses,
             security: endpoint.tls.map { .tls($0, peerName: endpoint.url.host) } ?? .plaintext,
             configuration: .init(connectTimeoutNanoseconds: UInt64(configuration.connectTimeoutMilliseconds) * 1_000_000,
-                                 requestTimeoutNanoseconds: UInt64(configuration.requestTimeoutMilliseconds) * 1_000_000),
+                                 requestTimeoutNanoseconds: UInt64(configuration.requestTimeoutMilliseconds) * 1_000_000,
+                                 keptResponseFields: Self.readResponseFields),
             onEvent: onEvent)
     }
+
+    /// The only response field the verdicts read (``ProviderResponse``); the token endpoint's
+    /// answer is read from its body. The others are not made into strings.
+    static let readResponseFields = ["retry-after"]
 
     private func send(_ requestID: Int, on connectionID: Int) {
         guard var item = work[requestID], let connection = connections[connectionID] else {

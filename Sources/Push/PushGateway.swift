@@ -281,11 +281,27 @@ public final class PushGateway: Responder, Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(48 + project.utf8.count)
         out.append(contentsOf: #"{"name":"projects/"#.utf8)
-        var quoted: [UInt8] = []
-        JSON.writeString(project, into: &quoted)
-        out.append(contentsOf: quoted.dropFirst().dropLast())
+        var project = project
+        project.withUTF8 { bytes in
+            if bytes.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+                out.append(contentsOf: bytes)   // nothing to escape (every project name we make)
+            } else {
+                var quoted: [UInt8] = []
+                JSON.writeString(String(decoding: bytes, as: UTF8.self), into: &quoted)
+                out.append(contentsOf: quoted[1 ..< quoted.count - 1])
+            }
+        }
         out.append(contentsOf: "/messages/".utf8)
-        out.append(contentsOf: String(message).utf8)
+        var digits = 0
+        var rest = message
+        repeat { digits += 1; rest /= 10 } while rest > 0
+        let start = out.count
+        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
+        rest = message
+        for i in stride(from: start + digits - 1, through: start, by: -1) {
+            out[i] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        }
         out.append(contentsOf: #""}"#.utf8)
         return out
     }

@@ -282,6 +282,29 @@ import Testing
         #expect((try? withExtra.get()) == nil)
     }
 
+    @Test func answerIdsAndNamesAreWrittenByteForByte() {
+        #expect(PushGateway.uuid(1) == "00000000-0000-0000-0000-000000000001")
+        #expect(PushGateway.uuid(0xabcdef0123456789) == "00000000-0000-0000-abcd-ef0123456789")
+        #expect(String(decoding: PushGateway.messageName(project: "demo", message: 1207), as: UTF8.self)
+                == #"{"name":"projects/demo/messages/1207"}"#)
+        #expect(String(decoding: PushGateway.messageName(project: #"a"b"#, message: 0), as: UTF8.self)
+                == #"{"name":"projects/a\"b/messages/0"}"#)
+        #expect(PushGateway.priorityText(5) == "5" && PushGateway.priorityText(7) == "7")
+    }
+
+    @Test func targetsOfTheUsualShapeAreReadInPlaceAndOthersBySegments() {
+        #expect(RequestTarget.plainSegment("/3/device/ab12", after: "/3/device/") == "ab12")
+        #expect(RequestTarget.plainSegment("/3/device/", after: "/3/device/") == nil, "no segment")
+        #expect(RequestTarget.plainSegment("/3/device/a/b", after: "/3/device/") == nil)
+        #expect(RequestTarget.plainSegment("/3/device/a%62", after: "/3/device/") == nil, "an escape: read by segments")
+        #expect(RequestTarget.plainSegment("/3/device/ab?x", after: "/3/device/") == nil)
+        #expect(RequestTarget.plainSegment("/v1/projects/demo/messages:send", after: "/v1/projects/", before: "/messages:send") == "demo")
+        #expect(RequestTarget.plainSegment("/v1/projects/demo/messages:sendx", after: "/v1/projects/", before: "/messages:send") == nil)
+        // The segment route still decides what the fast path does not take.
+        #expect((try? FCMValidator.validate(FCMRequest.silentPush(token: "t", project: "my app")).get())?.project == "my app")
+        #expect((try? APNsValidator.validate(apns { $0.target = "/3//device/" + Self.token }).get())?.token == Self.token)
+    }
+
     @Test func percentEncodedPathSegmentsAreDecodedAndBadEscapesRefused() {
         let gateway = PushGateway(scheduler: clock)
         let encoded = apns { $0.target = "/3/device/" + Self.token.replacingFirstByte(with: "%33") }
