@@ -17,20 +17,7 @@ HELPER="$ROOT/Benchmarks/push-fanout.py"
 bench_setup lerix-callgrind-push valgrind callgrind_control callgrind_annotate curl cc python3
 case $WHICH in serve|gateway) ;; *) echo "usage: callgrind-push.sh serve|gateway [N]" >&2; exit 2 ;; esac
 
-# Valgrind 3.19 writes into the mask given to sigsuspend(2), and libdispatch's main thread
-# (after dispatchMain) passes a read-only one: valgrind dies with SIGSEGV. A preloaded
-# sigsuspend that passes a copy avoids it (as in callgrind-http.sh).
-cat >"$WORK/sigsuspend.c" <<'C'
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <signal.h>
-int sigsuspend(const sigset_t *mask) {
-    sigset_t copy = *mask;
-    int (*real)(const sigset_t *) = (int (*)(const sigset_t *))dlsym(RTLD_NEXT, "sigsuspend");
-    return real(&copy);
-}
-C
-cc -shared -fPIC -O2 -o "$WORK/sigsuspend.so" "$WORK/sigsuspend.c" -ldl
+SHIM=$(valgrind_shim)   # lib.sh: libdispatch under valgrind 3.19
 python3 "$HELPER" config "$WORK/config.json" "$N"
 
 # launch NAME PORT ARG...: lerix-mock ARG... in the background, under callgrind when NAME is the
@@ -39,7 +26,7 @@ launch() {
     local name=$1 port=$2; shift 2
     local prefix=()
     if [ "$name" = "$WHICH" ]; then
-        prefix=(env LD_PRELOAD="$WORK/sigsuspend.so" valgrind --tool=callgrind --instr-atstart=no
+        prefix=(env LD_PRELOAD="$SHIM" valgrind --tool=callgrind --instr-atstart=no
                 --callgrind-out-file="$WORK/callgrind.out")
     fi
     "${prefix[@]}" "$BIN" "$@" --port "$port" >"$WORK/$name.out" 2>"$WORK/$name.err" &

@@ -82,6 +82,25 @@ bench_stop() {
     wait "$1" 2>/dev/null || true
 }
 
+# valgrind_shim: builds WORK/sigsuspend.so and prints its path, for LD_PRELOAD under valgrind.
+# Valgrind 3.19 writes into the mask given to sigsuspend(2), and libdispatch's main thread
+# (after dispatchMain) passes a read-only one: valgrind dies with SIGSEGV. The preloaded
+# sigsuspend passes a copy.
+valgrind_shim() {
+    cat >"$WORK/sigsuspend.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <signal.h>
+int sigsuspend(const sigset_t *mask) {
+    sigset_t copy = *mask;
+    int (*real)(const sigset_t *) = (int (*)(const sigset_t *))dlsym(RTLD_NEXT, "sigsuspend");
+    return real(&copy);
+}
+C
+    cc -shared -fPIC -O2 -o "$WORK/sigsuspend.so" "$WORK/sigsuspend.c" -ldl
+    echo "$WORK/sigsuspend.so"
+}
+
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 
 # reported_port FILE SCHEME [ERRFILE]: waits up to 10 s for `SCHEME://host:port` in FILE (serve's
