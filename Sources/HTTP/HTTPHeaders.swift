@@ -91,10 +91,17 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// ASCII case-insensitive comparison without allocating.
     ///
     /// Lengths first (constant time for native strings), then bytes where both are contiguous
-    /// (every native or small string): most lookups end at the length.
+    /// (every native or small string): most lookups end at the length, which is inlined into
+    /// the caller (a call per field was most of a lookup's cost).
+    @inlinable
     public static func namesEqual(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && sameLengthNamesEqual(a, b)
+    }
+
+    /// ``namesEqual(_:_:)`` for two names of one length.
+    @usableFromInline
+    static func sameLengthNamesEqual(_ a: String, _ b: String) -> Bool {
         let ua = a.utf8, ub = b.utf8
-        guard ua.count == ub.count else { return false }
         let contiguous = ua.withContiguousStorageIfAvailable { pa in
             ub.withContiguousStorageIfAvailable { pb in bytesEqualFolded(pa, pb) }
         }
