@@ -18,6 +18,7 @@ extension HTTP2ServerSession {
                 let stream = ServerStream()
                 stream.startedAt = session.now
                 session.streams[frame.pointee.hd.stream_id] = stream
+                session.decodingStream = (frame.pointee.hd.stream_id, stream)
             }
             return 0
         }
@@ -25,7 +26,7 @@ extension HTTP2ServerSession {
             guard let frame, let name, let value, let session = HTTP2ServerSession.from(userData),
                   frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
                   frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST,
-                  let stream = session.streams[frame.pointee.hd.stream_id] else { return 0 }
+                  let stream = session.stream(decoding: frame.pointee.hd.stream_id) else { return 0 }
             // Past a limit nothing more is stored (the answer is 414 or 431 either way), but
             // the block is still decoded to its end: HPACK state must stay in step.
             let limits = session.configuration.limits
@@ -78,17 +79,25 @@ extension HTTP2ServerSession {
             return 0
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, _, userData in
-            guard let session = HTTP2ServerSession.from(userData),
-                  let stream = session.streams.removeValue(forKey: streamID) else { return 0 }
+            guard let session = HTTP2ServerSession.from(userData) else { return 0 }
+            if session.decodingStream?.id == streamID { session.decodingStream = nil }
+            guard let stream = session.streams.removeValue(forKey: streamID) else { return 0 }
             session.queuedResponseBytes -= stream.responseBody.count - stream.responseOffset
             return 0
         }
     }
 
+    /// The open stream `streamID` whose header block is arriving: the one begun last, else
+    /// looked up (a trailer section on an older stream).
+    func stream(decoding streamID: Int32) -> ServerStream? {
+        if let decoding = decodingStream, decoding.id == streamID { return decoding.stream }
+        return streams[streamID]
+    }
+
     /// The client finished sending on `streamID`: deliver the request, or the limit it
     /// broke (in HTTP/1.1's order: target, then header section, then body).
     func requestEnded(on streamID: Int32) {
-        guard let stream = streams[streamID], !stream.delivered else { return }
+        guard let stream = stream(decoding: streamID), !stream.delivered else { return }
         stream.delivered = true
         let limits = configuration.limits
         let rejection = stream.targetTooLong ? limits.targetTooLong

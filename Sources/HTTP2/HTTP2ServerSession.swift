@@ -52,6 +52,9 @@ public final class HTTP2ServerSession {
     public let configuration: Configuration
     let session: OpaquePointer
     var streams: [Int32: ServerStream] = [:]
+    /// The stream whose request header block is being decoded: nghttp2 calls back once per
+    /// field, and each dictionary look-up hashed the stream id (about 100 instructions).
+    var decodingStream: (id: Int32, stream: ServerStream)?
     var events: [Event] = []
     var failed = false
     /// When the bytes being fed arrived (monotonic ns, from the owner): stamps new streams.
