@@ -131,7 +131,7 @@ import Testing
         #expect(streamed.headers["Transfer-Encoding"] == "chunked")
         #expect(String(decoding: streamed.body, as: UTF8.self) == "one two three")
         let big = try await client.send(HTTPRequest(method: "GET", target: "/bytes/1000000"), to: url)
-        #expect(big.body == ClientTestResponder.pattern(1_000_000))
+        #expect(big.body == TestRoutes.pattern(1_000_000))
         let head = try await client.send(HTTPRequest(method: "HEAD", target: "/bytes/5000"), to: url)
         #expect(head.status == 200 && head.body.isEmpty && head.headers["Content-Length"] == "5000")
         let noContent = try await client.send(HTTPRequest(method: "GET", target: "/status/204"), to: url)
@@ -231,11 +231,11 @@ import Testing
     }
 
     @Test func theConnectTimeoutCoversTheTLSHandshake() async throws {
-        let listener = try TCPListener.open(host: "127.0.0.1", port: 0)   // never accepts, never speaks
-        defer { Posix.close(listener.fd) }
+        let silent = try SilentPort()
         let client = try Self.client { $0.connectTimeout = .milliseconds(200) }
-        let result = await Self.get(client, try Self.url("https://127.0.0.1:\(listener.port)/"))
-        #expect(Self.text(result) == "error: connect to 127.0.0.1:\(listener.port) timed out after 200 ms")
+        let result = await Self.get(client, try Self.url("https://127.0.0.1:\(silent.port)/"))
+        #expect(Self.text(result) == "error: connect to 127.0.0.1:\(silent.port) timed out after 200 ms")
+        withExtendedLifetime(silent) {}
     }
 
     @Test func aSilentServerIsAReadTimeout() async throws {

@@ -1,5 +1,6 @@
 import Glibc
 import Sockets
+import TestSupport
 import Testing
 
 /// The client-side calls `Sockets` offers: name lookup (IPv4 and IPv6), a waiting connect, poll.

@@ -210,6 +210,27 @@ func receive(_ text: String, pieces size: Int = .max, heads: [Bool] = [false], c
         #expect(error.message == "the server sent bytes no request asked for: \"garbage.\"")
     }
 
+    @Test func holdingUnannouncedResponsesKeepsThemUntilTheirRequestIsAnnounced() {
+        // A raw test connection writes its requests by hand: answers may arrive before the
+        // parser hears of them. They wait, whole or in part, instead of failing.
+        var parser = HTTPResponseParser(holdingUnannouncedResponses: true)
+        #expect(parser.holdsUnannouncedResponses)
+        let two = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 2".utf8)
+        #expect(parser.feed(two).isEmpty)
+        #expect(!parser.hasFailed && parser.hasPartialResponse && parser.outstandingResponses == 0)
+        // Announced one at a time, each held answer comes out in order; the rest stays held.
+        parser.expectResponse(toHEAD: false)
+        #expect(summarize(parser.feed([])) == [.response(status: 200, body: "ok", keepAlive: true)])
+        parser.expectResponse(toHEAD: false)
+        #expect(summarize(parser.feed([])) == [.response(status: 204, body: "", keepAlive: true)])
+        #expect(parser.outstandingResponses == 0 && parser.hasPartialResponse)
+        // The cut third answer is still whole bytes to take back, not a failure.
+        #expect(parser.takeBufferedBytes() == Array("HTTP/1.1 2".utf8))
+        #expect(parser.isIdle && !parser.hasFailed)
+        // Held bytes change nothing about the default: unasked bytes fail it.
+        #expect(!HTTPResponseParser().holdsUnannouncedResponses)
+    }
+
     @Test func limitsStopHugeHeadsAndBodiesBeforeTheyAreBuffered() {
         let limits = HTTPResponseLimits(maxHeadBytes: 100, maxBodyBytes: 10)
         let bigHead = "HTTP/1.1 200 OK\r\nX: " + String(repeating: "a", count: 200)

@@ -8,6 +8,7 @@ import HTTPServer
 import MockServer
 import ReleaseControl
 import Synchronization
+import TestSupport
 import Testing
 @testable import Push
 
@@ -102,8 +103,8 @@ import Testing
     @Test func aGatewayThatIsDownIsRecordedAsFailedWithTheReason() throws {
         // A port bound but never listened on: connects are refused, and no other process can
         // take the port while the test runs.
-        let closed = try #require(BoundPort())
-        defer { closed.close() }
+        let closed = try RefusingPort()
+        defer { withExtendedLifetime(closed) {} }
         let url = HTTPURL(scheme: .http, host: "127.0.0.1", port: closed.port)
         var configuration = GatewayPushSink.Configuration(apnsGateway: url, fcmGateway: nil)
         configuration.retry = RetryPolicy(maxAttempts: 2, initialBackoffMilliseconds: 5)
@@ -128,8 +129,8 @@ import Testing
     /// Issue 12, point 6: the handshake is part of connecting. A peer that completes TCP and
     /// never sends its SETTINGS used to leave every token pending forever.
     @Test func aGatewayThatAcceptsButNeverSpeaksHTTP2FailsEveryTokenWithinTheConnectTimeout() throws {
-        let silent = try #require(BoundPort(listening: true))
-        defer { silent.close() }
+        let silent = try SilentPort()
+        defer { withExtendedLifetime(silent) {} }
         let url = HTTPURL(scheme: .http, host: "127.0.0.1", port: silent.port)
         var configuration = GatewayPushSink.Configuration(apnsGateway: url, fcmGateway: url)
         configuration.connectTimeoutMilliseconds = 150
@@ -319,32 +320,4 @@ import Testing
             _ = try GatewayPushSink.Configuration(apnsGateway: "ftp://api.push.apple.com", fcmGateway: nil)
         }
     }
-}
-
-/// A loopback TCP socket bound to a free port and never listened on.
-struct BoundPort {
-    let fd: Int32
-    let port: Int
-
-    /// `listening`: the kernel completes every TCP handshake (up to the backlog) and nothing
-    /// is ever accepted, read or written: a peer that never speaks.
-    init?(listening: Bool = false) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound, !listening || listen(fd, 64) == 0 else { Glibc.close(fd); return nil }
-        self.fd = fd
-        self.port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    func close() { Glibc.close(fd) }
 }

@@ -30,6 +30,13 @@ public final class TestConnection {
     private var parser: HTTPResponseParser?
     /// Responses parsed but not returned yet (the final one after a 1xx in the same read).
     private var parsed: [ReceivedResponse] = []
+    /// Every byte written, read back by the server's own request parser, so that each final
+    /// answer is recorded for httplint with the request it answers (hand-written bytes too).
+    private var written = HTTPRequestParser()
+    /// Requests written and not answered yet, oldest first. Nil once answers can no longer be
+    /// matched to them: the written bytes stopped being HTTP/1.1 requests (frames, garbage: the
+    /// answer to bytes that are no request goes unrecorded), or answer bytes were read raw.
+    private var unanswered: [HTTPRequest]? = []
 
     /// Connects to `host` (an IPv4 or IPv6 literal, or a name) on `port`. `receiveBuffer` fixes
     /// the socket's receive buffer (no autotuning), for tests that count what a server holds.
@@ -54,6 +61,7 @@ public final class TestConnection {
 
     /// Writes `bytes` as they are.
     public func send(_ bytes: [UInt8]) throws {
+        noteWritten(bytes)
         var offset = 0
         while offset < bytes.count {
             let result = try bytes[offset...].withUnsafeBytes { try Posix.write(fd, $0) }
@@ -81,7 +89,25 @@ public final class TestConnection {
     /// reads its answer.
     public func send(_ request: HTTPRequest) throws -> ReceivedResponse {
         try send(HTTPRequestSerializer.bytes(request, authority: "127.0.0.1"))
-        return try readResponse(head: request.method == "HEAD", recording: request)
+        return try readResponse(head: request.method == "HEAD")
+    }
+
+    /// Reads back the requests in `bytes` (continuing any cut off in an earlier write).
+    private func noteWritten(_ bytes: [UInt8]) {
+        guard unanswered != nil else { return }
+        for event in written.feed(bytes) {
+            switch event {
+            case .request(let request, _): unanswered?.append(request)
+            case .expectContinue: break
+            case .failure: unanswered = nil
+            }
+        }
+    }
+
+    /// Answer bytes were taken without the response parser: which request the next answer
+    /// belongs to is no longer known.
+    private func stopMatchingAnswers() {
+        unanswered = nil
     }
 
     /// Half-closes: the server reads the end of the stream, the connection can still be read.
@@ -92,23 +118,13 @@ public final class TestConnection {
     /// The next response: its framing read by ``HTTPResponseParser`` (no body after HEAD, 1xx,
     /// 204, 304); a 1xx comes back as a response of its own.
     public func readResponse(head: Bool = false) throws -> ReceivedResponse {
-        try readResponse(head: head, recording: nil)
-    }
-
-    /// ``readResponse(head:)`` under the name TestHTTPClient gave it.
-    public func readResponse(forHead: Bool) throws -> ReceivedResponse {
-        try readResponse(head: forHead, recording: nil)
-    }
-
-    private func readResponse(head: Bool, recording request: HTTPRequest?) throws -> ReceivedResponse {
-        // Only whole exchanges go to httplint: an answer to bytes written by hand has no request
-        // to judge it against (a HEAD's Content-Length would look wrong), and a 1xx is interim
-        // (RFC 9110 lets it go without Date).
+        // A final answer goes to httplint with the request it answers, read back from what was
+        // written (the oldest unanswered); a 1xx is interim (RFC 9110 lets it go without Date).
         func recorded(_ received: ReceivedResponse) -> ReceivedResponse {
-            if let request, received.status >= 200 {
-                ExchangeRecorder.record(request: HTTPRequest(method: request.method, target: request.target, headers: request.headers),
-                                        statusLine: received.statusLine, headers: received.headers, body: received.body)
-            }
+            guard received.status >= 200, let request = unanswered?.first else { return received }
+            unanswered?.removeFirst()
+            ExchangeRecorder.record(request: HTTPRequest(method: request.method, target: request.target, headers: request.headers),
+                                    statusLine: received.statusLine, headers: received.headers, body: received.body)
             return received
         }
         if !parsed.isEmpty { return recorded(parsed.removeFirst()) }
@@ -149,6 +165,7 @@ public final class TestConnection {
                 for i in searched ... buffer.count - needle.count where buffer[i ..< i + needle.count].elementsEqual(needle) {
                     let text = String(decoding: buffer[..<(i + needle.count)], as: UTF8.self)
                     buffer.removeFirst(i + needle.count)
+                    stopMatchingAnswers()
                     return text
                 }
                 searched = buffer.count - needle.count + 1
@@ -190,6 +207,7 @@ public final class TestConnection {
     /// waiting; whatever else has arrived is dropped.
     public func peerHasClosed() -> Bool {
         buffer = []
+        stopMatchingAnswers()
         while true {
             let result: IOResult
             do {
@@ -208,6 +226,7 @@ public final class TestConnection {
     /// The bytes that arrive next (first those already read), nil at the end of the stream (or
     /// a reset); throws when nothing comes within the timeout.
     public func receiveSome() throws -> [UInt8]? {
+        stopMatchingAnswers()
         if !buffer.isEmpty {
             defer { buffer = [] }
             return buffer

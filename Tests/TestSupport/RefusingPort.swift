@@ -4,11 +4,17 @@ import Sockets
 /// A port that refuses connections on 127.0.0.1 and ::1 for as long as it lives: sockets bound
 /// there but not listening (the kernel answers a connect with a reset). Unlike "a port that was
 /// free a moment ago", no parallel test can start listening on it meanwhile.
-final class RefusingPort {
-    let port: Int
+///
+/// ```swift
+/// let refusing = try RefusingPort()
+/// // connect to 127.0.0.1:\(refusing.port): "Connection refused"
+/// withExtendedLifetime(refusing) {}
+/// ```
+public final class RefusingPort {
+    public let port: Int
     private var fds: [Int32] = []
 
-    init() throws {
+    public init() throws {
         for _ in 0 ..< 20 {
             let v4 = try Self.bind(host: "127.0.0.1", port: 0)
             let port = try Posix.localPort(v4)
@@ -25,7 +31,7 @@ final class RefusingPort {
     deinit { for fd in fds { Posix.close(fd) } }
 
     /// Also keeps `host`'s side of `port` refusing (the ::1 server test reserves only IPv4).
-    init(refusingIPv4At port: Int) throws {
+    public init(refusingIPv4At port: Int) throws {
         self.port = port
         self.fds = [try Self.bind(host: "127.0.0.1", port: port)]
     }
