@@ -13,7 +13,9 @@ import TLS
 /// let host = AdapterHost(network: HTTPClientNetwork())
 /// ```
 ///
-/// `send` may be called from any thread; it starts the request at once. Completions are kept
+/// `send` may be called from any thread; requests collect until ``startSending()`` or
+/// ``runUntilIdle()`` hands them to the client as one batch (one hop to its queue, one write
+/// per connection, one wake-up of the host when the batch is answered). Completions are kept
 /// until ``runUntilIdle()`` runs them on its thread (the host's), so a device's state machine
 /// never runs on two threads. `https://` uses TLS with ALPN http/1.1, trusting the system store
 /// plus ``Options/trustedCAFile``.
@@ -36,11 +38,20 @@ public final class HTTPClientNetwork: AdapterNetwork, Sendable {
         var result: TransportResult
     }
 
+    /// What the host's thread and the client's queue share: requests not handed to the client
+    /// yet (with their completions, in order), how many sent have not completed, and the
+    /// answers the host has not run.
+    private struct Shared {
+        var unsent: [HTTPClient.AddressedRequest] = []
+        var unsentCompletions: [@Sendable (TransportResult) -> Void] = []
+        var inFlight = 0
+        var arrived: [Arrived] = []
+    }
+
     public let options: Options
     /// The client, or why none could be made (every request then fails with it).
     private let client: Result<HTTPClient, TransportError>
-    /// Requests sent whose completion has not run yet, and the answers the host has not run.
-    private let state = Mutex<(inFlight: Int, arrived: [Arrived])>((0, []))
+    private let state = Mutex(Shared())
     private let answered = DispatchSemaphore(value: 0)
 
     public init(options: Options = Options()) {
@@ -72,31 +83,47 @@ public final class HTTPClientNetwork: AdapterNetwork, Sendable {
     }
 
     public func send(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
-        state.withLock { $0.inFlight += 1 }
         let url: HTTPURL
-        let http: HTTPClient
         do {
             url = try HTTPURL(parsing: request.url)
-            http = try client.get()
+            _ = try client.get()
         } catch let error as HTTPURLError {
-            return arrive(completion, .failure(TransportError("the adapter cannot send to \(error)")))
+            return arriveAlone(completion, .failure(TransportError("the adapter cannot send to \(error)")))
         } catch {
-            return arrive(completion, .failure(error as? TransportError ?? TransportError("\(error)")))
+            return arriveAlone(completion, .failure(error as? TransportError ?? TransportError("\(error)")))
         }
-        http.send(Self.httpRequest(request, url), to: url) { [self] result in
-            switch result {
-            case .success(let received):
-                arrive(completion, .success(TransportResponse(status: received.status,
-                                                              headers: received.headers.fields.map { ($0.name, $0.value) },
-                                                              body: received.body)))
-            case .failure(let error):
-                arrive(completion, .failure(TransportError(error.description)))
+        let addressed = HTTPClient.AddressedRequest(Self.httpRequest(request, url), to: url)
+        state.withLock { state in
+            state.inFlight += 1
+            state.unsent.append(addressed)
+            state.unsentCompletions.append(completion)
+        }
+    }
+
+    /// Hands every request sent so far to the client as one batch.
+    public func startSending() {
+        guard case .success(let http) = client else { return }
+        let (batch, completions) = state.withLock { state in
+            let taken = (state.unsent, state.unsentCompletions)
+            state.unsent = []
+            state.unsentCompletions = []
+            return taken
+        }
+        guard !batch.isEmpty else { return }
+        http.send(batch) { [self] results in
+            var answers: [Arrived] = []
+            answers.reserveCapacity(results.count)
+            for (completion, result) in zip(completions, results) {
+                answers.append(Arrived(completion: completion, result: Self.transportResult(result)))
             }
+            state.withLock { $0.arrived.append(contentsOf: answers) }
+            answered.signal()
         }
     }
 
     public func runUntilIdle() {
         while true {
+            startSending()
             let ready = state.withLock { state -> [Arrived]? in
                 if state.arrived.isEmpty { return state.inFlight == 0 ? nil : [] }
                 let taken = state.arrived
@@ -109,16 +136,31 @@ public final class HTTPClientNetwork: AdapterNetwork, Sendable {
                 answered.wait()
                 continue
             }
-            // Completions may send more (a device's next request); those count before the next look.
+            // Completions may send more (a device's next request); those go in the next batch.
             for answer in ready { answer.completion(answer.result) }
         }
         // Signals of answers run in an earlier batch.
         while answered.wait(timeout: .now()) == .success {}
     }
 
-    private func arrive(_ completion: @escaping @Sendable (TransportResult) -> Void, _ result: TransportResult) {
-        state.withLock { $0.arrived.append(Arrived(completion: completion, result: result)) }
+    /// A request that failed before it could be sent: its completion waits for the host too.
+    private func arriveAlone(_ completion: @escaping @Sendable (TransportResult) -> Void, _ result: TransportResult) {
+        state.withLock { state in
+            state.inFlight += 1
+            state.arrived.append(Arrived(completion: completion, result: result))
+        }
         answered.signal()
+    }
+
+    private static func transportResult(_ result: Result<ReceivedResponse, HTTPClientError>) -> TransportResult {
+        switch result {
+        case .success(let received):
+            return .success(TransportResponse(status: received.status,
+                                              headers: received.headers.fields.map { ($0.name, $0.value) },
+                                              body: received.body))
+        case .failure(let error):
+            return .failure(TransportError(error.description))
+        }
     }
 
     /// The SDK's request as HTTP: the URL's target, the adapter's User-Agent, the SDK's fields

@@ -1,19 +1,24 @@
 import HTTP
+import Sockets
 
 /// One request on its way through the client: what to send, where, and who hears the outcome.
 /// (`@unchecked Sendable`: handed to the reactor's queue once, and touched only there after.)
 final class Exchange: @unchecked Sendable {
     let request: HTTPRequest
     let origin: Origin
+    /// Where `origin` was found (looked up on the caller's thread).
+    let addresses: [SocketAddress]
     let completion: @Sendable (Result<ReceivedResponse, HTTPClientError>) -> Void
     /// Sent again after a connection died under it (at most once).
     var retried = false
     /// Written to a socket at least once.
     var written = false
 
-    init(request: HTTPRequest, origin: Origin, completion: @escaping @Sendable (Result<ReceivedResponse, HTTPClientError>) -> Void) {
+    init(request: HTTPRequest, origin: Origin, addresses: [SocketAddress],
+         completion: @escaping @Sendable (Result<ReceivedResponse, HTTPClientError>) -> Void) {
         self.request = request
         self.origin = origin
+        self.addresses = addresses
         self.completion = completion
     }
 
@@ -45,6 +50,11 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
         host = url.host
         port = url.port
         authority = url.authority
+    }
+
+    /// `a` and `b` have one origin (what ``init(_:)`` would make of each is equal).
+    static func same(_ a: HTTPURL, _ b: HTTPURL) -> Bool {
+        a.port == b.port && a.isSecure == b.isSecure && a.host == b.host
     }
 
     /// How errors name it: "127.0.0.1:8080", "[::1]:8080".

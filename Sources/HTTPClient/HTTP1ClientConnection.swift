@@ -47,10 +47,10 @@ final class HTTP1ClientConnection: ClientSocketDelegate {
 
     var isEstablished: Bool { socket?.phase == .established }
 
-    /// Takes a request; it is written at once when the socket is established.
+    /// Takes a request; ``writeQueued()`` writes it (with the others given since) once the
+    /// socket is established.
     func enqueue(_ exchange: Exchange) {
         queued.append(exchange)
-        if isEstablished { writeQueued() }
     }
 
     // MARK: ClientSocketDelegate
@@ -111,8 +111,10 @@ final class HTTP1ClientConnection: ClientSocketDelegate {
 
     // MARK: Requests and answers
 
-    private func writeQueued() {
-        guard let socket, !isRetiring else { return }
+    /// Writes what is queued, up to the pipeline depth, in one piece (nothing before the socket
+    /// is established: it writes then).
+    func writeQueued() {
+        guard let socket, isEstablished, !isRetiring else { return }
         let depth = pool.configuration.maximumPipelineDepth
         var index = 0
         while index < queued.count && inFlight.count - inFlightHead < depth {
@@ -126,6 +128,7 @@ final class HTTP1ClientConnection: ClientSocketDelegate {
         }
         if index > 0 { queued.removeFirst(index) }
         if !scratch.isEmpty {
+            pool.requestWrites += 1
             socket.send(scratch)
             scratch.removeAll(keepingCapacity: scratch.capacity <= 64 << 10)
         }

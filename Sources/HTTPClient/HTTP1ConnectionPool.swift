@@ -32,48 +32,70 @@ final class HTTP1ConnectionPool {
     var connectionCount: Int { connections.values.reduce(0) { $0 + $1.count } }
     private(set) var connectionsOpened = 0
     private(set) var requestsResent = 0
+    /// Pieces of request bytes handed to sockets (its connections count them).
+    var requestWrites = 0
 
     var statistics: HTTPClient.Statistics {
-        HTTPClient.Statistics(connectionsOpen: connectionCount, connectionsOpened: connectionsOpened, requestsResent: requestsResent)
+        HTTPClient.Statistics(connectionsOpen: connectionCount, connectionsOpened: connectionsOpened, requestsResent: requestsResent,
+                              requestWrites: requestWrites)
     }
 
-    func submit(_ exchange: Exchange, addresses resolved: [SocketAddress]) {
+    /// Takes requests sent together: each goes to a connection (or waits) as if sent alone, and
+    /// each connection given some writes them in one piece once all are placed.
+    func submit(_ exchanges: [Exchange]) {
         #if DEBUG
         dispatchPrecondition(condition: .onQueue(reactor.queue))
         #endif
         guard !isShutDown else {
-            exchange.finish(.failure(.cancelled("the HTTP client was shut down")))
+            for exchange in exchanges { exchange.finish(.failure(.cancelled("the HTTP client was shut down"))) }
             return
         }
-        if addresses[exchange.origin] == nil { addresses[exchange.origin] = resolved }
-        dispatch(exchange)
+        for exchange in exchanges where addresses[exchange.origin] == nil {
+            addresses[exchange.origin] = exchange.addresses
+        }
+        dispatchAll(exchanges)
     }
 
-    private func dispatch(_ exchange: Exchange) {
+    /// Places every exchange, then has each connection that got some write them at once.
+    private func dispatchAll<S: Sequence<Exchange>>(_ exchanges: S) {
+        var given: [HTTP1ClientConnection] = []
+        for exchange in exchanges {
+            guard let connection = dispatch(exchange) else { continue }
+            if !given.contains(where: { $0 === connection }) { given.append(connection) }
+        }
+        for connection in given { connection.writeQueued() }
+    }
+
+    /// Gives `exchange` to a connection without writing it yet (the caller has that connection
+    /// write), or queues it, or fails it; returns the connection it went to.
+    private func dispatch(_ exchange: Exchange) -> HTTP1ClientConnection? {
         let origin = exchange.origin
         var list = connections[origin] ?? []
         if let idle = list.first(where: { !$0.isRetiring && $0.load == 0 }) {
             idle.enqueue(exchange)
-            return
+            return idle
         }
         if list.count < configuration.maximumConnectionsPerOrigin {
             guard let connection = open(origin) else {
-                return failOrigin(origin, with: exchange)
+                failOrigin(origin, with: exchange)
+                return nil
             }
             list.append(connection)
             connections[origin] = list
             connection.enqueue(exchange)
-            return
+            return connection
         }
         var best: HTTP1ClientConnection?
         for connection in list where !connection.isRetiring && connection.load < configuration.maximumPipelineDepth {
-            if best == nil || connection.load < best!.load { best = connection }
+            if let current = best, current.load <= connection.load { continue }
+            best = connection
         }
         if let best {
             best.enqueue(exchange)
-        } else {
-            waiting[origin, default: []].append(exchange)
+            return best
         }
+        waiting[origin, default: []].append(exchange)
+        return nil
     }
 
     /// The TLS context could not be made: everything for this origin fails the same way.
@@ -104,6 +126,7 @@ final class HTTP1ConnectionPool {
         queue.removeFirst(take)
         waiting[connection.origin] = queue.isEmpty ? nil : queue
         for exchange in batch { connection.enqueue(exchange) }
+        connection.writeQueued()
     }
 
     /// A connection is gone: forget it, send again what its fate and the retry policy allow
@@ -115,6 +138,7 @@ final class HTTP1ConnectionPool {
         connections[origin]?.removeAll { $0 === connection }
         if connections[origin]?.isEmpty == true { connections[origin] = nil }
         var oldestWritten = true
+        var again: [Exchange] = []
         for exchange in unanswered {
             let isOldest = exchange.written && oldestWritten
             if exchange.written { oldestWritten = false }
@@ -124,17 +148,18 @@ final class HTTP1ConnectionPool {
                     requestsResent += 1
                 }
                 exchange.written = false
-                dispatch(exchange)
+                again.append(exchange)
             } else {
                 exchange.finish(.failure(error))
             }
         }
-        guard let queue = waiting.removeValue(forKey: origin) else { return }
+        let queue = waiting.removeValue(forKey: origin) ?? []
         if fate == .failAll, Self.isConnectFailure(error), connections[origin]?.isEmpty ?? true {
-            // No connection to this origin works now: the waiting requests would fail the same way.
+            // No connection to this origin works now: the waiting requests would fail the same way
+            // (and `again` is empty: nothing is resent after a failed connect).
             for exchange in queue { exchange.finish(.failure(error)) }
         } else {
-            for exchange in queue { dispatch(exchange) }
+            dispatchAll(again + queue)
         }
     }
 

@@ -108,13 +108,71 @@ public final class HTTPClient: Sendable {
             reactor.queue.async { completion(.failure(error)) }
             return
         }
-        let exchange = Exchange(request: request, origin: origin, completion: completion)
-        let pool = self.pool
-        if reactor.isCurrent {
-            pool.value.submit(exchange, addresses: addresses)
-        } else {
-            reactor.queue.async { pool.value.submit(exchange, addresses: addresses) }
+        submit([Exchange(request: request, origin: origin, addresses: addresses, completion: completion)])
+    }
+
+    /// One request of a batch: what to send, and the URL whose origin it goes to.
+    public struct AddressedRequest: Sendable {
+        public var request: HTTPRequest
+        public var url: HTTPURL
+        public init(_ request: HTTPRequest, to url: HTTPURL) {
+            self.request = request
+            self.url = url
         }
+    }
+
+    /// Sends `requests` together: one hop to the reactor's queue for all of them, and each
+    /// connection they are given to writes its share in one piece. `completion` runs once, on
+    /// the reactor's queue, when every one has its answer or error, with the outcomes in the
+    /// order of `requests`. Each request is retried, pipelined and timed out as one sent alone.
+    ///
+    /// ```swift
+    /// client.send([.init(checkA, to: url), .init(checkB, to: url)]) { results in
+    ///     // results[0] answers checkA, results[1] checkB
+    /// }
+    /// ```
+    public func send(_ requests: [AddressedRequest],
+                     completion: @escaping @Sendable ([Result<ReceivedResponse, HTTPClientError>]) -> Void) {
+        guard !requests.isEmpty else {
+            reactor.queue.async { completion([]) }
+            return
+        }
+        let outcomes = BatchOutcomes(count: requests.count, completion: completion)
+        var exchanges: [Exchange] = []
+        exchanges.reserveCapacity(requests.count)
+        var failed: [(Int, HTTPClientError)] = []
+        // A batch mostly goes to one origin: it is worked out and looked up once per run of equal URLs.
+        var previous: (url: HTTPURL, origin: Origin, addresses: [SocketAddress])?
+        for (index, item) in requests.enumerated() {
+            let origin: Origin
+            let addresses: [SocketAddress]
+            if let previous, Origin.same(previous.url, item.url) {
+                (origin, addresses) = (previous.origin, previous.addresses)
+            } else {
+                origin = Origin(item.url)
+                do {
+                    addresses = try lookup(origin)
+                } catch {
+                    failed.append((index, error))
+                    continue
+                }
+                previous = (item.url, origin, addresses)
+            }
+            exchanges.append(Exchange(request: item.request, origin: origin, addresses: addresses) { result in
+                outcomes.record(result, at: index)
+            })
+        }
+        submit(exchanges, thenFail: failed, in: outcomes)
+    }
+
+    /// Hands `exchanges` to the pool on the reactor's queue (at once when already there), in one hop.
+    private func submit(_ exchanges: [Exchange], thenFail failed: [(Int, HTTPClientError)] = [], in outcomes: BatchOutcomes? = nil) {
+        let pool = self.pool
+        let work: @Sendable () -> Void = {
+            pool.value.submit(exchanges)
+            if let outcomes { for (index, error) in failed { outcomes.record(.failure(error), at: index) } }
+        }
+        if reactor.isCurrent { work() } else { reactor.queue.async(execute: work) }
     }
 
     /// ``send(_:to:completion:)`` for async callers.
@@ -143,6 +201,9 @@ public final class HTTPClient: Sendable {
         public var connectionsOpened: Int
         /// Written requests sent again on a new connection after one died under them.
         public var requestsResent: Int
+        /// Pieces of request bytes handed to sockets: what a connection writes at once (its
+        /// share of a batch, or all it was given while connecting) is one piece.
+        public var requestWrites: Int
     }
 
     /// Waits for the reactor's queue: not from that queue's own work (it answers at once there).
@@ -168,6 +229,30 @@ public final class HTTPClient: Sendable {
         }
         resolved.withLock { $0[key] = found }
         return found
+    }
+}
+
+/// The outcomes of one batch, filled in on the reactor's queue (the only place it is touched);
+/// the batch's completion runs when the last one arrives.
+final class BatchOutcomes: @unchecked Sendable {
+    private var results: [Result<ReceivedResponse, HTTPClientError>]
+    private var remaining: Int
+    private let completion: @Sendable ([Result<ReceivedResponse, HTTPClientError>]) -> Void
+
+    init(count: Int, completion: @escaping @Sendable ([Result<ReceivedResponse, HTTPClientError>]) -> Void) {
+        results = Array(repeating: .failure(.cancelled("no answer yet")), count: count)
+        remaining = count
+        self.completion = completion
+    }
+
+    func record(_ result: Result<ReceivedResponse, HTTPClientError>, at index: Int) {
+        results[index] = result
+        remaining -= 1
+        if remaining == 0 {
+            let all = results
+            results = []
+            completion(all)
+        }
     }
 }
 

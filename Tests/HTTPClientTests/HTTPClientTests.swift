@@ -210,6 +210,62 @@ import Testing
         await server.stop(graceful: false)
     }
 
+    // MARK: Batches
+
+    static func send(_ client: HTTPClient, _ batch: [HTTPClient.AddressedRequest]) async -> [Result<ReceivedResponse, HTTPClientError>] {
+        // From a Dispatch thread: a batch looks names up on the caller's thread, which must not
+        // be one of the few the test runner's async tests share.
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { client.send(batch) { continuation.resume(returning: $0) } }
+        }
+    }
+
+    @Test func aBatchIsOneWritePerConnectionAndItsOutcomesComeInOrder() async throws {
+        let (server, port) = try Self.startServer()
+        // No idle timeout: on a loaded machine the warm connections must still be there for the batch.
+        let client = try Self.client { $0.maximumConnectionsPerOrigin = 2; $0.idleTimeout = .zero }
+        let url = try Self.url("http://127.0.0.1:\(port)/")
+        // Two connections up and idle first, so the batch meets established sockets.
+        let warm = await Self.send(client, [.init(HTTPRequest(method: "GET", target: "/gate/2"), to: url),
+                                            .init(HTTPRequest(method: "GET", target: "/gate/2"), to: url)])
+        #expect(warm.map(Self.text) == ["200 gate /gate/2", "200 gate /gate/2"])
+        let before = client.statistics
+        #expect(before.connectionsOpen == 2)
+        let batch = (0 ..< 10).map { HTTPClient.AddressedRequest(HTTPRequest(method: "GET", target: "/n/\($0)"), to: url) }
+        let answers = await Self.send(client, batch)
+        #expect(answers.map(Self.text) == (0 ..< 10).map { "200 GET /n/\($0)" })
+        // Ten requests, two connections: two writes (sent one by one they were ten).
+        #expect(client.statistics.requestWrites - before.requestWrites == 2)
+        #expect(client.statistics.connectionsOpened == 2)
+        await server.stop()
+    }
+
+    @Test func aBatchFailsOnlyItsRequestsThatCannotGoAndAnswersTheRest() async throws {
+        let (server, port) = try Self.startServer()
+        let refusing = try RefusingPort()
+        let client = try Self.client()
+        let batch = [
+            HTTPClient.AddressedRequest(HTTPRequest(method: "GET", target: "/hello"), to: try Self.url("http://127.0.0.1:\(port)/")),
+            HTTPClient.AddressedRequest(HTTPRequest(method: "GET", target: "/"), to: try Self.url("http://no-such-host.invalid/")),
+            HTTPClient.AddressedRequest(HTTPRequest(method: "GET", target: "/"), to: try Self.url("http://127.0.0.1:\(refusing.port)/")),
+            HTTPClient.AddressedRequest(HTTPRequest(method: "POST", target: "/echo", body: Array("ping".utf8)),
+                                        to: try Self.url("http://127.0.0.1:\(port)/")),
+        ]
+        let answers = await Self.send(client, batch)
+        #expect(answers.count == 4)
+        #expect(Self.text(answers[0]) == "200 hello")
+        guard case .failure(.lookupFailed(let host, _)) = answers[1] else {
+            Issue.record("expected lookupFailed, got \(answers[1])")
+            return
+        }
+        #expect(host == "no-such-host.invalid")
+        #expect(Self.text(answers[2]).hasSuffix("Connection refused"))
+        #expect(Self.text(answers[3]) == "200 ping")
+        #expect(await Self.send(client, []).isEmpty)
+        withExtendedLifetime(refusing) {}
+        await server.stop()
+    }
+
     // MARK: Errors
 
     @Test func aRefusedConnectAndAnUnknownHostAreClearErrors() async throws {
