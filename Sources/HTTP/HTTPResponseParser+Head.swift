@@ -85,7 +85,8 @@ extension HTTPResponseParser {
 
     /// `HTTP/1.1 200 OK` in `data[start..<end]`; the reason phrase may be empty or missing.
     private mutating func parseStatusLine(_ data: UnsafeRawBufferPointer, from start: Int, to end: Int) -> HTTPResponseParseError? {
-        let shape = "the status line \(HTTPResponseParser.preview(data, from: start, to: end)) is not \"HTTP/1.1 200 Reason\""
+        // Made only for an error: building it for every answer cost more than parsing the line.
+        var shape: String { "the status line \(HTTPResponseParser.preview(data, from: start, to: end)) is not \"HTTP/1.1 200 Reason\"" }
         guard end - start >= 12,
               data[start] == UInt8(ascii: "H"), data[start + 1] == UInt8(ascii: "T"), data[start + 2] == UInt8(ascii: "T"),
               data[start + 3] == UInt8(ascii: "P"), data[start + 4] == UInt8(ascii: "/"), data[start + 5].isDigit,

@@ -5,7 +5,9 @@ extension HTTPURL {
     /// never sent). The error names the URL and what is wrong with it.
     public init(parsing text: String) throws(HTTPURLError) {
         func failure(_ message: String) -> HTTPURLError { HTTPURLError(url: text, message: message) }
-        var bytes = Substring(text).utf8[...]
+        // An array slice: integer indices, no string index arithmetic per byte.
+        let all = Array(text.utf8)
+        var bytes = all[...]
         while let b = bytes.first, b.isURLWhitespace { bytes = bytes.dropFirst() }
         while let b = bytes.last, b.isURLWhitespace { bytes = bytes.dropLast() }
 
@@ -28,8 +30,8 @@ extension HTTPURL {
             throw failure("credentials in the URL (user@host) are not supported")
         }
 
-        var hostBytes: Substring.UTF8View.SubSequence
-        var portBytes: Substring.UTF8View.SubSequence?
+        var hostBytes: ArraySlice<UInt8>
+        var portBytes: ArraySlice<UInt8>?
         var isIPv6 = false
         if authority.first == UInt8(ascii: "[") {
             guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else {
@@ -73,7 +75,7 @@ extension HTTPURL {
         }
 
         var pathBytes = rest
-        var queryBytes: Substring.UTF8View.SubSequence?
+        var queryBytes: ArraySlice<UInt8>?
         if let q = rest.firstIndex(of: UInt8(ascii: "?")) {
             pathBytes = rest[..<q]
             queryBytes = rest[rest.index(after: q)...]
@@ -88,7 +90,7 @@ extension HTTPURL {
 
     /// Why `bytes` cannot go into a request target as they are (the server's own parser refuses
     /// the same bytes), or nil.
-    static func encodingProblem(_ bytes: Substring.UTF8View.SubSequence, part: String) -> String? {
+    static func encodingProblem(_ bytes: ArraySlice<UInt8>, part: String) -> String? {
         var index = bytes.startIndex
         while index < bytes.endIndex {
             let b = bytes[index]
@@ -109,7 +111,7 @@ extension HTTPURL {
     }
 
     /// Why the text between brackets is no IPv6 address (RFC 3986 §3.2.2 IPv6address), or nil.
-    static func ipv6Problem(_ bytes: Substring.UTF8View.SubSequence) -> String? {
+    static func ipv6Problem(_ bytes: ArraySlice<UInt8>) -> String? {
         let text = String(decoding: bytes, as: UTF8.self)
         let malformed = "'[\(text)]' is not an IPv6 address"
         if bytes.contains(UInt8(ascii: "%")) { return "an IPv6 zone ('%') is not supported in a URL" }
