@@ -46,6 +46,16 @@ public final class HTTPClientNetwork: AdapterNetwork, Sendable {
         var unsentCompletions: [@Sendable (TransportResult) -> Void] = []
         var inFlight = 0
         var arrived: [Arrived] = []
+        /// The host found nothing to run and waits on `answered`: the next answers signal it,
+        /// once (so every signal meets one wait, and none is left to drain by a system call).
+        var hostWaits = false
+
+        /// Answers arrived; true when the host must be woken for them.
+        mutating func take(_ answers: [Arrived]) -> Bool {
+            arrived.append(contentsOf: answers)
+            defer { hostWaits = false }
+            return hostWaits
+        }
     }
 
     public let options: Options
@@ -116,8 +126,7 @@ public final class HTTPClientNetwork: AdapterNetwork, Sendable {
             for (completion, result) in zip(completions, results) {
                 answers.append(Arrived(completion: completion, result: Self.transportResult(result)))
             }
-            state.withLock { $0.arrived.append(contentsOf: answers) }
-            answered.signal()
+            if state.withLock({ $0.take(answers) }) { answered.signal() }
         }
     }
 
@@ -125,7 +134,11 @@ public final class HTTPClientNetwork: AdapterNetwork, Sendable {
         while true {
             startSending()
             let ready = state.withLock { state -> [Arrived]? in
-                if state.arrived.isEmpty { return state.inFlight == 0 ? nil : [] }
+                if state.arrived.isEmpty {
+                    if state.inFlight == 0 { return nil }
+                    state.hostWaits = true
+                    return []
+                }
                 let taken = state.arrived
                 state.arrived.removeAll(keepingCapacity: true)
                 state.inFlight -= taken.count
@@ -139,17 +152,15 @@ public final class HTTPClientNetwork: AdapterNetwork, Sendable {
             // Completions may send more (a device's next request); those go in the next batch.
             for answer in ready { answer.completion(answer.result) }
         }
-        // Signals of answers run in an earlier batch.
-        while answered.wait(timeout: .now()) == .success {}
     }
 
     /// A request that failed before it could be sent: its completion waits for the host too.
     private func arriveAlone(_ completion: @escaping @Sendable (TransportResult) -> Void, _ result: TransportResult) {
-        state.withLock { state in
+        let wake = state.withLock { state in
             state.inFlight += 1
-            state.arrived.append(Arrived(completion: completion, result: result))
+            return state.take([Arrived(completion: completion, result: result)])
         }
-        answered.signal()
+        if wake { answered.signal() }
     }
 
     private static func transportResult(_ result: Result<ReceivedResponse, HTTPClientError>) -> TransportResult {
@@ -166,12 +177,14 @@ public final class HTTPClientNetwork: AdapterNetwork, Sendable {
     /// The SDK's request as HTTP: the URL's target, the adapter's User-Agent, the SDK's fields
     /// (`Host` and `Connection` belong to the client).
     static func httpRequest(_ request: TransportRequest, _ url: HTTPURL) -> HTTPRequest {
-        var headers = HTTPHeaders([("User-Agent", userAgent)])
+        var fields: [HTTPField] = []
+        fields.reserveCapacity(request.headers.count + 1)
+        fields.append(HTTPField("User-Agent", userAgent))
         for header in request.headers where !TransportResponse.namesEqual(header.name, "host")
             && !TransportResponse.namesEqual(header.name, "connection") {
-            headers.add(header.name, header.value)
+            fields.append(HTTPField(header.name, header.value))
         }
-        return HTTPRequest(method: request.method, target: url.target, headers: headers, body: request.body)
+        return HTTPRequest(method: request.method, target: url.target, headers: HTTPHeaders(fields: fields), body: request.body)
     }
 
     private static let userAgent = "lerix-swift-sdk/\(LerixConfiguration.currentSDKVersion) (adapter)"

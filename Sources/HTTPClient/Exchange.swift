@@ -57,6 +57,17 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
         a.port == b.port && a.isSecure == b.isSecure && a.host == b.host
     }
 
+    // `authority` follows from the rest: leaving it out halves the hashing on every request placed.
+    static func == (a: Origin, b: Origin) -> Bool {
+        a.port == b.port && a.isSecure == b.isSecure && a.host == b.host
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(host)
+        hasher.combine(port)
+        hasher.combine(isSecure)
+    }
+
     /// How errors name it: "127.0.0.1:8080", "[::1]:8080".
     var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
