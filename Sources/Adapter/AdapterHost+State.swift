@@ -16,14 +16,9 @@ extension AdapterHost {
     func stateFields(_ device: AdapterDevice) -> [(String, JSON)] {
         let state = device.sdk.state
         let statistics = device.statistics
-        var queued = JSONObject()
-        var sent = JSONObject()
-        var paused = state.pausedModules.map { JSON.string($0.rawValue) }
-        if paused.isEmpty { paused = [] }
-        for module in LerixModule.ingestModules {
-            queued[module.rawValue] = .number(Double(state.queued[module] ?? 0))
-            sent[module.rawValue] = .number(Double(statistics.sent[module] ?? 0))
-        }
+        let paused = state.pausedModules.map { JSON.string($0.rawValue) }
+        let queued = JSONObject(LerixModule.ingestModules.map { ($0.rawValue, .number(Double(state.queued[$0] ?? 0))) })
+        let sent = JSONObject(LerixModule.ingestModules.map { ($0.rawValue, .number(Double(statistics.sent[$0] ?? 0))) })
         func value(_ field: DeviceStateField) -> JSON {
             switch field {
             case .screen: return .string(state.screen.rawValue)

@@ -33,7 +33,7 @@ public final class ManualScheduler: Scheduler, Sendable {
 
     /// The earliest deadline of work not cancelled, or nil when nothing is scheduled.
     public var nextDeadline: Instant? {
-        state.withLock { $0.heap.earliestLive?.deadline }
+        state.withLock { $0.heap.earliestLiveDeadline }
     }
 
     /// Entries held, cancelled ones not yet swept included (tests pin that cancelled work
@@ -82,11 +82,9 @@ public final class ManualScheduler: Scheduler, Sendable {
     /// and moves time to it (time never goes back for work scheduled in the past).
     private func takeEarliest(notAfter target: Instant) -> (Instant, [DueWork])? {
         state.withLock { s in
-            guard let first = s.heap.earliestLive, first.deadline <= target else { return nil }
-            let deadline = first.deadline
+            guard let deadline = s.heap.earliestLiveDeadline, deadline <= target else { return nil }
             var due: [DueWork] = []
-            while let top = s.heap.earliestLive, top.deadline == deadline {
-                let entry = s.heap.removeEarliest()
+            while s.heap.earliestLiveDeadline == deadline, let entry = s.heap.removeEarliest() {
                 due.append(DueWork(handle: entry.handle, work: entry.work))
             }
             if deadline > s.now { s.now = deadline }

@@ -14,16 +14,16 @@ extension ReleaseControlMachine {
     }
 
     static func checkURL(for configuration: LerixConfiguration) -> String {
-        var query: [(String, String?)] = [("platform", configuration.platform.rawValue)]
-        query.append(("version", configuration.appVersion))
-        query.append(("build", configuration.build))
-        query.append(("sdk", configuration.sdkName))
-        query.append(("sdk_version", configuration.sdkVersion))
-        let queryText = query.compactMap { name, value -> String? in
-            guard let value, !value.isEmpty else { return nil }
-            return name + "=" + Self.percentEncoded(value)
-        }.joined(separator: "&")
-        return projectURL(configuration) + "/release-control?" + queryText
+        var url = projectURL(configuration) + "/release-control"
+        var separator = "?"
+        for (name, value) in [("platform", configuration.platform.rawValue), ("version", configuration.appVersion),
+                              ("build", configuration.build), ("sdk", configuration.sdkName),
+                              ("sdk_version", configuration.sdkVersion)] {
+            guard let value, !value.isEmpty else { continue }
+            url += separator + name + "=" + Self.percentEncoded(value)
+            separator = "&"
+        }
+        return url
     }
 
     func ingestRequest(_ module: LerixModule, _ items: ArraySlice<JSON>) -> TransportRequest {
@@ -47,21 +47,31 @@ extension ReleaseControlMachine {
 
     /// RFC 3986 percent-encoding of everything but the unreserved characters.
     static func percentEncoded(_ text: String) -> String {
+        // Versions, platforms and project keys are usually unreserved already: nothing to copy.
+        if text.utf8.allSatisfy(isUnreserved) { return text }
         let hex = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
         for b in text.utf8 {
-            switch b {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                 UInt8(ascii: "_"), UInt8(ascii: "~"):
+            if isUnreserved(b) {
                 out.append(b)
-            default:
+            } else {
                 out.append(UInt8(ascii: "%"))
                 out.append(hex[Int(b >> 4)])
                 out.append(hex[Int(b & 15)])
             }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func isUnreserved(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+             UInt8(ascii: "_"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
     }
 }

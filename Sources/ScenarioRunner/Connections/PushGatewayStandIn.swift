@@ -89,9 +89,13 @@ public final class PushGatewayStandIn: Sendable {
         }
     }
 
-    /// Waits at most `milliseconds` of real time for the next accepted delivery.
+    /// Waits at most `milliseconds` of real time for the next accepted delivery; once one came,
+    /// goes on taking them until a millisecond passes without one. A caller that polls the
+    /// server on each wake then polls once per burst of a fan-out, not once per token (75,000
+    /// polls of the server's clock at 100k devices).
     func waitForDelivery(milliseconds: Int) {
-        _ = delivered.wait(timeout: .now() + .milliseconds(milliseconds))
+        guard delivered.wait(timeout: .now() + .milliseconds(milliseconds)) == .success else { return }
+        while delivered.wait(timeout: .now() + .milliseconds(1)) == .success {}
     }
 
     /// Forgets one scenario's rejections and deliveries before the next.

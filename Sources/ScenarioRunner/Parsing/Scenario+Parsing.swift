@@ -246,6 +246,9 @@ extension DeviceSpec {
         return hex
     }
 
+    /// The SDK a native app of each platform uses unless `sdk` says otherwise.
+    private static let platformSDKs = ["ios": "swift", "macos": "swift", "android": "kotlin", "web": "js"]
+
     private static func single(name: String, _ node: Node, overrides: [String: Node], index: Int?) throws(ScenarioError) -> DeviceSpec {
         /// A field's node: the matrix override, else the entry's value; a fleet cycles through lists.
         func field(_ key: String) throws(ScenarioError) -> Node? {
@@ -280,7 +283,7 @@ extension DeviceSpec {
         }
         // `app_version` absent: 1.0.0; written as null: a device without a version.
         let appVersion = checked("1.0.0") { () throws(ScenarioError) -> String? in try field("app_version") == nil ? "1.0.0" : try text("app_version") }
-        let defaultSDK = flavor == "flutter" ? "flutter" : ["ios": "swift", "macos": "swift", "android": "kotlin", "web": "js"][platform] ?? "swift"
+        let defaultSDK = flavor == "flutter" ? "flutter" : Self.platformSDKs[platform] ?? "swift"
         let sdk = checked(defaultSDK) { () throws(ScenarioError) -> String in try text("sdk") ?? defaultSDK }
         let sdkVersion = checked("1.5.0") { () throws(ScenarioError) -> String? in try field("sdk_version") == nil ? "1.5.0" : try text("sdk_version") }
         var pushToken = checked(nil) { () throws(ScenarioError) -> String? in try text("push_token") }

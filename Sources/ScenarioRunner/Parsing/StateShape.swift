@@ -26,6 +26,8 @@ enum StateShape {
     /// Counts, at the top or inside `queued` and `sent`.
     static let topCounts = [DeviceStateField.checks, .notModified, .failedChecks].map(\.rawValue)
     static let countObjects = [DeviceStateField.queued, .sent].map(\.rawValue)
+    /// Both, what an expectation keeps of each device's state for the next relative count.
+    static let countFields = topCounts + countObjects
     /// Stamped by the device's clock: `last_success`, `device_time`, and `at` inside `last_failure`.
     /// The times inside updates and windows are the server's.
     static let deviceTimes = [DeviceStateField.lastSuccess, .deviceTime].map(\.rawValue)
