@@ -17,26 +17,13 @@ TOP=${TOP:-25}
 CHECK='/v1/projects/demo/release-control?platform=ios&version=1.0.0'
 bench_setup lerix-callgrind valgrind callgrind_control callgrind_annotate h2load curl cc
 
-# Valgrind 3.19 writes into the mask given to sigsuspend(2), and libdispatch's main thread
-# (after dispatchMain) passes a read-only one: valgrind dies with SIGSEGV. A preloaded
-# sigsuspend that passes a copy avoids it.
-cat >"$WORK/sigsuspend.c" <<'C'
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <signal.h>
-int sigsuspend(const sigset_t *mask) {
-    sigset_t copy = *mask;
-    int (*real)(const sigset_t *) = (int (*)(const sigset_t *))dlsym(RTLD_NEXT, "sigsuspend");
-    return real(&copy);
-}
-C
-cc -shared -fPIC -O2 -o "$WORK/sigsuspend.so" "$WORK/sigsuspend.c" -ldl
+SHIM=$(valgrind_shim)   # lib.sh: valgrind and libdispatch's read-only sigsuspend mask
 
 LOGGING=(--quiet); BASE=$CASE
 if [[ $CASE == *-logged ]]; then LOGGING=(); BASE=${CASE%-logged}; fi
 LOG_FILE=$WORK/lerix.err
 PORT=${CALLGRIND_PORT:-$(free_port)}
-LD_PRELOAD=$WORK/sigsuspend.so valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$WORK/callgrind.out" \
+LD_PRELOAD=$SHIM valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$WORK/callgrind.out" \
     "$BIN" serve "${LOGGING[@]}" --port "$PORT" >"$WORK/lerix.out" 2>"$WORK/lerix.err" &
 VG_PID=$!
 for _ in $(seq 300); do curl -sf -o /dev/null "http://127.0.0.1:$PORT$CHECK" 2>/dev/null && break; sleep 0.2; done
