@@ -63,7 +63,10 @@ extension MockServer {
                             _ body: () throws(Problem) -> (events: [StateEvent], apply: (inout ServerState) -> Void, result: T))
         throws(Problem) -> T
     {
-        try writer.withLock { _ throws(Problem) -> T in
+        // Waking the store's committer is a system call: done after the writer lock is released,
+        // so the other loops' writers do not queue behind it.
+        defer { options.store.commitEnqueued() }
+        return try writer.withLock { _ throws(Problem) -> T in
             try recoverIfRefused()
             let planned = try body()
             let events = planned.events

@@ -30,6 +30,9 @@ public protocol StateStore: Sendable {
     /// A write enqueued after one that is refused was planned on top of it, so the store refuses
     /// it too, until MockServer has taken the stored state back (``recoverAfterRefusal()``).
     func enqueue(_ events: [StateEvent], whenDurable: @escaping @Sendable ((any Error)?) -> Void) throws
+    /// Starts committing what ``enqueue(_:whenDurable:)`` queued, if nothing is on its way yet.
+    /// MockServer calls it after every write, outside its writer lock.
+    func commitEnqueued()
     /// After a refused ``enqueue(_:whenDurable:)``: the state as stored now, for MockServer to put
     /// memory back to, and from here on the store takes writes again; nil when nothing was
     /// refused since the last call. Called under the writer lock.
@@ -42,6 +45,9 @@ extension StateStore {
         try apply(events)
         whenDurable(nil)
     }
+
+    /// A store that commits on the spot has nothing left to start.
+    public func commitEnqueued() {}
 
     /// A store that commits on the spot refuses at once, so there is never anything to take back.
     public func recoverAfterRefusal() throws -> StateSnapshot? { nil }

@@ -30,6 +30,8 @@ public final class SQLiteStateStore: StateStore {
     private let commits = DispatchQueue(label: "lerix.state.commit")
     /// The chain pipelined writes are planned in now; it moves on once a refusal is recovered from.
     private let chain = Atomic<UInt64>(1)
+    /// Set by an enqueue that found no drain on its way; ``commitEnqueued()`` starts it.
+    private let drainWanted = Atomic<Bool>(false)
 
     /// The state file's path, as given.
     public var path: String { file.path }
@@ -85,10 +87,17 @@ public final class SQLiteStateStore: StateStore {
     ///
     /// ```swift
     /// try writerLock.withLock { try store.enqueue(events) { error in reply(error == nil ? ok : unavailable) } }
+    /// store.commitEnqueued()   // outside the lock: starts the commit
     /// ```
     public func enqueue(_ events: [StateEvent], whenDurable: @escaping @Sendable ((any Error)?) -> Void) {
         let mustDrain = file.enqueue(events.map(\.stored), chain: chain.load(ordering: .relaxed)) { error in whenDurable(error) }
-        if mustDrain {
+        if mustDrain { drainWanted.store(true, ordering: .releasing) }
+    }
+
+    /// Starts the drain an ``enqueue(_:whenDurable:)`` asked for (the wake-up is a system call,
+    /// so MockServer makes it outside its writer lock). Writes wait in the queue until then.
+    public func commitEnqueued() {
+        if drainWanted.exchange(false, ordering: .acquiringAndReleasing) {
             commits.async { [file] in file.drain() }
         }
     }

@@ -137,6 +137,7 @@ import Testing
                 reports.withLock { $0.append((index, error as? StateStoreError)) }
                 group.leave()
             }
+            store.commitEnqueued()   // as MockServer does, once its writer lock is released
         }
         _ = group.wait(timeout: .now() + 30)
         return reports.withLock { $0 }
