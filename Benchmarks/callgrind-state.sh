@@ -17,19 +17,7 @@ TOP=${TOP:-25}
 CONNS=${CONNS:-50}
 bench_setup lerix-callgrind-state valgrind callgrind_control callgrind_annotate wrk curl python3 cc
 
-# Valgrind 3.19 writes into the mask given to sigsuspend(2), and libdispatch's main thread passes a
-# read-only one: valgrind dies with SIGSEGV. A preloaded sigsuspend that passes a copy avoids it.
-cat >"$WORK/sigsuspend.c" <<'C'
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <signal.h>
-int sigsuspend(const sigset_t *mask) {
-    sigset_t copy = *mask;
-    int (*real)(const sigset_t *) = (int (*)(const sigset_t *))dlsym(RTLD_NEXT, "sigsuspend");
-    return real(&copy);
-}
-C
-cc -shared -fPIC -O2 -o "$WORK/sigsuspend.so" "$WORK/sigsuspend.c" -ldl
+SHIM=$(valgrind_shim)
 
 FLAGS=(serve --quiet)
 case $MODE in
@@ -38,7 +26,7 @@ case $MODE in
     *) echo "unknown mode $MODE (state or memory)" >&2; exit 2 ;;
 esac
 PORT=${CALLGRIND_PORT:-$(free_port)}
-LD_PRELOAD=$WORK/sigsuspend.so valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$WORK/callgrind.out" \
+LD_PRELOAD=$SHIM valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$WORK/callgrind.out" \
     "$BIN" "${FLAGS[@]}" --port "$PORT" >"$WORK/lerix.out" 2>"$WORK/lerix.err" &
 VG_PID=$!
 URL="http://127.0.0.1:$PORT"
