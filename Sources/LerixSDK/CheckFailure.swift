@@ -1,6 +1,6 @@
 package import Clock
 import Foundation
-package import JSON
+internal import JSON
 
 /// Why the last failed check got no usable answer: the network, the server's status, or a
 /// body that is not an answer. ``LerixState/lastCheckFailure`` holds the latest one.

@@ -1,4 +1,4 @@
-package import Clock
+internal import Clock
 import Foundation
 package import JSON
 import Synchronization

@@ -1,5 +1,5 @@
-package import Clock
-package import JSON
+internal import Clock
+internal import JSON
 
 extension ReleaseControlMachine {
     /// Applies a finished request: an answer, a 304, a failure, or an ingest/registration result.

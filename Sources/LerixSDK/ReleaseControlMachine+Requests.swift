@@ -1,4 +1,4 @@
-package import JSON
+internal import JSON
 
 extension ReleaseControlMachine {
     /// `GET …/release-control` with the device's attributes and, when the saved parts all came

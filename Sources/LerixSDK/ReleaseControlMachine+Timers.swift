@@ -1,4 +1,4 @@
-package import Clock
+internal import Clock
 
 extension ReleaseControlMachine {
     /// Sends queued items of modules no switch pauses, and a due push token registration.

@@ -1,4 +1,4 @@
-package import Clock
+internal import Clock
 package import JSON
 
 extension SavedAnswer {

@@ -40,7 +40,7 @@ import Testing
     @Test func theCatalogueIsFullyCoveredAndEveryFileParses() throws {
         let suite = try ScenarioSuite.load(paths: [Self.scenariosFolder])
         #expect(suite.errors.isEmpty, "\(suite.errors)")
-        let catalogue = try #require(suite.catalogue)
+        let catalogue = suite.catalogue
         #expect(catalogue.rows.count >= 30)
         #expect(CoverageReport.uncovered(catalogue: catalogue, scenarios: suite.scenarios) == [])
     }
