@@ -46,11 +46,7 @@ callgrind_control -d "$VG_PID" >/dev/null 2>&1
 sleep 1
 kill "$VG_PID"; wait "$VG_PID" 2>/dev/null || true
 grep -E '^(requests|status codes):' <<<"$OUT"
-file=$(ls -S "$WORK"/callgrind.out* | head -1)
-[ -n "${CALLGRIND_OUT:-}" ] && cp "$file" "$CALLGRIND_OUT"
-TOTAL=$(callgrind_annotate "$file" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+file=$(callgrind_file "$WORK")
+TOTAL=$(callgrind_total "$file")
 echo "$CASE: $TOTAL instructions for $N requests = $(awk -v t="$TOTAL" -v n="$N" 'BEGIN { printf "%.0f", t / n }') per request (all threads, kernel not counted)"
-echo "-- top $TOP by self cost"
-callgrind_annotate "$file" 2>/dev/null | sed -n '/^Ir/,$p' | sed -n "3,$((TOP + 2))p" | cut -c1-200
-echo "-- top $TOP inclusive"
-callgrind_annotate --inclusive=yes "$file" 2>/dev/null | sed -n '/^Ir/,$p' | sed -n "3,$((TOP + 2))p" | cut -c1-200
+callgrind_top "$file" "$TOP"

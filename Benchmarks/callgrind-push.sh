@@ -50,11 +50,7 @@ callgrind_control -i off "$PROFILED_PID" >/dev/null 2>&1
 callgrind_control -d "$PROFILED_PID" >/dev/null 2>&1
 sleep 1
 echo "counted: $RUN"
-file=$(ls -S "$WORK"/callgrind.out* | head -1)
-[ -n "${CALLGRIND_OUT:-}" ] && cp "$file" "$CALLGRIND_OUT"
-TOTAL=$(callgrind_annotate "$file" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+file=$(callgrind_file "$WORK")
+TOTAL=$(callgrind_total "$file")
 echo "$WHICH: $TOTAL instructions for a fan-out of $N tokens = $(awk -v t="$TOTAL" -v n="$N" 'BEGIN { printf "%.0f", t / n }') per token (all threads, kernel not counted)"
-echo "-- top $TOP by self cost"
-callgrind_annotate "$file" 2>/dev/null | sed -n '/^Ir/,$p' | sed -n "3,$((TOP + 2))p" | cut -c1-200
-echo "-- top $TOP inclusive"
-callgrind_annotate --inclusive=yes "$file" 2>/dev/null | sed -n '/^Ir/,$p' | sed -n "3,$((TOP + 2))p" | cut -c1-200
+callgrind_top "$file" "$TOP"

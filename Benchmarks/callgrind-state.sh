@@ -46,9 +46,8 @@ sleep 1
 kill "$VG_PID"; wait "$VG_PID" 2>/dev/null || true
 N=$((after - before))
 grep -E 'requests in|Non-2xx' <<<"$OUT" || true
-file=$(ls -S "$WORK"/callgrind.out* | head -1)
-[ -n "${CALLGRIND_OUT:-}" ] && cp "$file" "$CALLGRIND_OUT"
-TOTAL=$(callgrind_annotate "$file" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+file=$(callgrind_file "$WORK")
+TOTAL=$(callgrind_total "$file")
 echo "$MODE: $TOTAL instructions for $N registrations = $(awk -v t="$TOTAL" -v n="$N" 'BEGIN { printf "%.0f", t / n }') per registration (all threads, kernel not counted)"
 if [ "$MODE" = state ]; then
     # Calls of SQLite's WAL write (one per commit that wrote frames): registrations per group.
@@ -69,7 +68,4 @@ PY
 )
     echo "commits: $commits ($(awk -v n="$N" -v c="$commits" 'BEGIN { if (c > 0) printf "%.1f", n / c; else print "n/a" }') registrations per commit)"
 fi
-echo "-- top $TOP by self cost"
-callgrind_annotate "$file" 2>/dev/null | sed -n '/^Ir/,$p' | sed -n "3,$((TOP + 2))p" | cut -c1-200
-echo "-- top $TOP inclusive"
-callgrind_annotate --inclusive=yes "$file" 2>/dev/null | sed -n '/^Ir/,$p' | sed -n "3,$((TOP + 2))p" | cut -c1-200
+callgrind_top "$file" "$TOP"

@@ -101,6 +101,26 @@ C
     echo "$WORK/sigsuspend.so"
 }
 
+# callgrind_file DIR: the largest callgrind.out* in DIR (the profiled process's), copied to
+# CALLGRIND_OUT when that is set.
+callgrind_file() {
+    local file
+    file=$(ls -S "$1"/callgrind.out* | head -1)
+    if [ -n "${CALLGRIND_OUT:-}" ]; then cp "$file" "$CALLGRIND_OUT"; fi
+    echo "$file"
+}
+
+# callgrind_total FILE: the instructions callgrind counted, all threads (kernel not counted).
+callgrind_total() { callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'; }
+
+# callgrind_top FILE TOP: the TOP functions by self cost, then inclusive.
+callgrind_top() {
+    echo "-- top $2 by self cost"
+    callgrind_annotate "$1" 2>/dev/null | sed -n '/^Ir/,$p' | sed -n "3,$(($2 + 2))p" | cut -c1-200
+    echo "-- top $2 inclusive"
+    callgrind_annotate --inclusive=yes "$1" 2>/dev/null | sed -n '/^Ir/,$p' | sed -n "3,$(($2 + 2))p" | cut -c1-200
+}
+
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 
 # reported_port FILE SCHEME [ERRFILE]: waits up to 10 s for `SCHEME://host:port` in FILE (serve's
