@@ -5,6 +5,7 @@ import HTTPServer
 import Reactor
 import Sockets
 import Synchronization
+import TestSupport
 import Testing
 
 /// Collects one ``HTTP2ClientConnection``'s events (they arrive on its reactor's queue) and
@@ -105,11 +106,11 @@ final class HTTP2EventLog: @unchecked Sendable {
     }
 
     @Test func aRefusedConnectNamesTheURLAndTheReason() throws {
-        let port = try TCPListener.open(host: "127.0.0.1", port: 0)
-        Posix.close(port.fd)   // nothing listens there now
-        let (log, _, label) = try HTTP2EventLog.connect(port: port.port, requests: [])
+        let refusing = try RefusingPort()   // bound, never listening: no parallel test can take it
+        let (log, _, label) = try HTTP2EventLog.connect(port: refusing.port, requests: [])
         #expect(log.closed.wait(timeout: .now() + 10) == .success)
         #expect(log.entries.withLock { $0 } == [.closed("connect to \(label) failed: Connection refused", [])])
+        withExtendedLifetime(refusing) {}
     }
 
     @Test func aPeerClosingUnderOpenStreamsListsThemAsUnfinished() throws {
