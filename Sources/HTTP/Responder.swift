@@ -22,4 +22,20 @@ public enum HTTPReply: Sendable {
 /// ```
 public protocol Responder: Sendable {
     func respond(to request: HTTPRequest, reply: @escaping @Sendable (HTTPReply) -> Void)
+    /// True when the responder gathers work over requests (a group commit) and finishes it in
+    /// ``batchEnded()``; a server asks once, when it starts.
+    var wantsBatchEnds: Bool { get }
+    /// For a responder that ``wantsBatchEnds``: called by a server loop, on the loop's thread,
+    /// once the work queued on it when it last called ``respond(to:reply:)`` is done. Every
+    /// `respond` call of a server loop is followed by one (one per wake-up, however many requests
+    /// it served), so work left for it is finished without a thread switch.
+    func batchEnded()
+}
+
+extension Responder {
+    /// Answers as it goes: no batch ends needed.
+    public var wantsBatchEnds: Bool { false }
+
+    /// Nothing gathered, nothing to finish.
+    public func batchEnded() {}
 }

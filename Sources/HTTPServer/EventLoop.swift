@@ -17,6 +17,8 @@ final class EventLoop: @unchecked Sendable {
     /// The `Date` of answers leaving this loop, formatted once a second.
     let date: DateField
     private(set) var shuttingDown = false
+    /// True while a ``Responder/batchEnded()`` call is queued behind the work in hand.
+    private var batchEndQueued = false
     /// This loop's request log lines, handed to the server's sink once per wake-up; nil when quiet.
     let requestLog: RequestLogBatch?
 
@@ -35,6 +37,19 @@ final class EventLoop: @unchecked Sendable {
         self.date = DateField(clock: context.configuration.clock)
         let queue = reactor.queue
         self.requestLog = context.log.map { RequestLogBatch(sink: $0, queue: queue) }
+    }
+
+    /// Called after each `respond` on this loop: queues one ``Responder/batchEnded()`` behind the
+    /// work in hand (the rest of the wake-up's ready sockets), so the responder hears once per
+    /// wake-up, after every request it was handed; only for a responder that wants it. On this
+    /// loop's queue.
+    func responded() {
+        guard context.endsBatches, !batchEndQueued else { return }
+        batchEndQueued = true
+        queue.async { [self] in
+            batchEndQueued = false
+            context.responder.batchEnded()
+        }
     }
 
     /// Starts the reactor. Call once, on any thread.

@@ -188,6 +188,7 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
             }
         }
         responding = false
+        loop.responded()
         if answeredWhileResponding {
             answeredWhileResponding = false
             writeReady()

@@ -128,6 +128,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
             }
         }
         respondingStream = nil
+        loop.responded()
         if let reply = inlineReply.take() { deliver(reply, on: stream) }
     }
 

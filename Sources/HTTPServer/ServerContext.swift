@@ -7,6 +7,8 @@ import TLS
 final class ServerContext: Sendable {
     let configuration: HTTPServer.Configuration
     let responder: any Responder
+    /// The responder's ``Responder/wantsBatchEnds``, asked once.
+    let endsBatches: Bool
     /// Where request log lines go; each loop batches its lines (``RequestLogBatch``).
     let log: (any RequestLogSink)?
     /// The HTTP/2 plug-in; nil until HTTP/2 lands (see ``HTTP2ConnectionFactory``).
@@ -23,6 +25,7 @@ final class ServerContext: Sendable {
          log: (any RequestLogSink)?, http2: (any HTTP2ConnectionFactory)?) {
         self.configuration = configuration
         self.responder = responder
+        self.endsBatches = responder.wantsBatchEnds
         self.log = log
         self.http2 = http2
         self.headerReadTimeout = configuration.headerReadTimeout.nanosecondsClamped

@@ -64,8 +64,9 @@ extension MockServer {
         throws(Problem) -> T
     {
         // Waking the store's committer is a system call: done after the writer lock is released,
-        // so the other loops' writers do not queue behind it.
-        defer { options.store.commitEnqueued() }
+        // so the other loops' writers do not queue behind it. A request's writes on a server loop
+        // that ends batches commit at the batch's end instead (``batchEnded()``).
+        defer { if !commits.commitAtBatchEnd { options.store.commitEnqueued() } }
         return try writer.withLock { _ throws(Problem) -> T in
             try recoverIfRefused()
             let planned = try body()

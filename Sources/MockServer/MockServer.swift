@@ -57,6 +57,16 @@ public final class MockServer: Responder {
         state = Mutex(initial)
     }
 
+    /// True when ``MockServerOptions/commitsAtBatchEnd`` is set: the server's loops call
+    /// ``batchEnded()``.
+    public var wantsBatchEnds: Bool { options.commitsAtBatchEnd }
+
+    /// A server loop handed over its last request for now: the store commits the writes those
+    /// requests queued, here on the loop when it can do so without waiting for the disk.
+    public func batchEnded() {
+        options.store.commitEnqueuedInPlace()
+    }
+
     /// `HEAD` gets the `GET` answer, body included: the transport frames it as for the body
     /// (`Content-Length`) and leaves the body out.
     public func respond(to request: HTTPRequest, reply: @escaping @Sendable (HTTPReply) -> Void) {
@@ -81,7 +91,8 @@ public final class MockServer: Responder {
                 reply(.response(problem.response))
                 return
             }
-            handle(route.endpoint, Call(request: request, parameters: parameters), reply: reply)
+            handle(route.endpoint, Call(request: request, parameters: parameters, commitAtBatchEnd: options.commitsAtBatchEnd),
+                   reply: reply)
         }
     }
 
@@ -92,12 +103,13 @@ public final class MockServer: Responder {
         /// The `{project}` parameter, "" for routes without one.
         let project: String
         /// The commits of this request's writes: the answer goes out once they are durable.
-        let commits = PendingCommits()
+        let commits: PendingCommits
 
-        init(request: HTTPRequest, parameters: [String: String]) {
+        init(request: HTTPRequest, parameters: [String: String], commitAtBatchEnd: Bool = false) {
             self.request = request
             self.parameters = parameters
             project = parameters["project"] ?? ""
+            commits = PendingCommits(commitAtBatchEnd: commitAtBatchEnd)
         }
 
         /// A check found by ``Router/checkProject(_:)``: its only parameter is the project,
@@ -106,6 +118,7 @@ public final class MockServer: Responder {
             self.request = request
             self.parameters = [:]
             self.project = project
+            commits = PendingCommits()
         }
 
         subscript(_ name: String) -> String { name == "project" ? project : parameters[name] ?? "" }

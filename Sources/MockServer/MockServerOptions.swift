@@ -47,6 +47,11 @@ public struct MockServerOptions: Sendable {
     public var journalCapacity: Int
     /// Device classes cached per project before the cache is dropped and rebuilt (memory bound).
     public var cacheCapacity: Int
+    /// Set when every `respond(to:reply:)` is followed, on the same thread, by `batchEnded()`
+    /// (HTTPServer's loops do this for a responder that asks): a request's writes then commit at
+    /// the batch's end, sharing one commit, on the loop that answers them. Off, each write starts
+    /// its commit at once (callers that hand over one request at a time).
+    public var commitsAtBatchEnd = false
 
     public init(seed: StateSnapshot = .defaultSeed,
                 clock: ServerClock = .system(SystemScheduler()),

@@ -17,6 +17,13 @@ final class PendingCommits: Sendable {
     }
 
     private let state = Mutex(State())
+    /// True for a request answered by a server loop that calls ``MockServer/batchEnded()`` after
+    /// it: its writes' commit starts there (shared with the batch's other writes), not at once.
+    let commitAtBatchEnd: Bool
+
+    init(commitAtBatchEnd: Bool = false) {
+        self.commitAtBatchEnd = commitAtBatchEnd
+    }
 
     /// One more commit to wait for; call before the store may report it.
     func expect() {

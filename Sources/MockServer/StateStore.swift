@@ -33,6 +33,11 @@ public protocol StateStore: Sendable {
     /// Starts committing what ``enqueue(_:whenDurable:)`` queued, if nothing is on its way yet.
     /// MockServer calls it after every write, outside its writer lock.
     func commitEnqueued()
+    /// Like ``commitEnqueued()``, but called on a server loop at the end of a batch of requests:
+    /// a store whose commit needs no wait for the disk commits right here (no thread switch, and
+    /// the batch's answers go out from the loop that holds them); else it starts the commit
+    /// elsewhere. Never blocks on the disk or on another thread's commit.
+    func commitEnqueuedInPlace()
     /// After a refused ``enqueue(_:whenDurable:)``: the state as stored now, for MockServer to put
     /// memory back to, and from here on the store takes writes again; nil when nothing was
     /// refused since the last call. Called under the writer lock.
@@ -48,6 +53,9 @@ extension StateStore {
 
     /// A store that commits on the spot has nothing left to start.
     public func commitEnqueued() {}
+
+    /// As ``commitEnqueued()``.
+    public func commitEnqueuedInPlace() { commitEnqueued() }
 
     /// A store that commits on the spot refuses at once, so there is never anything to take back.
     public func recoverAfterRefusal() throws -> StateSnapshot? { nil }

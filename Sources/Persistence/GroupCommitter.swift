@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// Group commit without a hand-off: whichever writer gets the file commits everything queued so
@@ -11,7 +12,10 @@ import Synchronization
 /// Pipelined writes (``enqueue(_:chain:)`` with a chain number) were planned on top of every
 /// earlier one, so they are different: once one is refused, every later write of the same (or an
 /// older) chain is refused too, without trying, until the caller starts a new chain
-/// (``brokenChain`` says which chain broke).
+/// (``brokenChain`` says which chain broke). One drain at a time commits them (`draining`): on
+/// the caller's thread while the file is free (``drainWithoutWaiting()``, a server loop, for
+/// commits that do not sync) or on the background queue (``drainInBackground()``); writes
+/// queued while a drain runs join it, on whichever thread it runs.
 ///
 /// ```swift
 /// let committer = GroupCommitter(database: database)
@@ -60,10 +64,22 @@ final class GroupCommitter: Sendable {
     /// The newest chain in which a pipelined write was refused; 0 while none was. Written with
     /// `access` held.
     private let broken = Atomic<UInt64>(0)
+    /// Runs what may wait for the disk or for the file's lock: drains handed over by callers
+    /// that may not wait (``drainInBackground()``), and checkpoints.
+    private let background = DispatchQueue(label: "lerix.state.commit")
+    /// Log frames after which a commit queues a checkpoint on `background`; nil when SQLite
+    /// checkpoints inside commits on its own (``init(database:checkpointAfter:)``).
+    private let checkpointAfter: Int?
+    /// True from queueing a checkpoint until it ran.
+    private let checkpointQueued = Atomic<Bool>(false)
 
-    init(database: StateDatabase) {
+    /// `checkpointAfter`: when given, the database's connection has taken over checkpoints
+    /// (``SQLiteConnection/takeOverCheckpoints()``) and a commit that leaves that many frames in
+    /// the log queues one in the background, so commits never copy the log or sync.
+    init(database: StateDatabase, checkpointAfter: Int? = nil) {
         path = database.path
         access = Mutex(Access(database: database))
+        self.checkpointAfter = checkpointAfter
     }
 
     /// Commits `events` (with whatever else is queued) and returns once they are durable.
@@ -93,24 +109,50 @@ final class GroupCommitter: Sendable {
     }
 
     /// Commits batch after batch, everything queued at each turn, running the pipelined writes'
-    /// reports in order, until nothing is left.
+    /// reports in order, until nothing is left. Waits for the file when another holder has it.
     func drain() {
         while true {
-            let batch: [Pending]? = access.withLock { access in
-                let taken: [Pending]? = queue.withLock { q in
-                    if q.items.isEmpty {
-                        q.draining = false
-                        return nil
-                    }
-                    defer { q.items.removeAll(keepingCapacity: true) }
-                    return q.items
-                }
-                if let taken { commit(taken, in: access.database) }
-                return taken
-            }
+            let batch = access.withLock { access in commitQueued(in: access.database) }
             guard let batch else { return }
             report(batch)
         }
+    }
+
+    /// ``drain()`` on the caller's thread for as long as the file is free; when another holder
+    /// has it (a checkpoint, a read), the rest of the drain moves to the background instead of
+    /// waiting. For callers that must not wait: a server loop. Returns false when it moved.
+    @discardableResult
+    func drainWithoutWaiting() -> Bool {
+        while true {
+            let turn: [Pending]?? = access.withLockIfAvailable { access in commitQueued(in: access.database) }
+            guard let turn else {
+                // The duty to drain (`draining`) goes along: writes queued meanwhile are not lost.
+                drainInBackground()
+                return false
+            }
+            guard let batch = turn else { return true }
+            report(batch)
+        }
+    }
+
+    /// Runs ``drain()`` on the background queue.
+    func drainInBackground() {
+        background.async { [self] in drain() }
+    }
+
+    /// One turn of a drain, with the file held: commits everything queued and returns it, or
+    /// ends the drain (nil) when nothing is.
+    private func commitQueued(in database: StateDatabase?) -> [Pending]? {
+        let taken: [Pending]? = queue.withLock { q in
+            if q.items.isEmpty {
+                q.draining = false
+                return nil
+            }
+            defer { q.items.removeAll(keepingCapacity: true) }
+            return q.items
+        }
+        if let taken { commit(taken, in: database) }
+        return taken
     }
 
     /// Returns once `mine` is durable, committing it (and everything queued) if nobody has yet.
@@ -153,6 +195,19 @@ final class GroupCommitter: Sendable {
     /// The newest chain in which a pipelined write was refused (0: none).
     var brokenChain: UInt64 { broken.load(ordering: .acquiring) }
 
+    /// Queues a checkpoint in the background once the log holds ``checkpointAfter`` frames.
+    private func checkpointIfDue(_ database: StateDatabase) {
+        guard let limit = checkpointAfter, database.connection.framesInLog >= limit,
+              !checkpointQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        background.async { [self] in
+            access.withLock { access in
+                // A failed checkpoint leaves the log as it was: still valid, tried again later.
+                try? access.database?.checkpointAndRestartLog()
+            }
+            checkpointQueued.store(false, ordering: .releasing)
+        }
+    }
+
     /// A pipelined write planned in a chain that already broke: it builds on a refused write.
     private func doomed(_ pending: Pending) -> Bool {
         guard let chain = pending.chain else { return false }
@@ -167,6 +222,11 @@ final class GroupCommitter: Sendable {
     }
 
     private func commit(_ batch: [Pending], in database: StateDatabase?) {
+        commitOnly(batch, in: database)
+        if let database { checkpointIfDue(database) }
+    }
+
+    private func commitOnly(_ batch: [Pending], in database: StateDatabase?) {
         guard let database else {
             for pending in batch { refuse(pending, .closed(path: path)) }
             return

@@ -6,9 +6,11 @@ import Synchronization
 /// MockServer's ``StateStore`` on an SQLite file: what `serve --state FILE` runs on.
 ///
 /// Every acknowledged write is committed before its 2xx (WAL; see ``StateDurability`` for the
-/// synchronous level). MockServer pipelines its writes through ``enqueue(_:whenDurable:)``: a
-/// commit queue of its own commits whatever is waiting in one transaction (group commit), so
-/// the server's threads never wait for the disk and N writes in flight cost one commit. Checks
+/// synchronous level). MockServer pipelines its writes through ``enqueue(_:whenDurable:)``:
+/// whatever is waiting commits in one transaction (group commit), at the end of a server loop's
+/// batch on that loop (``commitEnqueuedInPlace()``) when commits need no sync, else on a commit
+/// queue of its own, so the server's threads never wait for the disk and N writes in flight cost
+/// one commit. Checks
 /// never come here: MockServer
 /// answers them from memory. The file also keeps the seed it was created from, so
 /// `POST /admin/reset` returns to that seed after a restart, with or without `--config`.
@@ -25,9 +27,9 @@ import Synchronization
 public final class SQLiteStateStore: StateStore {
     private let file: StateFile
     private let snapshot: StateSnapshot
-    /// Runs the commits of pipelined writes, in enqueue order (one drain at a time serves every
-    /// write that arrives while it runs); blocking on the disk is its job.
-    private let commits = DispatchQueue(label: "lerix.state.commit")
+    /// False when a commit syncs (``StateDurability/powerLoss``): then every commit runs in the
+    /// file's background queue, never on a server loop.
+    private let commitsInPlace: Bool
     /// The chain pipelined writes are planned in now; it moves on once a refusal is recovered from.
     private let chain = Atomic<UInt64>(1)
     /// Set by an enqueue that found no drain on its way; ``commitEnqueued()`` starts it.
@@ -40,10 +42,11 @@ public final class SQLiteStateStore: StateStore {
     /// The seed `POST /admin/reset` returns to: the one the file was created with.
     public let seed: StateSnapshot
 
-    private init(file: StateFile, snapshot: StateSnapshot, seed: StateSnapshot) {
+    private init(file: StateFile, snapshot: StateSnapshot, seed: StateSnapshot, durability: StateDurability) {
         self.file = file
         self.snapshot = snapshot
         self.seed = seed
+        commitsInPlace = !durability.syncsEachCommit
     }
 
     /// Opens `path`, or creates it holding `seed` when it does not exist or is empty.
@@ -61,7 +64,7 @@ public final class SQLiteStateStore: StateStore {
             let storedSeed = try stored.seed.map { json throws(StateFileError) in
                 try StateSnapshot.restoring(json, what: "the stored seed", path: path)
             } ?? seed
-            return SQLiteStateStore(file: file, snapshot: snapshot, seed: storedSeed)
+            return SQLiteStateStore(file: file, snapshot: snapshot, seed: storedSeed, durability: durability)
         } catch {
             file.close()
             throw error
@@ -79,9 +82,9 @@ public final class SQLiteStateStore: StateStore {
         try file.write(events.map(\.stored))
     }
 
-    /// Queues `events` behind every earlier write and commits them on the commit queue, with
-    /// whatever else is waiting by then, in one transaction; `whenDurable` runs there once they are
-    /// committed or refused. Writes commit in enqueue order. After a refusal, every write enqueued
+    /// Queues `events` behind every earlier write; the next drain (``commitEnqueued()`` or
+    /// ``commitEnqueuedInPlace()``) commits them with whatever else is waiting by then, in one
+    /// transaction, and `whenDurable` runs on the draining thread once they are committed or refused. Writes commit in enqueue order. After a refusal, every write enqueued
     /// before ``recoverAfterRefusal()`` is refused too (``StateStoreError/refusedEarlier(path:)``):
     /// it was planned on top of the refused one.
     ///
@@ -98,7 +101,20 @@ public final class SQLiteStateStore: StateStore {
     /// so MockServer makes it outside its writer lock). Writes wait in the queue until then.
     public func commitEnqueued() {
         if drainWanted.exchange(false, ordering: .acquiringAndReleasing) {
-            commits.async { [file] in file.drain() }
+            file.drainInBackground()
+        }
+    }
+
+    /// On a server loop at the end of its batch: commits what is queued (this loop's writes and
+    /// any other's) right here, unless commits sync or a checkpoint or read holds the file; then
+    /// the commit moves to the background, as with ``commitEnqueued()``. Another loop's answers
+    /// go back to it through its queue.
+    public func commitEnqueuedInPlace() {
+        guard drainWanted.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        if commitsInPlace {
+            file.drainWithoutWaiting()
+        } else {
+            file.drainInBackground()
         }
     }
 

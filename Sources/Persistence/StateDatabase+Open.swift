@@ -10,7 +10,9 @@ extension StateDatabase {
     /// - `journal_mode=WAL` with `synchronous` from `durability`: see ``StateDurability`` for why
     ///   NORMAL is the default. A new file is built in rollback-journal mode with FULL (it is
     ///   renamed into place only once it is whole) and switched to WAL when first opened.
-    /// - `wal_autocheckpoint=4000`, `cache_size=32 MB`: throughput settings, explained inline.
+    /// - `wal_autocheckpoint=4000`, `cache_size=32 MB`: throughput settings, explained inline. When
+    ///   commits do not sync (``StateDurability/processCrash``), SQLite's own checkpoints are off
+    ///   and ``GroupCommitter`` runs them in the background instead, every 4,000 frames.
     /// - `locking_mode=EXCLUSIVE`: the server holds the file for its lifetime, so a second
     ///   `serve --state` on the same file is refused rather than silently forking the state; it
     ///   also keeps the WAL index in memory, so no `-shm` file is needed.
@@ -72,6 +74,9 @@ extension StateDatabase {
         }
     }
 
+    /// Log frames between checkpoints (16 MB of log with 4 KB pages).
+    static let logFramesPerCheckpoint = 4000
+
     private static func openExisting(path: String, durability: StateDurability) throws(StateFileError) -> StateDatabase {
         var connection: SQLiteConnection
         do {
@@ -107,13 +112,20 @@ extension StateDatabase {
                 // A checkpoint copies the WAL into the file and syncs twice while writers wait;
                 // every 4,000 pages (16 MB of log) instead of SQLite's 1,000 costs a few percent of
                 // write throughput instead of about a third, for a rarer, longer pause.
-                try connection.execute("PRAGMA wal_autocheckpoint = 4000")
+                try connection.execute("PRAGMA wal_autocheckpoint = \(logFramesPerCheckpoint)")
                 // 32 MB of page cache keeps the tables of a busy mock in memory between commits.
                 try connection.execute("PRAGMA cache_size = -32768")
                 // Takes the exclusive lock now, so a second server fails at start, not at its first write.
                 try connection.transaction({ () throws(SQLiteError) in
                     if version < StateSchema.currentVersion { try database.migrate(from: version) }
                 }, context: "locking the state file")
+                if !durability.syncsEachCommit {
+                    // Commits then run on server loops, which must never sync: the committer
+                    // checkpoints in the background, and the log starts over here, not in a
+                    // request's commit (whose first frame would sync the log's header).
+                    connection.takeOverCheckpoints()
+                    try database.checkpointAndRestartLog()
+                }
             }
             return database
         } catch let error as StateFileError {

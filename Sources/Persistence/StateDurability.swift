@@ -28,6 +28,9 @@ public enum StateDurability: Sendable, Equatable {
 
     public static let `default` = StateDurability.processCrash
 
+    /// True when a commit waits for the disk (an fsync): such commits never run on a server loop.
+    var syncsEachCommit: Bool { self == .powerLoss }
+
     var pragma: String {
         switch self {
         case .processCrash: return "PRAGMA synchronous = NORMAL"

@@ -36,7 +36,9 @@ final class StateFile: Sendable {
     static func open(path: String, seed: StoredState, durability: StateDurability = .default) throws(StateFileError) -> StateFile {
         let (database, created) = try StateDatabase.open(path: path, seed: seed, durability: durability)
         let state = try database.load()
-        let committer = GroupCommitter(database: database)
+        let committer = GroupCommitter(
+            database: database,
+            checkpointAfter: durability.syncsEachCommit || database.connection.isReadOnly ? nil : StateDatabase.logFramesPerCheckpoint)
         return StateFile(path: path, created: created, initialState: state, committer: committer)
     }
 
@@ -57,9 +59,15 @@ final class StateFile: Sendable {
         committer.enqueue(events, chain: chain, whenDone: whenDone)
     }
 
-    /// Commits what pipelined writes queued, until nothing is left.
-    func drain() {
-        committer.drain()
+    /// Commits what pipelined writes queued, until nothing is left, on the background queue.
+    func drainInBackground() {
+        committer.drainInBackground()
+    }
+
+    /// Commits what pipelined writes queued on the caller's thread while the file is free, the
+    /// rest in the background (see ``GroupCommitter/drainWithoutWaiting()``).
+    func drainWithoutWaiting() {
+        committer.drainWithoutWaiting()
     }
 
     /// The newest chain of pipelined writes that broke (0: none); see ``GroupCommitter``.

@@ -145,6 +145,8 @@ enum ServeCommand: CLICommand {
         let store = try ServeWiring.store(statePath: settings.statePath, seed: options.seed)
         options.store = store.store
         options.seed = store.seed
+        // HTTPServer's loops end their batches: a state file's writes commit there, no thread hop.
+        options.commitsAtBatchEnd = settings.statePath != nil
         options.pushSink = try ServeWiring.pushSink(apns: settings.apnsGateway, fcm: settings.fcmGateway,
                                                     auth: settings.push, log: options.log)
         let app = try MockServer(options: options)

@@ -97,6 +97,37 @@ final class SQLiteConnection {
     /// True while a transaction is open (not autocommit).
     var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// Frames in the write-ahead log after the last commit, kept by SQLite's WAL hook once
+    /// ``takeOverCheckpoints()`` installed it.
+    private final class LogFrames {
+        var count = 0
+    }
+
+    private let logFrames = LogFrames()
+
+    /// Frames in the write-ahead log after the last commit (0 until ``takeOverCheckpoints()``).
+    var framesInLog: Int { logFrames.count }
+
+    /// Turns SQLite's automatic checkpoints off: a commit never copies the log into the file (nor
+    /// syncs) on its own; the owner watches ``framesInLog`` and calls ``checkpoint()`` when and
+    /// where it chooses.
+    func takeOverCheckpoints() {
+        // The hook replaces the one wal_autocheckpoint installs.
+        sqlite3_wal_hook(handle, { context, _, _, frames in
+            if let context { Unmanaged<LogFrames>.fromOpaque(context).takeUnretainedValue().count = Int(frames) }
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(logFrames).toOpaque())
+    }
+
+    /// Copies the write-ahead log into the file (PASSIVE: as far as no reader needs the log; with
+    /// the exclusive lock that is all of it) and syncs both, so the next commit starts the log over.
+    func checkpoint() throws(SQLiteError) {
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        guard rc == SQLITE_OK else {
+            throw SQLiteError.from(handle, code: rc, context: "checkpointing the write-ahead log")
+        }
+    }
+
     /// `BEGIN IMMEDIATE` and `COMMIT`, compiled once: every acknowledged write runs both.
     private var begin: SQLiteStatement?
     private var commit: SQLiteStatement?
