@@ -155,6 +155,31 @@ wrk_errors() { awk '/Non-2xx or 3xx responses:/ { n += $5 } /Socket errors:/ { g
 # h2load's report on stdin -> requests/s.
 h2load_rps() { awk '/^finished in/ { for (i = 1; i <= NF; i++) if ($i == "req/s,") print $(i - 1) }'; }
 
+# latency_window LOG FROM_US TO_US: the requests of an h2load --log-file (start in microseconds
+# since the epoch, status, microseconds to the end of the response; one a line) that overlapped
+# [FROM_US, TO_US], i.e. started before TO_US and ended after FROM_US. Prints
+# "COUNT P50_MS P99_MS MAX_MS FAILED COVERED": FAILED counts overlapping requests that failed or
+# were not 2xx/3xx; COVERED is 1 when the log's requests began by FROM_US and ran until TO_US
+# (the load spanned the whole window), else 0. Percentiles are nearest-rank.
+latency_window() {
+    awk -F'\t' -v from="$2" -v to="$3" '
+        NR == 1 || $1 < first { first = $1 }
+        $1 + $3 > last { last = $1 + $3 }
+        $1 < to && $1 + $3 > from {
+            print $3
+            if ($2 < 200 || $2 >= 400) failed++
+        }
+        END { printf "# %d %d\n", failed, (NR > 0 && first <= from && last >= to) }' "$1" |
+    sort -g | awk '
+        /^#/ { failed = $2; covered = $3; next }
+        { v[++n] = $1 }
+        function rank(p,  i) { i = int(p * n + 0.999999); if (i < 1) i = 1; return v[i] / 1000 }
+        END {
+            if (n == 0) { printf "0 0 0 0 %d %d\n", failed, covered; exit }
+            printf "%d %.2f %.2f %.2f %d %d\n", n, rank(0.5), rank(0.99), v[n] / 1000, failed, covered
+        }'
+}
+
 # tree_cpu_seconds PID: cpu_seconds of PID and its child processes (nginx's master and workers).
 tree_cpu_seconds() {
     local total

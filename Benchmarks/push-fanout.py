@@ -8,7 +8,10 @@ the fan-out until the push record shows no pending token.
   push-fanout.py fanout SERVER GATEWAY N KNOWN [POLL_S]
                                           one blocking change (KNOWN pushes exist already), then poll
                                           the push's summary (every POLL_S seconds, 0.01) until no
-                                          token is pending; prints timings
+                                          token is pending; prints timings, with the fan-out's
+                                          window in microseconds since the epoch (start_us: the
+                                          change is sent; done_us: the summary showing pending 0
+                                          arrived), for matching against h2load's --log-file
 """
 import json, sys, time, urllib.error, urllib.request
 
@@ -37,11 +40,11 @@ def summary(server, push_id):
         _, push = call("GET", server + "/admin/projects/demo/pushes/%d" % push_id)
     except urllib.error.HTTPError as e:
         if e.code == 404:
-            return None, time.monotonic()
+            return None, time.monotonic(), time.time_ns() // 1000
         raise
-    answered = time.monotonic()
+    answered, answered_us = time.monotonic(), time.time_ns() // 1000
     return {"tokens": sum(push["tokens"].values()), "delivered": push["delivered"], "failed": push["failed"],
-            "pending": push["pending"]}, answered
+            "pending": push["pending"]}, answered, answered_us
 
 def reset(server):
     """Back to the seed (every token registered again, no push yet), and past any throttle
@@ -52,7 +55,7 @@ def reset(server):
 def fanout(server, gateway, n, known, poll=0.01):
     """`known` pushes exist already."""
     _, before = call("GET", gateway + "/stats")
-    start = time.monotonic()
+    start, start_us = time.monotonic(), time.time_ns() // 1000
     # A required update is a blocking change: its push is recorded and handed to the sink
     # before the answer.
     call("POST", server + "/admin/projects/demo/rules",
@@ -62,11 +65,11 @@ def fanout(server, gateway, n, known, poll=0.01):
     # The push's summary is cheap (counts only), so it is polled directly, every 10 ms (callgrind
     # runs poll less: a slowed-down server would otherwise count thousands of polls).
     record = None
-    done = None
+    done = done_us = None
     while time.monotonic() - start < 600:
-        record, answered = summary(server, known + 1)
+        record, answered, answered_us = summary(server, known + 1)
         if record is not None and record["pending"] == 0:
-            done = answered - start   # an upper bound: the server read the record before this
+            done, done_us = answered - start, answered_us   # an upper bound: the server read the record before this
             break
         time.sleep(poll)
     if done is None:
@@ -75,7 +78,8 @@ def fanout(server, gateway, n, known, poll=0.01):
     _, after = call("GET", gateway + "/stats")
     print(json.dumps({"tokens": record["tokens"], "delivered": record["delivered"],
                       "failed": record["failed"], "triggered_s": round(triggered, 3),
-                      "gateway_requests": after["requests"] - before["requests"], "done_s": round(done, 3)}))
+                      "gateway_requests": after["requests"] - before["requests"], "done_s": round(done, 3),
+                      "start_us": start_us, "done_us": done_us}))
 
 if __name__ == "__main__":
     if sys.argv[1] == "config":
