@@ -45,6 +45,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields.append(HTTPField(name, value))
     }
 
+    /// Room for `count` fields, so a header filled field by field grows its storage once
+    /// (an HTTP/2 request or a push answer), not at every doubling.
+    public mutating func reserveCapacity(_ count: Int) {
+        fields.reserveCapacity(count)
+    }
+
     /// Replaces every field named `name` with one field (in the first one's place, if any).
     public mutating func set(_ name: String, _ value: String) {
         guard let first = firstIndex(of: name) else {

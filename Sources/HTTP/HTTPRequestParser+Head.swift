@@ -210,8 +210,9 @@ extension HTTPRequestParser {
     }
 
     /// The field name in `bytes`. The names on nearly every request, spelled as clients send
-    /// them (capitalised or lower case), share one literal each instead of being decoded.
-    static func fieldName(_ bytes: UnsafeRawBufferPointer) -> String {
+    /// them (capitalised or lower case), share one literal each instead of being decoded;
+    /// so do the lower-case names of a push provider's requests (HTTP/2 also reads them here).
+    package static func fieldName(_ bytes: UnsafeRawBufferPointer) -> String {
         switch bytes.count {
         case 4:
             if bytes.equals("Host") { return "Host" }
@@ -223,9 +224,17 @@ extension HTTPRequestParser {
             if bytes.equals("User-Agent") { return "User-Agent" }
             if bytes.equals("user-agent") { return "user-agent" }
             if bytes.equals("Connection") { return "Connection" }
+            if bytes.equals("apns-topic") { return "apns-topic" }
+        case 12:
+            if bytes.equals("content-type") { return "content-type" }
         case 13:
             if bytes.equals("If-None-Match") { return "If-None-Match" }
             if bytes.equals("if-none-match") { return "if-none-match" }
+            if bytes.equals("apns-priority") { return "apns-priority" }
+            if bytes.equals("authorization") { return "authorization" }
+        case 14:
+            if bytes.equals("apns-push-type") { return "apns-push-type" }
+            if bytes.equals("content-length") { return "content-length" }
         case 15:
             if bytes.equals("Accept-Encoding") { return "Accept-Encoding" }
             if bytes.equals("accept-encoding") { return "accept-encoding" }

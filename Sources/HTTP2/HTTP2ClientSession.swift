@@ -135,6 +135,7 @@ public final class HTTP2ClientSession {
         if id < 0 { throw HTTP2Error.library(Int(id), "submitting a request") }
         let stream = ClientStream()
         stream.requestBody = body
+        stream.template = template   // nghttp2 points into it until the HEADERS are framed
         streams[Int(id)] = stream
         return id
     }
@@ -247,6 +248,9 @@ public final class HTTP2ClientSession {
 
 /// One request in flight and its response as it arrives.
 final class ClientStream {
+    /// The template a request was made from: nghttp2 reads its fields in place (not copied)
+    /// when it frames the HEADERS, so the stream keeps it alive until it is removed.
+    var template: HTTP2RequestTemplate?
     var requestBody: [UInt8] = []
     var requestOffset = 0
     var status = 0

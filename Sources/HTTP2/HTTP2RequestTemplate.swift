@@ -18,7 +18,8 @@ public final class HTTP2RequestTemplate: @unchecked Sendable {
     public let path: [UInt8]
     /// Names and values, one allocation for the template's life; `nva` points into it.
     private let storage: UnsafeMutablePointer<UInt8>
-    /// :method, :scheme, :authority, a :path placeholder (index 3), then the fields.
+    /// :method, :scheme, :authority, a :path placeholder (``pathIndex``), then the fields;
+    /// all but the path marked for nghttp2 not to copy.
     private let nva: [nghttp2_nv]
 
     /// - Parameter shape: method, target (the path's start) and fields; `Host` becomes
@@ -39,20 +40,29 @@ public final class HTTP2RequestTemplate: @unchecked Sendable {
         let base = UnsafeMutablePointer<UInt8>.allocate(capacity: max(bytes.count, 1))
         base.initialize(from: bytes, count: bytes.count)
         storage = base
-        nva = block.spans.map { span in
+        // nghttp2 keeps pointers to these bytes instead of copying (and lowercasing) them for
+        // every request: each stream holds its template until nghttp2 has framed its HEADERS
+        // (``HTTP2ClientSession`` keeps it on the stream). The path (index 3) changes per
+        // request and is copied.
+        let noCopy = UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue | NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue)
+        nva = block.spans.enumerated().map { i, span in
             nghttp2_nv(name: base + span.nameStart, value: base + span.nameStart + span.nameCount,
-                       namelen: span.nameCount, valuelen: span.valueCount, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                       namelen: span.nameCount, valuelen: span.valueCount,
+                       flags: i == Self.pathIndex ? UInt8(NGHTTP2_NV_FLAG_NONE.rawValue) : noCopy)
         }
     }
+
+    /// Where `:path` sits in ``nva``.
+    static let pathIndex = 3
 
     deinit { storage.deallocate() }
 
     /// Writes the request's name/value array into `out` with `path` as `:path`; valid while
-    /// `path` and this template are.
+    /// `path` is, and for nghttp2 (which does not copy the other fields) while this template is.
     func fill(_ out: inout [nghttp2_nv], path: UnsafeBufferPointer<UInt8>) {
         out.removeAll(keepingCapacity: true)
         out.append(contentsOf: nva)
-        out[3].value = UnsafeMutablePointer(mutating: path.baseAddress)
-        out[3].valuelen = path.count
+        out[Self.pathIndex].value = UnsafeMutablePointer(mutating: path.baseAddress)
+        out[Self.pathIndex].valuelen = path.count
     }
 }

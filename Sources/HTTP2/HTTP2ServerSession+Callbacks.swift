@@ -54,7 +54,9 @@ extension HTTP2ServerSession {
                 default: break                                                          // :scheme, :protocol
                 }
             } else {
-                stream.headers.add(String(decoding: nameBytes, as: UTF8.self), valueText)
+                // Room for a usual request's fields and the Host made from :authority at once.
+                if stream.headers.count == 0 { stream.headers.reserveCapacity(8) }
+                stream.headers.add(HTTPRequestParser.fieldName(UnsafeRawBufferPointer(nameBytes)), valueText)
             }
             return 0
         }
@@ -108,14 +110,15 @@ extension HTTP2ServerSession {
             events.append(.rejected(streamID: streamID, rejection))
             return
         }
+        // Taken out of the stream first, so adding Host writes the one copy in place.
         var headers = stream.headers
+        stream.headers = HTTPHeaders()
         if !stream.authority.isEmpty && !headers.contains("Host") {
             headers.add("Host", stream.authority)
         }
         let target = stream.path.isEmpty ? stream.authority : stream.path
         let request = HTTPRequest(method: stream.method, target: target, version: .http2, headers: headers, body: stream.body)
         stream.body = []
-        stream.headers = HTTPHeaders()
         events.append(.request(streamID: streamID, request))
     }
 }

@@ -177,7 +177,7 @@ public final class HTTP2ServerSession {
         let bodyAllowed = !(100...199).contains(response.status) && response.status != 204 && response.status != 304
         let sendsBody = bodyAllowed && stream.method != "HEAD" && !response.body.isEmpty
         var block = HeaderBlock(capacity: response.headers.count + 2)
-        block.addPseudo(":status", String(response.status))
+        block.addStatus(response.status)
         var hasLength = false
         for field in response.headers where !HeaderBlock.isConnectionSpecific(field.name) {
             if HTTPHeadersNames.equal("content-length", field.name) {
@@ -207,7 +207,7 @@ public final class HTTP2ServerSession {
         guard let stream = streams[streamID], !stream.responded else { return false }
         stream.responded = true
         var block = HeaderBlock(capacity: head.headers.count + 1)
-        block.addPseudo(":status", String(head.status))
+        block.addStatus(head.status)
         for field in head.headers where !HeaderBlock.isConnectionSpecific(field.name)
             && !HTTPHeadersNames.equal("content-length", field.name) {
             block.add(field.name, field.value)

@@ -10,7 +10,7 @@ struct HeaderBlock {
     var bytes: [UInt8] { storage }
 
     init(capacity: Int = 8) {
-        storage.reserveCapacity(capacity * 24)
+        storage.reserveCapacity(capacity * 32 + 16)   // names and values of a usual answer without growing
         spans.reserveCapacity(capacity)
     }
 
@@ -19,27 +19,30 @@ struct HeaderBlock {
     /// the stream over such a field.
     @discardableResult
     mutating func add(_ name: String, _ value: String) -> Bool {
-        let start = storage.count
         var name = name
         var value = value
-        let nameOK = name.withUTF8 { bytes -> Bool in
-            guard !bytes.isEmpty else { return false }
-            for b in bytes where !Self.isTokenByte(b) { return false }
-            storage.append(contentsOf: bytes)
-            return true
+        return name.withUTF8 { n in value.withUTF8 { v in add(name: n, value: v) } }
+    }
+
+    /// ``add(_:_:)`` on bytes: both are checked before anything is stored, in one pass each.
+    @discardableResult
+    mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !name.isEmpty else { return false }
+        var hasUpper = false
+        for b in name {
+            guard Self.isTokenByte(b) else { return false }
+            if b >= 65 && b <= 90 { hasUpper = true }
         }
-        guard nameOK else { return false }
-        let nameCount = storage.count - start
-        storage.withUnsafeMutableBufferPointer { buf in
-            for i in start ..< start + nameCount where buf[i] >= 65 && buf[i] <= 90 { buf[i] += 32 }
+        guard Self.isFieldValue(value) else { return false }
+        let start = storage.count
+        storage.append(contentsOf: name)
+        if hasUpper {
+            storage.withUnsafeMutableBufferPointer { buf in
+                for i in start ..< start + name.count where buf[i] >= 65 && buf[i] <= 90 { buf[i] += 32 }
+            }
         }
-        let valueOK = value.withUTF8 { bytes -> Bool in
-            for b in bytes where b == 0 || b == 10 || b == 13 { return false }
-            storage.append(contentsOf: bytes)
-            return true
-        }
-        guard valueOK else { storage.removeSubrange(start...); return false }
-        spans.append((start, nameCount, storage.count - start - nameCount))
+        storage.append(contentsOf: value)
+        spans.append((start, name.count, value.count))
         return true
     }
 
@@ -50,7 +53,7 @@ struct HeaderBlock {
         let nameCount = storage.count - start
         var value = value
         value.withUTF8 { bytes in
-            if bytes.allSatisfy({ $0 != 0 && $0 != 10 && $0 != 13 }) {
+            if Self.isFieldValue(bytes) {
                 storage.append(contentsOf: bytes)
             } else {
                 for b in bytes where b != 0 && b != 10 && b != 13 { storage.append(b) }
@@ -59,34 +62,51 @@ struct HeaderBlock {
         spans.append((start, nameCount, storage.count - start - nameCount))
     }
 
-    /// RFC 9110 tchar.
-    static func isTokenByte(_ b: UInt8) -> Bool {
-        switch b {
-        case 48...57, 65...90, 97...122: return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-             UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-             UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
-        default: return false
-        }
+    /// `:status` with a three-digit code written as digits (no String made), others as text.
+    mutating func addStatus(_ status: Int) {
+        guard (100...999).contains(status) else { return addPseudo(":status", String(status)) }
+        let start = storage.count
+        storage.append(contentsOf: Self.statusName)
+        storage.append(UInt8(truncatingIfNeeded: 48 + status / 100))
+        storage.append(UInt8(truncatingIfNeeded: 48 + status / 10 % 10))
+        storage.append(UInt8(truncatingIfNeeded: 48 + status % 10))
+        spans.append((start, Self.statusName.count, 3))
     }
 
-    /// Calls `body` with the nghttp2_nv array; the pointers are valid only inside it.
+    private static let statusName: [UInt8] = Array(":status".utf8)
+
+    /// No NUL, LF or CR (what HTTP/2 peers refuse in a value).
+    @inline(__always)
+    static func isFieldValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for b in bytes where b <= 13 && (b == 0 || b == 10 || b == 13) { return false }
+        return true
+    }
+
+    /// RFC 9110 tchar, as two bit masks over ASCII (digits, letters and !#$%&'*+-.^_`|~).
+    @inline(__always)
+    static func isTokenByte(_ b: UInt8) -> Bool {
+        if b < 64 { return (0x03ff_6cfa_0000_0000 as UInt64) >> UInt64(b) & 1 != 0 }
+        if b < 128 { return (0x57ff_ffff_c7ff_fffe as UInt64) >> UInt64(b - 64) & 1 != 0 }
+        return false
+    }
+
+    /// Calls `body` with the nghttp2_nv array; the pointers are valid only inside it. The
+    /// array lives on the stack for the call (no allocation per header block).
     mutating func withNameValues<R>(_ body: (UnsafePointer<nghttp2_nv>?, Int) -> R) -> R {
         let spans = self.spans
         return storage.withUnsafeMutableBufferPointer { buf -> R in
-            guard let base = buf.baseAddress else { return body(nil, 0) }
-            var nva: [nghttp2_nv] = []
-            nva.reserveCapacity(spans.count)
-            for span in spans {
-                nva.append(nghttp2_nv(
-                    name: base + span.nameStart,
-                    value: base + span.nameStart + span.nameCount,
-                    namelen: span.nameCount,
-                    valuelen: span.valueCount,
-                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+            guard let base = buf.baseAddress, !spans.isEmpty else { return body(nil, 0) }
+            return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: spans.count) { nva -> R in
+                for (i, span) in spans.enumerated() {
+                    nva[i] = nghttp2_nv(   // a C struct: plain stores into the fresh buffer are fine
+                        name: base + span.nameStart,
+                        value: base + span.nameStart + span.nameCount,
+                        namelen: span.nameCount,
+                        valuelen: span.valueCount,
+                        flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                }
+                return body(UnsafePointer(nva.baseAddress), spans.count)
             }
-            return nva.withUnsafeBufferPointer { body($0.baseAddress, $0.count) }
         }
     }
 
@@ -104,7 +124,10 @@ struct HeaderBlock {
 }
 
 enum HTTPHeadersNames {
+    /// Whether `other` spells `lower` (lowercase ASCII) in any case; lengths first, which
+    /// settles most comparisons without reading a byte.
     static func equal(_ lower: String, _ other: String) -> Bool {
+        guard lower.utf8.count == other.utf8.count else { return false }
         var a = lower.utf8.makeIterator(), b = other.utf8.makeIterator()
         while true {
             switch (a.next(), b.next()) {

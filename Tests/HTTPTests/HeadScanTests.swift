@@ -27,6 +27,14 @@ import Testing
         }
     }
 
+    @Test func pushProviderFieldNamesAreSharedAsSent() {
+        for name in ["apns-topic", "apns-priority", "apns-push-type", "authorization", "content-type", "content-length",
+                     "Content-Type", "APNS-Topic", "apns-topix", "content-lengt"] {
+            let parsed = Array(name.utf8).withUnsafeBytes { HTTPRequestParser.fieldName($0) }
+            #expect(parsed == name)
+        }
+    }
+
     @Test func sharedFieldNamesKeepTheSpellingSent() {
         for name in ["Host", "host", "Accept", "accept", "User-Agent", "user-agent", "Connection", "If-None-Match",
                      "if-none-match", "Accept-Encoding", "accept-encoding", "HOST", "hOst", "X-Other", "Accept-Language"] {
