@@ -195,14 +195,16 @@ final class GroupCommitter: Sendable {
     /// The newest chain in which a pipelined write was refused (0: none).
     var brokenChain: UInt64 { broken.load(ordering: .acquiring) }
 
-    /// Queues a checkpoint in the background once the log holds ``checkpointAfter`` frames.
+    /// Queues the file's upkeep in the background once it is due: a checkpoint once the log
+    /// holds ``checkpointAfter`` frames, folding a grown token log (``StateDatabase/maintain(checkpoint:)``).
     private func checkpointIfDue(_ database: StateDatabase) {
-        guard let limit = checkpointAfter, database.connection.framesInLog >= limit,
+        guard database.needsMaintenance(checkpointAfter: checkpointAfter),
               !checkpointQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let checkpoint = checkpointAfter != nil
         background.async { [self] in
             access.withLock { access in
-                // A failed checkpoint leaves the log as it was: still valid, tried again later.
-                try? access.database?.checkpointAndRestartLog()
+                // A failed fold or checkpoint leaves the file as it was: still valid, tried again later.
+                try? access.database?.maintain(checkpoint: checkpoint)
             }
             checkpointQueued.store(false, ordering: .releasing)
         }

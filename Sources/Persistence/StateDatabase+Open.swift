@@ -118,6 +118,7 @@ extension StateDatabase {
                 // Takes the exclusive lock now, so a second server fails at start, not at its first write.
                 try connection.transaction({ () throws(SQLiteError) in
                     if version < StateSchema.currentVersion { try database.migrate(from: version) }
+                    try database.foldTokenLog()
                 }, context: "locking the state file")
                 if !durability.syncsEachCommit {
                     // Commits then run on server loops, which must never sync: the committer

@@ -57,7 +57,7 @@ final class StateDatabase: @unchecked Sendable {
             last = lastSeq
         } else {
             let stmt = try statement(
-                "SELECT max(m) FROM (SELECT max(seq) AS m FROM projects UNION ALL SELECT max(seq) FROM rules UNION ALL SELECT max(seq) FROM changes UNION ALL SELECT max(seq) FROM push_tokens UNION ALL SELECT max(seq) FROM pushes UNION ALL SELECT max(seq) FROM ingest)")
+                "SELECT max(m) FROM (SELECT max(seq) AS m FROM projects UNION ALL SELECT max(seq) FROM rules UNION ALL SELECT max(seq) FROM changes UNION ALL SELECT max(seq) FROM push_tokens UNION ALL SELECT max(seq) FROM token_log UNION ALL SELECT max(seq) FROM pushes UNION ALL SELECT max(seq) FROM ingest)")
             defer { stmt.reset() }
             last = try stmt.step() ? Int(stmt.int64(0)) : 0
         }
@@ -94,13 +94,15 @@ final class StateDatabase: @unchecked Sendable {
                 "INSERT INTO changes (project, id, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, id) DO UPDATE SET body = excluded.body",
                 .text(project), .integer(id), try nextSeq(), .json(body))
         case .tokenUpserted(let project, let token):
-            try run(
-                "INSERT INTO push_tokens (project, token, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, token) DO UPDATE SET body = excluded.body",
-                .text(project), .text(token.id), try nextSeq(), .json(token.body))
+            try run("INSERT INTO token_log (project, token, seq, body) VALUES (?1, ?2, ?3, ?4)",
+                    .text(project), .text(token.id), try nextSeq(), .json(token.body))
+            loggedTokens += 1
         case .tokenRegistered(let project, let token):
             try register(token, in: project)
         case .tokenDeleted(let project, let token):
-            try run("DELETE FROM push_tokens WHERE project = ?1 AND token = ?2", .text(project), .text(token))
+            try run("INSERT INTO token_log (project, token, seq, body) VALUES (?1, ?2, ?3, NULL)",
+                    .text(project), .text(token), try nextSeq())
+            loggedTokens += 1
         case .pushRecorded(let project, let id, let body):
             try run(
                 "INSERT INTO pushes (project, id, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, id) DO UPDATE SET body = excluded.body",
@@ -117,11 +119,16 @@ final class StateDatabase: @unchecked Sendable {
     /// The record of the token being written, reused row after row.
     private var tokenBody: [UInt8] = []
 
-    /// `tokenUpserted`'s row, with its body written as bytes and every text bound in place
+    /// Rows appended to `token_log` since it was last folded (counted from the fold at open).
+    private(set) var loggedTokens = 0
+    /// Rows of `token_log` after which the committer's background folds it into `push_tokens`,
+    /// so the log (and the next open's fold) stays bounded on a server that runs for long.
+    var foldTokenLogAfter = 100_000
+
+    /// `tokenUpserted`'s log row, with its body written as bytes and every text bound in place
     /// (no copy by SQLite), all of it living until the statement is reset.
     private func register(_ token: StateSnapshot.Token, in project: String) throws(SQLiteError) {
-        let stmt = try statement(
-            "INSERT INTO push_tokens (project, token, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, token) DO UPDATE SET body = excluded.body")
+        let stmt = try statement("INSERT INTO token_log (project, token, seq, body) VALUES (?1, ?2, ?3, ?4)")
         let seq = try nextSeq()
         tokenBody.removeAll(keepingCapacity: true)
         token.writeJSON(into: &tokenBody)
@@ -145,6 +152,40 @@ final class StateDatabase: @unchecked Sendable {
             }
         }
         if let failure { throw failure }
+        loggedTokens += 1
+    }
+
+    /// A token row straight into `push_tokens` (a whole state being written, the log empty).
+    private func insertToken(_ token: StoredItem, in project: String) throws(SQLiteError) {
+        try run("INSERT INTO push_tokens (project, token, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, token) DO UPDATE SET body = excluded.body",
+                .text(project), .text(token.id), try nextSeq(), .json(token.body))
+    }
+
+    /// Applies `token_log` to `push_tokens`, oldest first, and empties it, inside the caller's
+    /// transaction: a registration replaces the record of a token already there (which keeps its
+    /// place) or adds it, a removal removes it.
+    func foldTokenLog() throws(SQLiteError) {
+        let entries = try statement("SELECT project, token, seq, body FROM token_log ORDER BY seq")
+        defer { entries.reset() }
+        let upsert = try statement(
+            "INSERT INTO push_tokens (project, token, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, token) DO UPDATE SET body = excluded.body")
+        let remove = try statement("DELETE FROM push_tokens WHERE project = ?1 AND token = ?2")
+        while try entries.step() {
+            let project = Argument.text(entries.text(0) ?? ""), token = Argument.text(entries.text(1) ?? "")
+            if let body = entries.text(3) {
+                try bind(upsert, 1, project)
+                try bind(upsert, 2, token)
+                try bind(upsert, 3, .integer(Int(entries.int64(2))))
+                try bind(upsert, 4, .text(body))
+                try upsert.run()
+            } else {
+                try bind(remove, 1, project)
+                try bind(remove, 2, token)
+                try remove.run()
+            }
+        }
+        try run("DELETE FROM token_log")
+        loggedTokens = 0
     }
 
     private func replaceAll(with state: StoredState) throws(SQLiteError) {
@@ -152,6 +193,8 @@ final class StateDatabase: @unchecked Sendable {
         try run("DELETE FROM rules")
         try run("DELETE FROM changes")
         try run("DELETE FROM push_tokens")
+        try run("DELETE FROM token_log")
+        loggedTokens = 0
         try run("DELETE FROM pushes")
         try run("DELETE FROM ingest")
         if let seed = state.seed {
@@ -166,7 +209,7 @@ final class StateDatabase: @unchecked Sendable {
                 try apply(.changeAppended(project: project.key, id: change.id, body: change.body))
             }
             for token in project.pushTokens {
-                try apply(.tokenUpserted(project: project.key, token: token))
+                try insertToken(token, in: project.key)
             }
             for push in project.pushes {
                 try apply(.pushRecorded(project: project.key, id: push.id, body: push.body))
@@ -228,13 +271,27 @@ final class StateDatabase: @unchecked Sendable {
             let body = try parse(stmt.text(2), "change \(id) of project \(key)")
             projects[key]?.changes.append(StoredRecord(id: id, body: body))
         }
+        // The folded tokens, then the log on top (it is empty unless the file is read-only).
+        var tokens: [String: TokenList] = [:]
         try rows("SELECT project, token, body FROM push_tokens ORDER BY seq") { stmt in
             let key = stmt.text(0) ?? ""
             let token = stmt.text(1) ?? ""
             touch(key)
             let body = try parse(stmt.text(2), "push token \(token) of project \(key)")
-            projects[key]?.pushTokens.append(StoredItem(id: token, body: body))
+            tokens[key, default: TokenList()].upsert(StoredItem(id: token, body: body))
         }
+        try rows("SELECT project, token, body FROM token_log ORDER BY seq") { stmt in
+            let key = stmt.text(0) ?? ""
+            let token = stmt.text(1) ?? ""
+            guard let text = stmt.text(2) else {
+                tokens[key]?.remove(token)
+                return
+            }
+            touch(key)
+            let body = try parse(text, "push token \(token) of project \(key)")
+            tokens[key, default: TokenList()].upsert(StoredItem(id: token, body: body))
+        }
+        for (key, list) in tokens { projects[key]?.pushTokens = list.items }
         try rows("SELECT project, id, body FROM pushes ORDER BY project, id") { stmt in
             let key = stmt.text(0) ?? ""
             let id = Int(stmt.int64(1))
@@ -261,4 +318,27 @@ final class StateDatabase: @unchecked Sendable {
             try each(stmt)
         }
     }
+}
+
+/// One project's tokens in registration order while the file is read: a token registered again
+/// keeps its place with the new record, one removed and registered again goes last.
+private struct TokenList {
+    private var slots: [StoredItem?] = []
+    private var index: [String: Int] = [:]
+
+    mutating func upsert(_ item: StoredItem) {
+        if let at = index[item.id] {
+            slots[at] = item
+        } else {
+            index[item.id] = slots.count
+            slots.append(item)
+        }
+    }
+
+    mutating func remove(_ token: String) {
+        guard let at = index.removeValue(forKey: token) else { return }
+        slots[at] = nil
+    }
+
+    var items: [StoredItem] { slots.compactMap { $0 } }
 }

@@ -104,6 +104,11 @@ final class StateFile: Sendable {
         committer.close()
     }
 
+    /// Runs `body` with the file to itself, between commits; nil once closed (tests only).
+    func readForTesting<T: Sendable>(_ body: (StateDatabase) -> T) -> T? {
+        committer.read(body)
+    }
+
     /// How many writes wait for the file right now (tests only).
     var queuedForTesting: Int { committer.queued }
 

@@ -62,6 +62,18 @@ enum StateSchema {
             PRIMARY KEY (project, module)
         ) WITHOUT ROWID;
         """,
+        // 2: push-token registrations and removals are appended to token_log, keyed by seq, so a
+        // commit writes at the b-tree's right edge instead of leaves all over push_tokens (keys
+        // scatter), and folded into push_tokens when the file is opened or the log has grown
+        // (StateDatabase.foldTokenLog). A NULL body marks a removal.
+        """
+        CREATE TABLE token_log (
+            seq     INTEGER PRIMARY KEY,
+            project TEXT NOT NULL,
+            token   TEXT NOT NULL,
+            body    TEXT
+        );
+        """,
     ]
 
     /// The SQLite file header's magic string, "SQLite format 3" and a NUL.
