@@ -262,15 +262,16 @@ public final class PushGateway: Responder, Sendable {
                 if i == 8 || i == 13 || i == 18 || i == 23 {
                     out[i] = UInt8(ascii: "-")
                 } else {
-                    out[i] = hexDigits[Int(v & 15)]
+                    // Computed, not read from a static table: a static is an initialization
+                    // check per access, 32 per id.
+                    let digit = UInt8(truncatingIfNeeded: v & 15)
+                    out[i] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") - 10 + digit
                     v >>= 4
                 }
             }
             return 36
         }
     }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// `apns-priority` as recorded: the header's value for the three APNs takes, without formatting.
     static func priorityText(_ priority: Int) -> String {
