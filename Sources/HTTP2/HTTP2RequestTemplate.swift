@@ -48,7 +48,7 @@ public final class HTTP2RequestTemplate: @unchecked Sendable {
         nva = block.spans.enumerated().map { i, span in
             nghttp2_nv(name: base + span.nameStart, value: base + span.nameStart + span.nameCount,
                        namelen: span.nameCount, valuelen: span.valueCount,
-                       flags: i == Self.pathIndex ? UInt8(NGHTTP2_NV_FLAG_NONE.rawValue) : noCopy)
+                       flags: span.flags | (i == Self.pathIndex ? UInt8(NGHTTP2_NV_FLAG_NONE.rawValue) : noCopy))
         }
     }
 

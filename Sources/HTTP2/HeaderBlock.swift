@@ -4,7 +4,8 @@ import CNghttp2
 /// bytes before returning: one allocation per header block instead of one per field.
 struct HeaderBlock {
     private var storage: [UInt8] = []
-    private(set) var spans: [(nameStart: Int, nameCount: Int, valueCount: Int)] = []
+    /// Where each field sits, and its nghttp2 flags (``neverIndexed`` fields carry NO_INDEX).
+    private(set) var spans: [(nameStart: Int, nameCount: Int, valueCount: Int, flags: UInt8)] = []
 
     /// Every name and value, back to back (``spans`` says where each starts).
     var bytes: [UInt8] { storage }
@@ -42,7 +43,28 @@ struct HeaderBlock {
             }
         }
         storage.append(contentsOf: value)
-        spans.append((start, name.count, value.count))
+        let indexing = Self.neverIndexed(storage, from: start, count: name.count)
+            ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+        spans.append((start, name.count, value.count, indexing))
+        return true
+    }
+
+    /// Fields whose value is new in nearly every message (an APNs answer's id, the check's
+    /// server time): HPACK-indexing them would only push reusable fields out of both peers'
+    /// tables, entry by entry, so they are sent as never-indexed literals (as nghttp2 itself
+    /// does for `:path`, `content-length` and `etag`). Looked at by length first.
+    static func neverIndexed(_ storage: [UInt8], from start: Int, count: Int) -> Bool {
+        switch count {
+        case 7: return storage.withUnsafeBufferPointer { Self.equals($0, start, "apns-id") }
+        case 14: return storage.withUnsafeBufferPointer { Self.equals($0, start, "apns-unique-id") }
+        case 17: return storage.withUnsafeBufferPointer { Self.equals($0, start, "lerix-server-time") }
+        default: return false
+        }
+    }
+
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ literal: StaticString) -> Bool {
+        let p = literal.utf8Start
+        for i in 0 ..< literal.utf8CodeUnitCount where bytes[start + i] != p[i] { return false }
         return true
     }
 
@@ -59,7 +81,7 @@ struct HeaderBlock {
                 for b in bytes where b != 0 && b != 10 && b != 13 { storage.append(b) }
             }
         }
-        spans.append((start, nameCount, storage.count - start - nameCount))
+        spans.append((start, nameCount, storage.count - start - nameCount, UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
     }
 
     /// `:status` with a three-digit code written as digits (no String made), others as text.
@@ -70,7 +92,7 @@ struct HeaderBlock {
         storage.append(UInt8(truncatingIfNeeded: 48 + status / 100))
         storage.append(UInt8(truncatingIfNeeded: 48 + status / 10 % 10))
         storage.append(UInt8(truncatingIfNeeded: 48 + status % 10))
-        spans.append((start, Self.statusName.count, 3))
+        spans.append((start, Self.statusName.count, 3, UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
     }
 
     private static let statusName: [UInt8] = Array(":status".utf8)
@@ -103,7 +125,7 @@ struct HeaderBlock {
                         value: base + span.nameStart + span.nameCount,
                         namelen: span.nameCount,
                         valuelen: span.valueCount,
-                        flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                        flags: span.flags)
                 }
                 return body(UnsafePointer(nva.baseAddress), spans.count)
             }
