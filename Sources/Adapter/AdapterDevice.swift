@@ -70,8 +70,8 @@ final class AdapterDevice {
         earlierFailure = sdk.state.lastCheckFailure ?? earlierFailure
     }
 
-    /// The latest failed check since `create`, across launches.
-    var lastCheckFailure: CheckFailure? { sdk.state.lastCheckFailure ?? earlierFailure }
+    /// The latest failed check since `create`, across launches, given the current process's state.
+    func lastCheckFailure(in state: LerixState) -> CheckFailure? { state.lastCheckFailure ?? earlierFailure }
 
     /// Counters since `create`, across launches.
     var statistics: LerixStatistics { Self.adding(earlier, sdk.statistics) }

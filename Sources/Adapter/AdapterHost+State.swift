@@ -14,11 +14,12 @@ extension AdapterHost {
 
     /// The `state` answer's fields (ADAPTER.md "State"), plus `running`, `online` and `device_time`.
     func stateFields(_ device: AdapterDevice) -> [(String, JSON)] {
-        let state = device.sdk.state
+        let state = device.sdk.state  // worked out once: every field below reads this one
         let statistics = device.statistics
         let paused = state.pausedModules.map { JSON.string($0.rawValue) }
         let queued = JSONObject(LerixModule.ingestModules.map { ($0.rawValue, .number(Double(state.queued[$0] ?? 0))) })
         let sent = JSONObject(LerixModule.ingestModules.map { ($0.rawValue, .number(Double(statistics.sent[$0] ?? 0))) })
+        let lastFailure = device.lastCheckFailure(in: state)
         func value(_ field: DeviceStateField) -> JSON {
             switch field {
             case .screen: return .string(state.screen.rawValue)
@@ -31,7 +32,7 @@ extension AdapterHost {
             case .checks: return .number(Double(statistics.checks))
             case .notModified: return .number(Double(statistics.notModified))
             case .failedChecks: return .number(Double(statistics.failedChecks))
-            case .lastFailure: return device.lastCheckFailure.map(Self.failureJSON) ?? .null
+            case .lastFailure: return lastFailure.map(Self.failureJSON) ?? .null
             case .lastSuccess: return state.lastSuccess.map { .string(Instant($0).rfc3339) } ?? .null
             case .etag: return state.etag.map(JSON.string) ?? .null
             case .polling: return .bool(state.polling)

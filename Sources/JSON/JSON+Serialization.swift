@@ -18,6 +18,12 @@ extension JSON {
 
     public var serializedString: String { String(decoding: serialized(), as: UTF8.self) }
 
+    /// Appends the compact text ``serialized()`` gives to `out`: for writers that emit a fixed
+    /// shape around values instead of building the whole value first.
+    public func write(into out: inout [UInt8]) {
+        write(into: &out, indent: nil, level: 0)
+    }
+
     func write(into out: inout [UInt8], indent: Int?, level: Int) {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)

@@ -45,7 +45,10 @@ public struct JSONObject: Equatable, Sendable, Sequence {
     /// Where `key` sits in `pairs`, if present.
     private func position(of key: String) -> Int? {
         if let index { return index[key] }
-        return pairs.firstIndex { $0.key == key }
+        // Most keys differ in length from the one looked for: the count of a native or small
+        // string is at hand, a comparison is not.
+        let length = key.utf8.count
+        return pairs.firstIndex { $0.key.utf8.count == length && $0.key == key }
     }
 
     public subscript(key: String) -> JSON? {

@@ -162,6 +162,8 @@ extension ReleaseControlMachine {
 extension String {
     var trimmingSpaces: String {
         let bytes = utf8
+        // Header values mostly come without spaces around them: nothing to look for.
+        if let head = bytes.first, let tail = bytes.last, head != 32, head != 9, tail != 32, tail != 9 { return self }
         guard let first = bytes.firstIndex(where: { $0 != 32 && $0 != 9 }),
               let last = bytes.lastIndex(where: { $0 != 32 && $0 != 9 })
         else { return "" }

@@ -9,21 +9,40 @@ extension ReleaseControlMachine {
         var headers: [(String, String)] = [("Accept", "application/json")]
         if let etag = saved.etag { headers.append(("If-None-Match", etag)) }
         let request = TransportRequest(method: "GET", url: checkURL, headers: headers)
-        lastCheckRequest = (saved.etag, request)
+        lastCheckRequest = CheckRequest(etag: saved.etag, request: request)
         return request
     }
 
+    /// A check request kept for reuse, with the ETag it was made for (a struct, not a tuple:
+    /// Swift copies tuples through a generic path, and this one is read on every check).
+    struct CheckRequest {
+        let etag: String?
+        let request: TransportRequest
+    }
+
+    /// Written as bytes into one buffer: every SDK instance (a fleet makes one per launch) builds it.
     static func checkURL(for configuration: LerixConfiguration) -> String {
-        var url = projectURL(configuration) + "/release-control"
-        var separator = "?"
-        for (name, value) in [("platform", configuration.platform.rawValue), ("version", configuration.appVersion),
-                              ("build", configuration.build), ("sdk", configuration.sdkName),
-                              ("sdk_version", configuration.sdkVersion)] {
-            guard let value, !value.isEmpty else { continue }
-            url += separator + name + "=" + Self.percentEncoded(value)
-            separator = "&"
+        var url: [UInt8] = []
+        url.reserveCapacity(160)
+        url.append(contentsOf: configuration.base.utf8)
+        url.append(contentsOf: "/v1/projects/".utf8)
+        appendPercentEncoded(configuration.project, to: &url)
+        url.append(contentsOf: "/release-control".utf8)
+        var separator = UInt8(ascii: "?")
+        func parameter(_ name: StaticString, _ value: String?) {
+            guard let value, !value.isEmpty else { return }
+            url.append(separator)
+            url.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            url.append(UInt8(ascii: "="))
+            appendPercentEncoded(value, to: &url)
+            separator = UInt8(ascii: "&")
         }
-        return url
+        parameter("platform", configuration.platform.rawValue)
+        parameter("version", configuration.appVersion)
+        parameter("build", configuration.build)
+        parameter("sdk", configuration.sdkName)
+        parameter("sdk_version", configuration.sdkVersion)
+        return String(decoding: url, as: UTF8.self)
     }
 
     func ingestRequest(_ module: LerixModule, _ items: ArraySlice<JSON>) -> TransportRequest {
@@ -49,19 +68,24 @@ extension ReleaseControlMachine {
     static func percentEncoded(_ text: String) -> String {
         // Versions, platforms and project keys are usually unreserved already: nothing to copy.
         if text.utf8.allSatisfy(isUnreserved) { return text }
-        let hex = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
+        appendPercentEncoded(text, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `text` percent-encoded as ``percentEncoded(_:)`` spells it.
+    private static func appendPercentEncoded(_ text: String, to out: inout [UInt8]) {
+        let hex: StaticString = "0123456789ABCDEF"
         for b in text.utf8 {
             if isUnreserved(b) {
                 out.append(b)
             } else {
                 out.append(UInt8(ascii: "%"))
-                out.append(hex[Int(b >> 4)])
-                out.append(hex[Int(b & 15)])
+                out.append(hex.utf8Start[Int(b >> 4)])
+                out.append(hex.utf8Start[Int(b & 15)])
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     private static func isUnreserved(_ b: UInt8) -> Bool {

@@ -42,7 +42,9 @@ package struct ReleaseControlMachine: Sendable {
         case send(TransportRequest, Purpose)
         /// Replace the wake-up timer; nil cancels it. The instant is on the device clock.
         case scheduleTimer(at: Instant?)
-        case persist(SavedAnswer)
+        /// Boxed: the saved answer is the largest payload, and actions are copied on their way
+        /// to the owner; a box keeps every action small.
+        indirect case persist(SavedAnswer)
         /// ``state(at:)`` differs from what observers last saw.
         case stateChanged
         /// No check is running or queued any more: whoever waits for `refresh` can go on.
@@ -98,7 +100,7 @@ package struct ReleaseControlMachine: Sendable {
     /// `…/release-control?…` for this configuration (it never changes for one instance).
     let checkURL: String
     /// The last check request and the ETag it carries (see ``checkRequest()``).
-    var lastCheckRequest: (etag: String?, request: TransportRequest)?
+    var lastCheckRequest: CheckRequest?
     var lastReportedState: LerixState?
     /// The wall clock and uptime at the last event of this process (see ``followClock``).
     var lastClockReading: (wall: Instant, uptime: Int64)?
@@ -131,6 +133,7 @@ package struct ReleaseControlMachine: Sendable {
     /// a change of the device clock since the last event is followed first (``followClock``).
     package mutating func handle(_ event: Event, now: Instant, uptimeMilliseconds: Int64? = nil) -> [Action] {
         var actions: [Action] = []
+        actions.reserveCapacity(4)  // most events give two or three: grown once, not three times
         if let uptimeMilliseconds, followClock(now: now, uptimeMilliseconds: uptimeMilliseconds) {
             persist(into: &actions)
         }

@@ -54,8 +54,55 @@ extension SavedAnswer {
         }
     }
 
-    /// Bytes for ``Storage``.
-    package var encoded: [UInt8] { json.serialized() }
+    /// Bytes for ``Storage``: exactly ``json``'s serialized text, written field by field (the SDK
+    /// saves after every answer; building the 14-key value first cost more than the writing).
+    package var encoded: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(384)
+        /// Punctuation and a key, spelled as the serializer spells them.
+        func raw(_ text: StaticString) {
+            out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+        func text(_ s: String?) {
+            if let s { JSON.writeString(s, into: &out) } else { raw("null") }
+        }
+        raw(#"{"format":1,"required_update":"#)
+        (requiredUpdate?.json ?? .null).write(into: &out)
+        raw(#","optional_update":"#)
+        (optionalUpdate?.json ?? .null).write(into: &out)
+        raw(#","maintenance":"#)
+        JSON.array(maintenance.map(\.json)).write(into: &out)
+        raw(#","sdk_switch":"#)
+        JSON.array(sdkSwitches.map(\.json)).write(into: &out)
+        raw(#","etag":"#)
+        text(etag)
+        raw(#","lifetime":"#)
+        JSON.number(Double(lifetime)).write(into: &out)
+        raw(#","server_offset_ms":"#)
+        JSON.number(Double(serverOffsetMilliseconds)).write(into: &out)
+        raw(#","received_at":"#)
+        text(receivedAt?.rfc3339)
+        raw(#","last_success":"#)
+        text(lastSuccess?.rfc3339)
+        raw(#","app_version":"#)
+        text(appVersion)
+        raw(#","build":"#)
+        text(build)
+        raw(#","skipped_rules":"#)
+        JSON.array(skippedRules.map(JSON.string)).write(into: &out)
+        raw(#","queue":{"#)
+        var firstModule = true
+        for module in LerixModule.allCases {
+            guard let items = queue[module], !items.isEmpty else { continue }
+            if !firstModule { raw(",") }
+            firstModule = false
+            JSON.writeString(module.rawValue, into: &out)
+            raw(":")
+            JSON.array(items).write(into: &out)
+        }
+        raw("}}")
+        return out
+    }
 
     /// Reads bytes from ``Storage``; unreadable bytes give an empty saved answer.
     package init(encoded bytes: [UInt8]) {

@@ -56,7 +56,13 @@ public struct TransportResponse: Equatable, Sendable {
 
     /// The first value of header `name` (case-insensitive).
     public func header(_ name: String) -> String? {
-        headers.first { Self.namesEqual($0.name, name) }?.value
+        // Read for every answer: names of another length are passed over at once, and one
+        // spelled as asked needs no case folding.
+        let length = name.utf8.count
+        for i in headers.indices where headers[i].name.utf8.count == length {
+            if headers[i].name == name || Self.namesEqual(headers[i].name, name) { return headers[i].value }
+        }
+        return nil
     }
 
     /// ASCII case-insensitive, without allocating (this runs for every header of every answer).

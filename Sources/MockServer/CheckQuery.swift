@@ -9,10 +9,33 @@ struct CheckQuery: Sendable {
     /// A device class as sent: two keys that differ only in spelling (`2.3` and `2.3.0`)
     /// cache separately, which costs a little memory and never a wrong answer.
     struct Key: Hashable, Sendable {
-        var platform: Platform
-        var version: String?
-        var sdk: String?
-        var sdkVersion: String?
+        let platform: Platform
+        let version: String?
+        let sdk: String?
+        let sdkVersion: String?
+        /// Hashed once: a key read from ``CheckQueryMemo`` is looked up in the answer cache on
+        /// every check, and hashing its three texts cost more than the lookup.
+        private let hash: Int
+
+        init(platform: Platform, version: String?, sdk: String?, sdkVersion: String?) {
+            self.platform = platform
+            self.version = version
+            self.sdk = sdk
+            self.sdkVersion = sdkVersion
+            var hasher = Hasher()
+            hasher.combine(platform)
+            hasher.combine(version)
+            hasher.combine(sdk)
+            hasher.combine(sdkVersion)
+            hash = hasher.finalize()
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.hash == rhs.hash && lhs.platform == rhs.platform && lhs.version == rhs.version && lhs.sdk == rhs.sdk
+                && lhs.sdkVersion == rhs.sdkVersion
+        }
 
         /// The device as evaluation sees it (the build never matters).
         var device: Device {

@@ -9,7 +9,7 @@ extension MockServer {
     /// class is served with only the server time spliced in, under one short lock that also
     /// takes armed faults and writes the journal; evaluation happens on a miss, outside the lock.
     func check(_ call: Call, reply: @escaping @Sendable (HTTPReply) -> Void) {
-        let query = CheckQuery(call.request)
+        let query = checkQueries.read(call.request)
         if let answer = answerCheck(call, query: query, now: clock.now, fault: nil, reply: reply) { reply(answer) }
     }
 
@@ -22,7 +22,7 @@ extension MockServer {
     }
 
     /// The reply a fault gives; for a delay, schedules the real answer and returns nil.
-    func answerFault(_ fault: Fault, call: Call, query: CheckQuery, now: Instant,
+    func answerFault(_ fault: Fault, call: Call, query: CheckQueryMemo.Read, now: Instant,
                      reply: @escaping @Sendable (HTTPReply) -> Void) -> HTTPReply? {
         let project = call.project
         switch fault.kind {
@@ -99,10 +99,11 @@ extension MockServer {
     /// Answers one check: unknown project (404), then an armed fault (unless this answer is
     /// the delayed end of one, `fault != nil`), then query validation, then the cache.
     /// A fault answered later (delay) returns nothing here and calls `reply` itself.
-    func answerCheck(_ call: Call, query: CheckQuery, now: Instant, fault: String?,
+    func answerCheck(_ call: Call, query read: CheckQueryMemo.Read, now: Instant, fault: String?,
                      reply: @escaping @Sendable (HTTPReply) -> Void) -> HTTPReply? {
         let project = call.project
-        let parsed = Self.deviceKey(query)
+        let query = read.query
+        let parsed = read.device
         let ifNoneMatch = call.request.headers["If-None-Match"]
 
         // The journal line, announced on the event stream once the lock is released.
@@ -143,7 +144,7 @@ extension MockServer {
         case .invalid(let problem):
             return .response(problem.response)
         case .fault(let armed):
-            return answerFault(armed, call: call, query: query, now: now, reply: reply)
+            return answerFault(armed, call: call, query: read, now: now, reply: reply)
         case .hit(let cached, let matched):
             answer = cached
             notModified = matched

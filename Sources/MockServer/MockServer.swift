@@ -26,6 +26,8 @@ public final class MockServer: Responder {
     let clock: any Scheduler
     let router = Router.standard
     let state: Mutex<ServerState>
+    /// Check queries read so far, by target (the check's hot path reads each target once).
+    let checkQueries: CheckQueryMemo
     let writer = Mutex<Void>(())
     /// The admin event stream's subscribers (`GET /admin/events`).
     let feed = EventFeed()
@@ -37,6 +39,7 @@ public final class MockServer: Responder {
     public init(options: MockServerOptions) throws(ConfigError) {
         self.options = options
         clock = options.clock.scheduler
+        checkQueries = CheckQueryMemo(capacity: options.cacheCapacity)
         var initial = ServerState(journalCapacity: options.journalCapacity)
         let stored: StateSnapshot?
         do {

@@ -39,7 +39,10 @@ final class InProcessAdapter: AdapterConnection {
         nextId += 1
         switch host.handle(request) {
         case .success(let fields):
-            return .object([("id", .number(Double(id))), ("ok", true)] + fields)
+            var pairs: [(String, JSON)] = [("id", .number(Double(id))), ("ok", true)]
+            pairs.reserveCapacity(2 + fields.count)  // one allocation: a `state` has 17 fields
+            pairs.append(contentsOf: fields)
+            return .object(pairs)
         case .failure(let error):
             throw Self.refusal(of: request, error.message)
         }
