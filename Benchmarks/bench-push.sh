@@ -122,9 +122,10 @@ LOAD1=$(load_average)
 # without the log shows what the recorder itself costs the load.
 LEAD=1
 MEDIAN_DONE=$(printf '%s\n' "${DONES[@]}" | median)
-# Long enough for a fan-out several times slower than alone (checks take CPU from it); a run
-# that still ends first is refused below rather than measured short.
-CHECK_SECS=$(awk -v m="$MEDIAN_DONE" -v lead="$LEAD" 'BEGIN { s = lead + 1 + 4 * m; s = int(s + 0.999); print (s < 6 ? 6 : s) }')
+# Long enough for a fan-out six times slower than alone (checks take CPU from it, and the push
+# reactors run at background priority; 1.2-3x was seen on a loaded machine); a run that still
+# ends first is refused below rather than measured short.
+CHECK_SECS=$(awk -v m="$MEDIAN_DONE" -v lead="$LEAD" 'BEGIN { s = lead + 1 + 6 * m; s = int(s + 0.999); print (s < 8 ? 8 : s) }')
 check_load() {   # check_load LOG|- SECONDS: h2load on the check endpoint, its report on stdout
     local log=()
     [ "$1" = - ] || { rm -f "$1"; log=(--log-file="$1"); }
