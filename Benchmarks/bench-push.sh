@@ -168,7 +168,7 @@ printf '%-44s %12s  (target 100000: %s; %sx baseline; best of %s: %s)\n' "fan-ou
 printf '%-44s %12s  (checks meanwhile: %s req/s)\n' "fan-out tokens/s under check load" "$RATE2" "$LOAD_RPS"
 printf '%-44s %9s ms  (target < 10 ms; %s checks over the fan-out'"'"'s %ss: p50 %s ms, max %s ms)\n' "check p99 during fan-out" "$LOAD_P99" "$LOAD_N" "$WINDOW_S" "$LOAD_P50" "$LOAD_MAX"
 printf '%-44s %9s ms  (%s checks over %ss: p50 %s ms, max %s ms; %s req/s)\n' "check p99, no fan-out" "$IDLE_P99" "$IDLE_N" "$WINDOW_S" "$IDLE_P50" "$IDLE_MAX" "$IDLE_RPS"
-printf '%-44s %12s  (h2load --h1 -c10 for %ss: %s req/s with the per-request log, %s without; one run each, which on a shared machine move 20%% from run to run)\n' "check load with / without its recorder" "$(awk -v a="$LOGGED_RATE" -v b="$UNLOGGED_RATE" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }')" "$IDLE_SECS" "$LOGGED_RATE" "$UNLOGGED_RATE"
+printf '%-44s %s req/s with the per-request log, %s without  (h2load --h1 -c10, %ss each, one run each: on a shared machine single runs differ by up to 1.6x either way)\n' "check load's rate, idle" "$LOGGED_RATE" "$UNLOGGED_RATE" "$IDLE_SECS"
 SPER=$(awk -v c="$SCPU" -v r="$ROUNDS" -v n="$N" 'BEGIN { printf "%.2f", c / r * 100000 / n }')
 GPER=$(awk -v c="$GCPU" -v r="$ROUNDS" -v n="$N" 'BEGIN { printf "%.2f", c / r * 100000 / n }')
 CPU100K=$(awk -v a="$SPER" -v b="$GPER" 'BEGIN { printf "%.2f", a + b }')
