@@ -17,8 +17,10 @@ public struct JSONObject: Equatable, Sendable, Sequence {
     /// Position of each key in `pairs`; nil while the object is small enough to scan.
     private var index: [String: Int]?
 
-    /// Objects with more keys than this get the hash index.
-    static let indexThreshold = 12
+    /// Objects with more keys than this get the hash index. A scan passes keys of another
+    /// length at a glance, so up to this many keys it beats hashing every key on the way in
+    /// (an adapter's `state` answer has 19; building its index cost more than all its reads).
+    static let indexThreshold = 24
 
     public init(_ pairs: [(String, JSON)] = []) {
         self.pairs = []
@@ -40,6 +42,14 @@ public struct JSONObject: Equatable, Sendable, Sequence {
             }
         }
         index = self.pairs.count > Self.indexThreshold ? built : nil
+    }
+
+    /// An object of pairs whose keys are known to differ (a writer's fixed shape): they are
+    /// kept as given, not checked one against another on the way in.
+    public init(uniqueKeysWithValues pairs: [(key: String, value: JSON)]) {
+        assert(Set(pairs.map(\.key)).count == pairs.count, "JSONObject(uniqueKeysWithValues:) with a repeated key")
+        self.pairs = pairs
+        if pairs.count > Self.indexThreshold { buildIndex() }
     }
 
     /// Where `key` sits in `pairs`, if present.

@@ -72,6 +72,8 @@ extension ReleaseControlMachine {
     /// it keeps blocking whatever the device clock does later (set back, a week offline, a new
     /// process): only a successful check that says otherwise lifts it.
     mutating func settleDeadline(now: Instant, into actions: inout [Action]) {
+        // Runs after every event; most devices have no optional update saved at all.
+        if case .none = saved.optionalUpdate { return }
         guard configuration.enabled, configuration.hasVersion, saved.requiredUpdate == nil,
               saved.updatesBelong(toVersion: configuration.appVersion, build: configuration.build),
               let required = optionalTurnedRequired(now: now)

@@ -39,10 +39,13 @@ final class InProcessAdapter: AdapterConnection {
         nextId += 1
         switch host.handle(request) {
         case .success(let fields):
-            var pairs: [(String, JSON)] = [("id", .number(Double(id))), ("ok", true)]
-            pairs.reserveCapacity(2 + fields.count)  // one allocation: a `state` has 17 fields
-            pairs.append(contentsOf: fields)
-            return .object(pairs)
+            // One allocation, kept as the object's storage: a `state` has 17 fields, all distinct.
+            var pairs: [(key: String, value: JSON)] = []
+            pairs.reserveCapacity(2 + fields.count)
+            pairs.append((key: "id", value: .number(Double(id))))
+            pairs.append((key: "ok", value: true))
+            for (key, value) in fields { pairs.append((key: key, value: value)) }
+            return .object(JSONObject(uniqueKeysWithValues: pairs))
         case .failure(let error):
             throw Self.refusal(of: request, error.message)
         }

@@ -81,7 +81,7 @@ extension ScenarioExecution {
     /// The part of a device's state that later relative counts (`checks: "+1"`) start from:
     /// kept per device between expectations, so a fleet of 100,000 keeps a few numbers each.
     static func counts(of state: JSON) -> JSON {
-        .object(JSONObject(StateShape.countFields.compactMap { key in state[key].map { (key, $0) } }))
+        .object(JSONObject(uniqueKeysWithValues: StateShape.countFields.compactMap { key in state[key].map { (key: key, value: $0) } }))
     }
 
     /// `checks: "+1"` and `last_success: +6m` made absolute for one device: counts from what the
