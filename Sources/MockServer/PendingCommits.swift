@@ -48,6 +48,8 @@ final class PendingCommits: Sendable {
     func whenSettled(_ action: @escaping @Sendable (Problem?) -> Void) {
         let now: Problem?? = state.withLock { s in
             guard s.outstanding == 0 else {
+                // A write waits with two: its answer and its announcement; one allocation for both.
+                if s.waiting.isEmpty { s.waiting.reserveCapacity(2) }
                 s.waiting.append(action)
                 return nil
             }

@@ -27,12 +27,14 @@ final class GroupCommitter: Sendable {
         let events: [StoredEvent]
         /// The chain a pipelined write was planned in; nil for a write that stands alone.
         let chain: UInt64?
-        /// A pipelined write's report, run once its batch ran (outside the file's lock).
-        let whenDone: (@Sendable (StateStoreError?) -> Void)?
+        /// A pipelined write's report, run once its batch ran (outside the file's lock), with nil
+        /// or the ``StateStoreError``. Typed as the store's own report, so the store hands it
+        /// over as it is, without a wrapping closure per write.
+        let whenDone: (@Sendable ((any Error)?) -> Void)?
         /// Set by the batch that carries the events.
         private let result = Mutex<(done: Bool, outcome: StateStoreError?)>((false, nil))
 
-        init(events: [StoredEvent], chain: UInt64?, whenDone: (@Sendable (StateStoreError?) -> Void)? = nil) {
+        init(events: [StoredEvent], chain: UInt64?, whenDone: (@Sendable ((any Error)?) -> Void)? = nil) {
             self.events = events
             self.chain = chain
             self.whenDone = whenDone
@@ -98,7 +100,7 @@ final class GroupCommitter: Sendable {
     /// A pipelined write: puts `events` in line, and `whenDone` reports the outcome once a batch
     /// carried them. Returns true when the caller must run ``drain()`` (on a queue of its own):
     /// none is on its way, so one drain serves every write that arrives while it runs.
-    func enqueue(_ events: [StoredEvent], chain: UInt64, whenDone: @escaping @Sendable (StateStoreError?) -> Void) -> Bool {
+    func enqueue(_ events: [StoredEvent], chain: UInt64, whenDone: @escaping @Sendable ((any Error)?) -> Void) -> Bool {
         let pending = Pending(events: events, chain: chain, whenDone: whenDone)
         return queue.withLock { q in
             q.items.append(pending)

@@ -93,7 +93,7 @@ public final class SQLiteStateStore: StateStore {
     /// store.commitEnqueued()   // outside the lock: starts the commit
     /// ```
     public func enqueue(_ events: [StateEvent], whenDurable: @escaping @Sendable ((any Error)?) -> Void) {
-        let mustDrain = file.enqueue(events.map(\.stored), chain: chain.load(ordering: .relaxed)) { error in whenDurable(error) }
+        let mustDrain = file.enqueue(events.map(\.stored), chain: chain.load(ordering: .relaxed), whenDone: whenDurable)
         if mustDrain { drainWanted.store(true, ordering: .releasing) }
     }
 

@@ -55,7 +55,7 @@ final class StateFile: Sendable {
     }
 
     /// A pipelined write (see ``GroupCommitter``): true when the caller must run ``drain()``.
-    func enqueue(_ events: [StoredEvent], chain: UInt64, whenDone: @escaping @Sendable (StateStoreError?) -> Void) -> Bool {
+    func enqueue(_ events: [StoredEvent], chain: UInt64, whenDone: @escaping @Sendable ((any Error)?) -> Void) -> Bool {
         committer.enqueue(events, chain: chain, whenDone: whenDone)
     }
 
