@@ -203,8 +203,17 @@ struct JSONParser {
             guard index < bytes.count else { throw error("unterminated string", at: start) }
             let c = bytes[index]
             if c == UInt8(ascii: "\"") {
-                scalars.append(contentsOf: bytes[runStart..<index])
+                let end = index
                 index += 1
+                if scalars.isEmpty {
+                    // No escape met (most keys and values): validated where it stands, not copied first.
+                    let text = bytes.withUnsafeBufferPointer { all in
+                        String(validating: UnsafeBufferPointer(rebasing: all[runStart..<end]), as: UTF8.self)
+                    }
+                    guard let text else { throw error("string is not valid UTF-8", at: start) }
+                    return text
+                }
+                scalars.append(contentsOf: bytes[runStart..<end])
                 break
             }
             if c < 0x20 { throw error("control character in string; escape it") }
