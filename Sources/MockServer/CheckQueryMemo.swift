@@ -18,19 +18,33 @@ final class CheckQueryMemo: Sendable {
         let device: Result<CheckQuery.Key, Problem>
     }
 
+    private struct Reads {
+        var byTarget: [String: Read] = [:]
+        /// The last target read: checks come in runs of one device class (a fleet's devices in
+        /// creation order), and comparing a target costs less than hashing it.
+        var last: (target: String, read: Read)?
+    }
+
     private let capacity: Int
-    private let reads = Mutex<[String: Read]>([:])
+    private let reads = Mutex(Reads())
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
     func read(_ request: HTTPRequest) -> Read {
         let target = request.target
-        if let known = reads.withLock({ $0[target] }) { return known }
+        let known = reads.withLock { reads -> Read? in
+            if let last = reads.last, last.target == target { return last.read }
+            guard let read = reads.byTarget[target] else { return nil }
+            reads.last = (target, read)
+            return read
+        }
+        if let known { return known }
         let query = CheckQuery(request)
         let read = Read(query: query, device: MockServer.deviceKey(query))
         reads.withLock { reads in
-            if reads.count >= capacity { reads.removeAll(keepingCapacity: true) }
-            reads[target] = read
+            if reads.byTarget.count >= capacity { reads.byTarget.removeAll(keepingCapacity: true) }
+            reads.byTarget[target] = read
+            reads.last = (target, read)
         }
         return read
     }

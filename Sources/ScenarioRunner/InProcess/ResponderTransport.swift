@@ -15,6 +15,10 @@ import Synchronization
 public final class ResponderTransport: Transport {
     let responder: any Responder
     let baseURL: String
+    /// The last URL sent and its target: a fleet's devices come one after another in creation
+    /// order, so the next device mostly asks for the same URL, and comparing it costs less than
+    /// cutting and copying a new target.
+    private let lastTarget = Mutex<(url: String, target: String)?>(nil)
 
     public init(responder: any Responder, baseURL: String) {
         self.responder = responder
@@ -22,12 +26,10 @@ public final class ResponderTransport: Transport {
     }
 
     public func send(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
-        guard request.url.hasPrefix(baseURL) else {
+        guard let target = target(of: request.url) else {
             completion(.failure(TransportError("no server at \(request.url) (the in-process server is \(baseURL))")))
             return
         }
-        var target = String(request.url.utf8.dropFirst(baseURL.utf8.count)) ?? ""
-        if target.isEmpty || target.utf8.first == UInt8(ascii: "?") { target = "/" + target }
         var fields: [HTTPField] = []
         fields.reserveCapacity(request.headers.count + 1)  // one allocation per request, Host included
         var hasHost = false
@@ -40,6 +42,18 @@ public final class ResponderTransport: Transport {
         let forwarded = HTTPRequest(method: request.method, target: target, headers: HTTPHeaders(fields: fields), body: request.body)
         responder.respond(to: forwarded) { reply.take($0) }
         completion(reply.close() ?? .failure(TransportError("timed out: the server did not answer")))
+    }
+}
+
+extension ResponderTransport {
+    /// The request target `url` names on the in-process server, or nil for another server.
+    func target(of url: String) -> String? {
+        if let last = lastTarget.withLock({ $0 }), last.url == url { return last.target }
+        guard url.hasPrefix(baseURL) else { return nil }
+        var target = String(url.utf8.dropFirst(baseURL.utf8.count)) ?? ""
+        if target.isEmpty || target.utf8.first == UInt8(ascii: "?") { target = "/" + target }
+        lastTarget.withLock { $0 = (url, target) }
+        return target
     }
 }
 
