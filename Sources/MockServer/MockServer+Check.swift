@@ -8,9 +8,11 @@ extension MockServer {
     /// `GET /v1/projects/{project}/release-control`: the hot path. A cached answer per device
     /// class is served with only the server time spliced in, under one short lock that also
     /// takes armed faults and writes the journal; evaluation happens on a miss, outside the lock.
-    func check(_ call: Call, reply: @escaping @Sendable (HTTPReply) -> Void) {
-        let query = checkQueries.read(call.request)
-        if let answer = answerCheck(call, query: query, now: clock.now, fault: nil, reply: reply) { reply(answer) }
+    /// Takes the request and project, not a ``Call``: a check writes nothing, so it needs no
+    /// ``PendingCommits`` (one allocation per check saved).
+    func check(_ request: HTTPRequest, project: String, reply: @escaping @Sendable (HTTPReply) -> Void) {
+        let query = checkQueries.read(request)
+        if let answer = answerCheck(request, project: project, query: query, now: clock.now, fault: nil, reply: reply) { reply(answer) }
     }
 
     static func faultStatus(_ fault: Fault) -> Int {
@@ -22,9 +24,8 @@ extension MockServer {
     }
 
     /// The reply a fault gives; for a delay, schedules the real answer and returns nil.
-    func answerFault(_ fault: Fault, call: Call, query: CheckQueryMemo.Read, now: Instant,
+    func answerFault(_ fault: Fault, request: HTTPRequest, project: String, query: CheckQueryMemo.Read, now: Instant,
                      reply: @escaping @Sendable (HTTPReply) -> Void) -> HTTPReply? {
-        let project = call.project
         switch fault.kind {
         case .status(let status, let retryAfter):
             var headers = HTTPHeaders()
@@ -54,7 +55,9 @@ extension MockServer {
             // and move the manual clock only between steps, so a delay on the manual clock
             // would never elapse while a request is in flight (and would stall the advance).
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [self] in
-                if let answer = answerCheck(call, query: query, now: clock.now, fault: "delay", reply: reply) { reply(answer) }
+                if let answer = answerCheck(request, project: project, query: query, now: clock.now, fault: "delay", reply: reply) {
+                    reply(answer)
+                }
             }
             return nil
         }
@@ -99,12 +102,11 @@ extension MockServer {
     /// Answers one check: unknown project (404), then an armed fault (unless this answer is
     /// the delayed end of one, `fault != nil`), then query validation, then the cache.
     /// A fault answered later (delay) returns nothing here and calls `reply` itself.
-    func answerCheck(_ call: Call, query read: CheckQueryMemo.Read, now: Instant, fault: String?,
+    func answerCheck(_ request: HTTPRequest, project: String, query read: CheckQueryMemo.Read, now: Instant, fault: String?,
                      reply: @escaping @Sendable (HTTPReply) -> Void) -> HTTPReply? {
-        let project = call.project
         let query = read.query
         let parsed = read.device
-        let ifNoneMatch = call.request.headers["If-None-Match"]
+        let ifNoneMatch = request.headers["If-None-Match"]
 
         // The journal line, announced on the event stream once the lock is released.
         var journaled: RequestJournal.Entry?
@@ -144,7 +146,7 @@ extension MockServer {
         case .invalid(let problem):
             return .response(problem.response)
         case .fault(let armed):
-            return answerFault(armed, call: call, query: read, now: now, reply: reply)
+            return answerFault(armed, request: request, project: project, query: read, now: now, reply: reply)
         case .hit(let cached, let matched):
             answer = cached
             notModified = matched

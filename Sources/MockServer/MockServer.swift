@@ -74,7 +74,7 @@ public final class MockServer: Responder {
     /// (`Content-Length`) and leaves the body out.
     public func respond(to request: HTTPRequest, reply: @escaping @Sendable (HTTPReply) -> Void) {
         if let project = Router.checkProject(request) {
-            return check(Call(request: request, project: project), reply: reply)
+            return check(request, project: project, reply: reply)
         }
         let segments = Router.segments(request)
         switch router.resolve(method: request.method, path: segments) {
@@ -115,20 +115,11 @@ public final class MockServer: Responder {
             commits = PendingCommits(commitAtBatchEnd: commitAtBatchEnd)
         }
 
-        /// A check found by ``Router/checkProject(_:)``: its only parameter is the project,
-        /// kept out of a dictionary because the hot path would pay for building one.
-        init(request: HTTPRequest, project: String) {
-            self.request = request
-            self.parameters = [:]
-            self.project = project
-            commits = PendingCommits()
-        }
-
         subscript(_ name: String) -> String { name == "project" ? project : parameters[name] ?? "" }
     }
 
     func handle(_ endpoint: Endpoint, _ call: Call, reply: @escaping @Sendable (HTTPReply) -> Void) {
-        if endpoint == .check { return check(call, reply: reply) }
+        if endpoint == .check { return check(call.request, project: call.project, reply: reply) }
         if endpoint == .events { return events(call, reply: reply) }
         let response: HTTPResponse
         do {
