@@ -22,7 +22,13 @@ final class CheckQueryMemo: Sendable {
         var byTarget: [String: Read] = [:]
         /// The last target read: checks come in runs of one device class (a fleet's devices in
         /// creation order), and comparing a target costs less than hashing it.
-        var last: (target: String, read: Read)?
+        var last: Last?
+    }
+
+    /// A struct, not a tuple: Swift copies tuples through a generic path, and this is read per check.
+    private struct Last {
+        let target: String
+        let read: Read
     }
 
     private let capacity: Int
@@ -35,7 +41,7 @@ final class CheckQueryMemo: Sendable {
         let known = reads.withLock { reads -> Read? in
             if let last = reads.last, last.target == target { return last.read }
             guard let read = reads.byTarget[target] else { return nil }
-            reads.last = (target, read)
+            reads.last = Last(target: target, read: read)
             return read
         }
         if let known { return known }
@@ -44,7 +50,7 @@ final class CheckQueryMemo: Sendable {
         reads.withLock { reads in
             if reads.byTarget.count >= capacity { reads.byTarget.removeAll(keepingCapacity: true) }
             reads.byTarget[target] = read
-            reads.last = (target, read)
+            reads.last = Last(target: target, read: read)
         }
         return read
     }
