@@ -238,10 +238,9 @@ final class GroupCommitter: Sendable {
         if batch.count > batchMaximum.load(ordering: .relaxed) {
             batchMaximum.store(batch.count, ordering: .relaxed)
         }
-        let connection = database.connection
         if !batch.contains(where: doomed) {
             do {
-                try connection.transaction({ () throws(SQLiteError) in
+                try database.transaction({ () throws(SQLiteError) in
                     for pending in batch {
                         for event in pending.events { try database.apply(event) }
                     }
@@ -262,7 +261,7 @@ final class GroupCommitter: Sendable {
                 continue
             }
             do {
-                try connection.transaction({ () throws(SQLiteError) in
+                try database.transaction({ () throws(SQLiteError) in
                     for event in pending.events { try database.apply(event) }
                 }, context: "saving a write")
                 pending.finish(nil)

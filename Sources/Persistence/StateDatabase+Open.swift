@@ -58,7 +58,7 @@ extension StateDatabase {
                 path: temporary, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
             try connection.execute("PRAGMA synchronous = FULL")
             let database = StateDatabase(connection: connection)
-            try connection.transaction(
+            try database.transaction(
                 { () throws(SQLiteError) in
                     try connection.execute("PRAGMA application_id = \(Int32(bitPattern: StateSchema.applicationID))")
                     try database.migrate(from: 0)

@@ -52,6 +52,10 @@ final class StateDatabase: @unchecked Sendable {
 
     /// The next position in write order (shared by every table; gaps after a rollback are fine).
     private func nextSeq() throws(SQLiteError) -> Argument {
+        .integer(try nextSeqNumber())
+    }
+
+    private func nextSeqNumber() throws(SQLiteError) -> Int {
         let last: Int
         if let lastSeq {
             last = lastSeq
@@ -62,7 +66,7 @@ final class StateDatabase: @unchecked Sendable {
             last = try stmt.step() ? Int(stmt.int64(0)) : 0
         }
         lastSeq = last + 1
-        return .integer(last + 1)
+        return last + 1
     }
 
     private func bind(_ stmt: SQLiteStatement, _ index: Int32, _ argument: Argument?) throws(SQLiteError) {
@@ -76,8 +80,38 @@ final class StateDatabase: @unchecked Sendable {
 
     // MARK: writing
 
-    /// Applies one event inside the caller's open transaction.
+    /// Runs `body`, which applies events (``apply(_:)``), in one transaction. The token
+    /// registrations and removals among them are written as one `token_log` row at the end:
+    /// one row per commit group, not one per registration.
+    func transaction(_ body: () throws(SQLiteError) -> Void, context: @autoclosure () -> String) throws(SQLiteError) {
+        try connection.transaction({ () throws(SQLiteError) in
+            // Whatever a refused transaction left in the row being built rolled back with it.
+            discardTokenGroup()
+            try body()
+            try writeTokenGroup()
+        }, context: context())
+    }
+
+    /// Applies one event inside ``transaction(_:context:)``. A token registration or removal is
+    /// added to the transaction's `token_log` row; any other event first writes that row, so
+    /// the file sees every event in order (a reset after a registration empties the log).
     func apply(_ event: StoredEvent) throws(SQLiteError) {
+        switch event {
+        case .tokenRegistered(let project, let token):
+            let seq = try nextSeqNumber()
+            logRow.add(project: project, token: token.token, seq: seq) { token.writeJSON(into: &$0) }
+            return
+        case .tokenUpserted(let project, let token):
+            let seq = try nextSeqNumber()
+            logRow.add(project: project, token: token.id, seq: seq) { token.body.write(into: &$0) }
+            return
+        case .tokenDeleted(let project, let token):
+            let seq = try nextSeqNumber()
+            logRow.add(project: project, token: token, seq: seq) { TokenLogRow.append("null", to: &$0) }
+            return
+        default:
+            try writeTokenGroup()
+        }
         switch event {
         case .projectUpserted(let key, let attributes):
             try run(
@@ -93,16 +127,8 @@ final class StateDatabase: @unchecked Sendable {
             try run(
                 "INSERT INTO changes (project, id, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, id) DO UPDATE SET body = excluded.body",
                 .text(project), .integer(id), try nextSeq(), .json(body))
-        case .tokenUpserted(let project, let token):
-            try run("INSERT INTO token_log (project, token, seq, body) VALUES (?1, ?2, ?3, ?4)",
-                    .text(project), .text(token.id), try nextSeq(), .json(token.body))
-            loggedTokens += 1
-        case .tokenRegistered(let project, let token):
-            try register(token, in: project)
-        case .tokenDeleted(let project, let token):
-            try run("INSERT INTO token_log (project, token, seq, body) VALUES (?1, ?2, ?3, NULL)",
-                    .text(project), .text(token), try nextSeq())
-            loggedTokens += 1
+        case .tokenRegistered, .tokenUpserted, .tokenDeleted:
+            break  // added to the log row above
         case .pushRecorded(let project, let id, let body):
             try run(
                 "INSERT INTO pushes (project, id, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, id) DO UPDATE SET body = excluded.body",
@@ -116,43 +142,42 @@ final class StateDatabase: @unchecked Sendable {
         }
     }
 
-    /// The record of the token being written, reused row after row.
-    private var tokenBody: [UInt8] = []
+    /// The transaction's `token_log` row being built, reused transaction after transaction.
+    private var logRow = TokenLogRow()
 
-    /// Rows appended to `token_log` since it was last folded (counted from the fold at open).
+    /// Registrations and removals appended to `token_log` since it was last folded (counted
+    /// from the fold at open).
     private(set) var loggedTokens = 0
-    /// Rows of `token_log` after which the committer's background folds it into `push_tokens`,
-    /// so the log (and the next open's fold) stays bounded on a server that runs for long.
+    /// Registrations and removals in `token_log` after which the committer's background folds it
+    /// into `push_tokens`, so the log (and the next open's fold) stays bounded on a server that
+    /// runs for long.
     var foldTokenLogAfter = 100_000
 
-    /// `tokenUpserted`'s log row, with its body written as bytes and every text bound in place
-    /// (no copy by SQLite), all of it living until the statement is reset.
-    private func register(_ token: StateSnapshot.Token, in project: String) throws(SQLiteError) {
-        let stmt = try statement("INSERT INTO token_log (project, token, seq, body) VALUES (?1, ?2, ?3, ?4)")
-        let seq = try nextSeq()
-        tokenBody.removeAll(keepingCapacity: true)
-        token.writeJSON(into: &tokenBody)
-        var project = project, id = token.token
-        // withUTF8 and friends rethrow untyped errors, so the failure comes out as a value.
-        let failure: SQLiteError? = project.withUTF8 { projectBytes in
-            id.withUTF8 { idBytes -> SQLiteError? in
-                tokenBody.withUnsafeBufferPointer { bodyBytes -> SQLiteError? in
-                    do throws(SQLiteError) {
-                        try stmt.bindStatic(1, projectBytes)
-                        try bind(stmt, 3, seq)
-                        try stmt.bindStatic(2, idBytes)
-                        try stmt.bindStatic(4, bodyBytes)
-                        try stmt.run()
-                        return nil
-                    } catch {
-                        stmt.reset()
-                        return error
-                    }
-                }
+    private func discardTokenGroup() {
+        logRow.removeAll()
+    }
+
+    /// Appends the row being built to `token_log`, its bytes bound in place (no copy by SQLite);
+    /// nothing when the transaction registered and removed nothing (since the last row).
+    private func writeTokenGroup() throws(SQLiteError) {
+        guard logRow.count > 0 else { return }
+        defer { logRow.removeAll() }
+        let stmt = try statement("INSERT INTO token_log (seq, entries) VALUES (?1, ?2)")
+        try stmt.bind(1, logRow.lastSeq)
+        // The bytes are valid only inside the call, so the statement runs there and its failure
+        // comes out as a value.
+        let failure: SQLiteError? = logRow.withClosedArray { bytes -> SQLiteError? in
+            do throws(SQLiteError) {
+                try stmt.bindStatic(2, bytes)
+                try stmt.run()
+                return nil
+            } catch {
+                stmt.reset()
+                return error
             }
         }
         if let failure { throw failure }
-        loggedTokens += 1
+        loggedTokens += logRow.count
     }
 
     /// A token row straight into `push_tokens` (a whole state being written, the log empty).
@@ -161,26 +186,55 @@ final class StateDatabase: @unchecked Sendable {
                 .text(project), .text(token.id), try nextSeq(), .json(token.body))
     }
 
+    /// One registration (a record) or removal (none) read back from `token_log`.
+    private struct LogEntry {
+        var project: String
+        var token: String
+        var seq: Int
+        var record: JSON?
+    }
+
+    /// Each entry of `token_log` (schema version 3 on), oldest first. Parsed by our JSON reader,
+    /// not SQLite's JSON functions: those cut a text at a NUL, and stored identifiers keep theirs.
+    private func forEachLogEntry(_ each: (LogEntry) throws(SQLiteError) -> Void) throws(SQLiteError) {
+        let rows = try statement("SELECT seq, entries FROM token_log ORDER BY seq")
+        defer { rows.reset() }
+        while try rows.step() {
+            let rowSeq = rows.int64(0)
+            func malformed() -> SQLiteError {
+                SQLiteError(code: SQLITE_CORRUPT, message: "token_log row \(rowSeq) is not an array of entries",
+                            context: "reading the token log")
+            }
+            guard let text = rows.text(1), let entries = (try? JSON.parse(text))?.arrayValue else { throw malformed() }
+            for entry in entries {
+                guard let project = entry["project"]?.stringValue, let token = entry["token"]?.stringValue,
+                      let seq = entry["seq"]?.intValue, let record = entry["record"] else { throw malformed() }
+                if case .null = record {
+                    try each(LogEntry(project: project, token: token, seq: seq, record: nil))
+                } else {
+                    try each(LogEntry(project: project, token: token, seq: seq, record: record))
+                }
+            }
+        }
+    }
+
     /// Applies `token_log` to `push_tokens`, oldest first, and empties it, inside the caller's
     /// transaction: a registration replaces the record of a token already there (which keeps its
     /// place) or adds it, a removal removes it.
     func foldTokenLog() throws(SQLiteError) {
-        let entries = try statement("SELECT project, token, seq, body FROM token_log ORDER BY seq")
-        defer { entries.reset() }
         let upsert = try statement(
             "INSERT INTO push_tokens (project, token, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, token) DO UPDATE SET body = excluded.body")
         let remove = try statement("DELETE FROM push_tokens WHERE project = ?1 AND token = ?2")
-        while try entries.step() {
-            let project = Argument.text(entries.text(0) ?? ""), token = Argument.text(entries.text(1) ?? "")
-            if let body = entries.text(3) {
-                try bind(upsert, 1, project)
-                try bind(upsert, 2, token)
-                try bind(upsert, 3, .integer(Int(entries.int64(2))))
-                try bind(upsert, 4, .text(body))
+        try forEachLogEntry { entry throws(SQLiteError) in
+            if let record = entry.record {
+                try bind(upsert, 1, .text(entry.project))
+                try bind(upsert, 2, .text(entry.token))
+                try bind(upsert, 3, .integer(entry.seq))
+                try bind(upsert, 4, .json(record))
                 try upsert.run()
             } else {
-                try bind(remove, 1, project)
-                try bind(remove, 2, token)
+                try bind(remove, 1, .text(entry.project))
+                try bind(remove, 2, .text(entry.token))
                 try remove.run()
             }
         }
@@ -271,7 +325,7 @@ final class StateDatabase: @unchecked Sendable {
             let body = try parse(stmt.text(2), "change \(id) of project \(key)")
             projects[key]?.changes.append(StoredRecord(id: id, body: body))
         }
-        // The folded tokens, then the log on top (it is empty unless the file is read-only).
+        // The folded tokens, then the log on top (what was written since the file was opened).
         var tokens: [String: TokenList] = [:]
         try rows("SELECT project, token, body FROM push_tokens ORDER BY seq") { stmt in
             let key = stmt.text(0) ?? ""
@@ -280,16 +334,26 @@ final class StateDatabase: @unchecked Sendable {
             let body = try parse(stmt.text(2), "push token \(token) of project \(key)")
             tokens[key, default: TokenList()].upsert(StoredItem(id: token, body: body))
         }
-        try rows("SELECT project, token, body FROM token_log ORDER BY seq") { stmt in
-            let key = stmt.text(0) ?? ""
-            let token = stmt.text(1) ?? ""
-            guard let text = stmt.text(2) else {
-                tokens[key]?.remove(token)
+        func add(_ entry: LogEntry) {
+            guard let record = entry.record else {
+                tokens[entry.project]?.remove(entry.token)
                 return
             }
-            touch(key)
-            let body = try parse(text, "push token \(token) of project \(key)")
-            tokens[key, default: TokenList()].upsert(StoredItem(id: token, body: body))
+            touch(entry.project)
+            tokens[entry.project, default: TokenList()].upsert(StoredItem(id: entry.token, body: record))
+        }
+        // A writable file was migrated to the current version at open; a read-only one is read
+        // in the layout it has (version 1 has no log; version 2 has a row per entry).
+        let version = try connection.pragmaInteger("user_version")
+        if version >= 3 {
+            try forEachLogEntry { entry in add(entry) }
+        } else if version == 2 {
+            try rows("SELECT project, token, seq, body FROM token_log ORDER BY seq") { stmt in
+                let key = stmt.text(0) ?? ""
+                let token = stmt.text(1) ?? ""
+                let record = try stmt.text(3).map { text in try parse(text, "push token \(token) of project \(key)") }
+                add(LogEntry(project: key, token: token, seq: Int(stmt.int64(2)), record: record))
+            }
         }
         for (key, list) in tokens { projects[key]?.pushTokens = list.items }
         try rows("SELECT project, id, body FROM pushes ORDER BY project, id") { stmt in
@@ -316,6 +380,64 @@ final class StateDatabase: @unchecked Sendable {
         defer { stmt.reset() }
         while try stmt.step() {
             try each(stmt)
+        }
+    }
+}
+
+/// One `token_log` row in the making: a JSON array of one object per registration or removal,
+/// `{"project":…,"token":…,"seq":N,"record":…}`, `record` null for a removal, written as bytes.
+private struct TokenLogRow {
+    /// The array's text so far, without its closing bracket.
+    private var bytes: [UInt8] = []
+    /// Entries so far, and the seq of the newest: the row's own seq, so `max(seq)` over the
+    /// tables stays the newest seq handed out.
+    private(set) var count = 0
+    private(set) var lastSeq = 0
+
+    /// Adds an entry; `writeRecord` appends its record's JSON.
+    mutating func add(project: String, token: String, seq: Int, writeRecord: (inout [UInt8]) -> Void) {
+        bytes.append(UInt8(ascii: count == 0 ? "[" : ","))
+        Self.append(#"{"project":"#, to: &bytes)
+        JSON.writeString(project, into: &bytes)
+        Self.append(#","token":"#, to: &bytes)
+        JSON.writeString(token, into: &bytes)
+        Self.append(#","seq":"#, to: &bytes)
+        Self.appendDigits(seq, to: &bytes)
+        Self.append(#","record":"#, to: &bytes)
+        writeRecord(&bytes)
+        bytes.append(UInt8(ascii: "}"))
+        count += 1
+        lastSeq = seq
+    }
+
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        count = 0
+    }
+
+    /// Runs `body` on the finished array's bytes (the bracket closed for the call).
+    mutating func withClosedArray<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        bytes.append(UInt8(ascii: "]"))
+        defer { bytes.removeLast() }
+        return bytes.withUnsafeBufferPointer(body)
+    }
+
+    /// A literal's bytes in one copy.
+    static func append(_ literal: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// A non-negative integer's decimal digits, built on the stack (no String made).
+    static func appendDigits(_ value: Int, to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = value.magnitude
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
 }

@@ -74,6 +74,22 @@ enum StateSchema {
             body    TEXT
         );
         """,
+        // 3: one token_log row per commit group instead of one per registration: `entries` is a
+        // JSON array of the group's registrations and removals in order, each
+        // {"project", "token", "seq", "record"} with a null record for a removal. SQLite's cost
+        // per row (a b-tree cell, a log frame) is then shared by the group. A version-2 log
+        // becomes one row per old row, in order.
+        """
+        ALTER TABLE token_log RENAME TO token_log_version_2;
+        CREATE TABLE token_log (
+            seq     INTEGER PRIMARY KEY,
+            entries TEXT NOT NULL
+        );
+        INSERT INTO token_log (seq, entries)
+            SELECT seq, json_array(json_object('project', project, 'token', token, 'seq', seq, 'record', json(body)))
+            FROM token_log_version_2 ORDER BY seq;
+        DROP TABLE token_log_version_2;
+        """,
     ]
 
     /// The SQLite file header's magic string, "SQLite format 3" and a NUL.

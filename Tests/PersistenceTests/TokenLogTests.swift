@@ -1,13 +1,15 @@
 import CSQLite
 import JSON
+import MockServer
 import Testing
 
 @testable import Persistence
 
-/// Token registrations and removals are appended to `token_log` and folded into `push_tokens`
-/// at open (and in the background once the log has grown); what reads back is what the upserts
-/// and deletes of schema version 1 gave: a token registered again keeps its place with the new
-/// record, one removed and registered again goes last.
+/// Token registrations and removals are appended to `token_log`, one row per commit (a JSON array
+/// of the commit's entries), and folded into `push_tokens` at open (and in the background once
+/// the log has grown); what reads back is what the upserts and deletes of schema version 1 gave:
+/// a token registered again keeps its place with the new record, one removed and registered again
+/// goes last.
 @Suite struct TokenLogTests {
     static func tokens(_ state: StoredState) -> [String] {
         state.projects.first?.pushTokens.map(\.id) ?? []
@@ -25,6 +27,18 @@ import Testing
         }
     }
 
+    /// Each `token_log` row's `entries` text, oldest first.
+    static func logTexts(_ connection: SQLiteConnection) throws -> [String] {
+        let stmt = try connection.prepare("SELECT entries FROM token_log ORDER BY seq")
+        var texts: [String] = []
+        while try stmt.step() { texts.append(stmt.text(0) ?? "") }
+        return texts
+    }
+
+    static func logTexts(_ file: StateFile) -> [String] {
+        file.readForTesting { (try? logTexts($0.connection)) ?? ["unreadable"] } ?? []
+    }
+
     static let writes: [StoredEvent] = [
         .tokenUpserted(project: "demo", token: Fixtures.token("a")),
         .tokenUpserted(project: "demo", token: Fixtures.token("b")),
@@ -40,7 +54,7 @@ import Testing
         let path = dir.file("log.db")
         let file = try StateFile.open(path: path, seed: Fixtures.seedState)
         for event in Self.writes { try file.write([event]) }
-        #expect(Self.logRows(file) == Self.writes.count, "every registration and removal appended")
+        #expect(Self.logRows(file) == Self.writes.count, "one row per commit")
         // Read while still in the log (the recovery after a refused write reads this way).
         let live = try file.loadSnapshot()
         #expect(Self.tokens(live) == ["b", "c", "a"])
@@ -54,9 +68,67 @@ import Testing
         #expect(Self.platforms(reopened.initialState) == ["android", "ios", "ios"])
         // Folded rows and new log rows combine the same way.
         try reopened.write([.tokenUpserted(project: "demo", token: Fixtures.token("c", platform: "android")), .tokenDeleted(project: "demo", token: "b")])
+        #expect(Self.logRows(reopened) == 1, "one commit, one row")
         let combined = try reopened.loadSnapshot()
         #expect(Self.tokens(combined) == ["c", "a"])
         #expect(Self.platforms(combined) == ["android", "ios"])
+    }
+
+    @Test func aCommitGroupIsOneRowOfReadableJSONInOrder() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("group.db")
+        let file = try StateFile.open(path: path, seed: Fixtures.seedState)
+        defer { file.close() }
+        let registered = StateSnapshot.Token(token: "r", platform: .android)
+        try file.write([
+            .tokenRegistered(project: "demo", token: registered),
+            .tokenUpserted(project: "demo", token: Fixtures.token("u")),
+            .tokenDeleted(project: "demo", token: "r"),
+        ])
+        let texts = Self.logTexts(file)
+        #expect(texts.count == 1)
+        let entries = try #require(try JSON.parse(texts.first ?? "").arrayValue)
+        #expect(entries.map { $0["token"]?.stringValue } == ["r", "u", "r"])
+        #expect(entries.allSatisfy { $0["project"]?.stringValue == "demo" })
+        #expect(entries[0]["record"] == registered.json)
+        #expect(entries[1]["record"] == Fixtures.token("u").body)
+        #expect(entries[2]["record"] == .null, "a removal has a null record")
+        let seqs = entries.compactMap { $0["seq"]?.intValue }
+        #expect(seqs.count == 3 && seqs == seqs.sorted() && Set(seqs).count == 3)
+        #expect(Self.tokens(try file.loadSnapshot()) == ["u"])
+    }
+
+    @Test func otherEventsInTheSameCommitKeepTheirOrderWithTheLog() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("mixed.db")
+        let file = try StateFile.open(path: path, seed: Fixtures.seedState)
+        let imported = StoredState(seed: nil, projects: [StoredProject(key: "demo", pushTokens: [Fixtures.token("imported")])])
+        // A reset between registrations of one commit drops the ones before it, not after.
+        try file.write([
+            .tokenUpserted(project: "demo", token: Fixtures.token("before")),
+            .replaced(imported),
+            .tokenUpserted(project: "demo", token: Fixtures.token("after")),
+        ])
+        #expect(Self.tokens(try file.loadSnapshot()) == ["imported", "after"])
+        file.close()
+        let reopened = try StateFile.open(path: path, seed: Fixtures.seedState)
+        defer { reopened.close() }
+        #expect(Self.tokens(reopened.initialState) == ["imported", "after"])
+    }
+
+    @Test func aRefusedCommitLeavesNothingInTheNextRow() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("refused.db")
+        let file = try StateFile.open(path: path, seed: Fixtures.seedState)
+        defer { file.close() }
+        file.limitGrowthForTesting()
+        let big = StoredItem(id: "refused", body: .object([("padding", .string(String(repeating: "x", count: 20_000)))]))
+        #expect(throws: StateStoreError.self) { try file.write([.tokenUpserted(project: "demo", token: big)]) }
+        _ = file.readForTesting { (try? $0.connection.execute("PRAGMA max_page_count = 1000000")) != nil }
+        try file.write([.tokenUpserted(project: "demo", token: Fixtures.token("kept"))])
+        #expect(Self.logTexts(file).count == 1)
+        #expect(Self.logTexts(file).first?.contains("refused") == false)
+        #expect(Self.tokens(try file.loadSnapshot()) == ["kept"])
     }
 
     @Test func replacingTheWholeStateEmptiesTheLog() throws {
@@ -80,8 +152,9 @@ import Testing
         let (database, _) = try StateDatabase.open(path: path, seed: Fixtures.seedState, durability: .processCrash)
         database.foldTokenLogAfter = 10
         let committer = GroupCommitter(database: database, checkpointAfter: StateDatabase.logFramesPerCheckpoint)
-        for i in 0..<15 {
-            try committer.write([.tokenUpserted(project: "demo", token: Fixtures.token("t\(i)"))])
+        // Counted in registrations, not rows: 5 commits of 3.
+        for i in stride(from: 0, to: 15, by: 3) {
+            try committer.write((i..<i + 3).map { .tokenUpserted(project: "demo", token: Fixtures.token("t\($0)")) })
         }
         #expect(PersistenceWait.until { committer.read { $0.loggedTokens < 10 } == true })
         let state = try #require(committer.read { try? $0.load() } ?? nil)
@@ -89,13 +162,18 @@ import Testing
         committer.close()
     }
 
-    /// A file as version 1 wrote it: tokens in push_tokens, no token_log.
-    static func makeVersion1File(_ path: String) throws {
+    /// A file built by hand as schema `version` laid it out, holding `rows` (SQL inserts).
+    static func makeFile(_ path: String, version: Int, rows: String) throws {
         let connection = try SQLiteConnection(path: path, flags: SQLiteConnection.readWriteCreate)
         try connection.execute("PRAGMA application_id = \(Int32(bitPattern: StateSchema.applicationID))")
-        try connection.execute(StateSchema.migrations[0])
-        try connection.execute("PRAGMA user_version = 1")
-        try connection.execute("""
+        for step in 0..<version { try connection.execute(StateSchema.migrations[step]) }
+        try connection.execute("PRAGMA user_version = \(version)")
+        try connection.execute(rows)
+    }
+
+    /// A file as version 1 wrote it: tokens in push_tokens, no token_log.
+    static func makeVersion1File(_ path: String) throws {
+        try makeFile(path, version: 1, rows: """
             INSERT INTO meta (key, value) VALUES ('seed', '{"projects": [{"key": "demo"}]}');
             INSERT INTO projects (key, seq, attributes) VALUES ('demo', 1, '{}');
             INSERT INTO push_tokens (project, token, seq, body) VALUES ('demo', 'old-b', 3, '{"token": "old-b", "platform": "ios"}');
@@ -116,5 +194,71 @@ import Testing
         let reopened = try StateFile.open(path: path, seed: Fixtures.seedState)
         defer { reopened.close() }
         #expect(Self.tokens(reopened.initialState) == ["old-b", "new"])
+    }
+
+    /// A file as version 2 wrote it: one token_log row per registration or removal (NULL body),
+    /// not yet folded (the server was killed).
+    static func makeVersion2File(_ path: String) throws {
+        try makeFile(path, version: 2, rows: """
+            INSERT INTO meta (key, value) VALUES ('seed', '{"projects": [{"key": "demo"}]}');
+            INSERT INTO projects (key, seq, attributes) VALUES ('demo', 1, '{}');
+            INSERT INTO push_tokens (project, token, seq, body) VALUES ('demo', 'folded', 2, '{"token": "folded", "platform": "ios"}');
+            INSERT INTO token_log (seq, project, token, body) VALUES (3, 'demo', 'a', '{"token": "a", "platform": "ios"}');
+            INSERT INTO token_log (seq, project, token, body) VALUES (4, 'demo', 'b', '{"token": "b", "platform": "ios"}');
+            INSERT INTO token_log (seq, project, token, body) VALUES (5, 'demo', 'a', NULL);
+            INSERT INTO token_log (seq, project, token, body) VALUES (6, 'demo', 'b', '{"token": "b", "platform": "android"}');
+            INSERT INTO token_log (seq, project, token, body) VALUES (7, 'demo', 'a', '{"token": "a", "platform": "android"}');
+            """)
+    }
+
+    static let version2Tokens = ["folded", "b", "a"]
+    static let version2Platforms = ["ios", "android", "android"]
+
+    @Test func migratingFromVersion2KeepsTheLogsEntriesInOrder() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("v2.db")
+        try Self.makeVersion2File(path)
+        // The migration alone: each old row becomes a row of one entry, same seq, same record.
+        let connection = try SQLiteConnection(path: path, flags: SQLiteConnection.readWriteCreate)
+        try connection.transaction({ () throws(SQLiteError) in
+            try StateDatabase(connection: connection).migrate(from: 2)
+        }, context: "migrating")
+        let texts = try Self.logTexts(connection)
+        #expect(texts.count == 5)
+        let entries = try texts.map { text in try #require(try JSON.parse(text).arrayValue?.first) }
+        #expect(entries.map { $0["token"]?.stringValue } == ["a", "b", "a", "b", "a"])
+        #expect(entries.map { $0["seq"]?.intValue } == [3, 4, 5, 6, 7])
+        #expect(entries[2]["record"] == .null)
+        #expect(entries[3]["record"]?["platform"]?.stringValue == "android")
+        let migrated = try StateDatabase(connection: connection).load()
+        #expect(Self.tokens(migrated) == Self.version2Tokens)
+        #expect(Self.platforms(migrated) == Self.version2Platforms)
+    }
+
+    @Test func aVersion2FileOpensFoldedAndTakesNewWrites() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("v2-open.db")
+        try Self.makeVersion2File(path)
+        let file = try StateFile.open(path: path, seed: Fixtures.seedState)
+        #expect(Self.tokens(file.initialState) == Self.version2Tokens)
+        #expect(Self.platforms(file.initialState) == Self.version2Platforms)
+        #expect(file.readForTesting { try? $0.connection.pragmaInteger("user_version") } == Int64(StateSchema.currentVersion))
+        #expect(Self.logRows(file) == 0, "folded at open")
+        try file.write([.tokenUpserted(project: "demo", token: Fixtures.token("new")), .tokenDeleted(project: "demo", token: "folded")])
+        file.close()
+        let reopened = try StateFile.open(path: path, seed: Fixtures.seedState)
+        defer { reopened.close() }
+        #expect(Self.tokens(reopened.initialState) == ["b", "a", "new"])
+    }
+
+    @Test func aVersion2FileReadAsItIsGivesTheSameTokens() throws {
+        // A read-only file is never migrated: its version-2 log is read in that layout.
+        let dir = try TemporaryDirectory()
+        let path = dir.file("v2-read.db")
+        try Self.makeVersion2File(path)
+        let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY)
+        let state = try StateDatabase(connection: connection).load()
+        #expect(Self.tokens(state) == Self.version2Tokens)
+        #expect(Self.platforms(state) == Self.version2Platforms)
     }
 }
