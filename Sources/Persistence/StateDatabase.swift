@@ -186,36 +186,44 @@ final class StateDatabase: @unchecked Sendable {
                 .text(project), .text(token.id), try nextSeq(), .json(token.body))
     }
 
-    /// One registration (a record) or removal (none) read back from `token_log`.
+    /// One registration (its record's JSON text) or removal (none) read back from `token_log`.
     private struct LogEntry {
         var project: String
         var token: String
         var seq: Int
-        var record: JSON?
+        var record: String?
     }
 
-    /// Each entry of `token_log` (schema version 3 on), oldest first. Parsed by our JSON reader,
-    /// not SQLite's JSON functions: those cut a text at a NUL, and stored identifiers keep theirs.
+    /// Each entry of `token_log` (schema version 3 on), oldest first. SQLite's json_each takes
+    /// the rows apart (the fold at 100,000 entries runs in C, without building JSON values);
+    /// project and token come out as JSON text (`->`) and are read by our parser, since SQLite's
+    /// text values (`->>`) would end at a NUL, and stored identifiers keep theirs.
     private func forEachLogEntry(_ each: (LogEntry) throws(SQLiteError) -> Void) throws(SQLiteError) {
-        let rows = try statement("SELECT seq, entries FROM token_log ORDER BY seq")
+        let rows = try statement(
+            "SELECT token_log.seq, entry.value -> '$.project', entry.value -> '$.token', entry.value ->> '$.seq', entry.value -> '$.record' FROM token_log, json_each(token_log.entries) AS entry ORDER BY token_log.seq, entry.key")
         defer { rows.reset() }
-        while try rows.step() {
-            let rowSeq = rows.int64(0)
-            func malformed() -> SQLiteError {
-                SQLiteError(code: SQLITE_CORRUPT, message: "token_log row \(rowSeq) is not an array of entries",
-                            context: "reading the token log")
-            }
-            guard let text = rows.text(1), let entries = (try? JSON.parse(text))?.arrayValue else { throw malformed() }
-            for entry in entries {
-                guard let project = entry["project"]?.stringValue, let token = entry["token"]?.stringValue,
-                      let seq = entry["seq"]?.intValue, let record = entry["record"] else { throw malformed() }
-                if case .null = record {
-                    try each(LogEntry(project: project, token: token, seq: seq, record: nil))
-                } else {
-                    try each(LogEntry(project: project, token: token, seq: seq, record: record))
-                }
+        func damaged(_ message: String) -> SQLiteError {
+            SQLiteError(code: SQLITE_CORRUPT, message: message, context: "reading the token log")
+        }
+        func next() throws(SQLiteError) -> Bool {
+            do throws(SQLiteError) {
+                return try rows.step()
+            } catch where error.primaryCode == SQLITE_ERROR {
+                throw damaged("token_log: \(error.message)")  // json_each's "malformed JSON"
             }
         }
+        while try next() {
+            guard let project = Self.jsonString(rows.text(1)), let token = Self.jsonString(rows.text(2)),
+                  rows.text(3) != nil, let record = rows.text(4)
+            else { throw damaged("token_log row \(rows.int64(0)) holds an entry without project, token, seq or record") }
+            try each(LogEntry(project: project, token: token, seq: Int(rows.int64(3)), record: record == "null" ? nil : record))
+        }
+    }
+
+    /// The string a JSON string literal holds; nil for anything else.
+    private static func jsonString(_ text: String?) -> String? {
+        guard let text, case .string(let value)? = try? JSON.parse(text) else { return nil }
+        return value
     }
 
     /// Applies `token_log` to `push_tokens`, oldest first, and empties it, inside the caller's
@@ -230,7 +238,7 @@ final class StateDatabase: @unchecked Sendable {
                 try bind(upsert, 1, .text(entry.project))
                 try bind(upsert, 2, .text(entry.token))
                 try bind(upsert, 3, .integer(entry.seq))
-                try bind(upsert, 4, .json(record))
+                try bind(upsert, 4, .text(record))
                 try upsert.run()
             } else {
                 try bind(remove, 1, .text(entry.project))
@@ -334,25 +342,28 @@ final class StateDatabase: @unchecked Sendable {
             let body = try parse(stmt.text(2), "push token \(token) of project \(key)")
             tokens[key, default: TokenList()].upsert(StoredItem(id: token, body: body))
         }
-        func add(_ entry: LogEntry) {
+        func add(_ entry: LogEntry) throws {
             guard let record = entry.record else {
                 tokens[entry.project]?.remove(entry.token)
                 return
             }
             touch(entry.project)
-            tokens[entry.project, default: TokenList()].upsert(StoredItem(id: entry.token, body: record))
+            tokens[entry.project, default: TokenList()].upsert(StoredItem(id: entry.token, body: try parse(record, "push token \(entry.token) of project \(entry.project)")))
         }
         // A writable file was migrated to the current version at open; a read-only one is read
         // in the layout it has (version 1 has no log; version 2 has a row per entry).
         let version = try connection.pragmaInteger("user_version")
         if version >= 3 {
-            try forEachLogEntry { entry in add(entry) }
+            var failure: (any Error)?
+            try forEachLogEntry { entry throws(SQLiteError) in
+                do { try add(entry) } catch { failure = failure ?? error }
+            }
+            if let failure { throw failure }
         } else if version == 2 {
             try rows("SELECT project, token, seq, body FROM token_log ORDER BY seq") { stmt in
                 let key = stmt.text(0) ?? ""
                 let token = stmt.text(1) ?? ""
-                let record = try stmt.text(3).map { text in try parse(text, "push token \(token) of project \(key)") }
-                add(LogEntry(project: key, token: token, seq: Int(stmt.int64(2)), record: record))
+                try add(LogEntry(project: key, token: token, seq: Int(stmt.int64(2)), record: stmt.text(3)))
             }
         }
         for (key, list) in tokens { projects[key]?.pushTokens = list.items }

@@ -131,6 +131,31 @@ import Testing
         #expect(Self.tokens(try file.loadSnapshot()) == ["kept"])
     }
 
+    @Test(arguments: [#"not json"#, #"[{"project": "demo", "token": "x"}]"#, #"[{"project": 1, "token": "x", "seq": 9, "record": null}]"#])
+    func aLogRowThatIsNotEntriesRefusesTheFileNamingIt(entries: String) throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("bad-log.db")
+        try StateFile.open(path: path, seed: Fixtures.seedState).close()
+        do {
+            let connection = try SQLiteConnection(path: path, flags: SQLiteConnection.readWriteCreate)
+            let insert = try connection.prepare("INSERT INTO token_log (seq, entries) VALUES (100, ?1)")
+            try insert.bind(1, entries)
+            try insert.run()
+        }  // closed here, before the server opens it
+        do {
+            let file = try StateFile.open(path: path, seed: Fixtures.seedState)
+            file.close()
+            Issue.record("a token_log row of \(entries) was accepted")
+        } catch {
+            guard case .corrupt(let named, let detail) = error else {
+                Issue.record("refused as \(error), not as damaged")
+                return
+            }
+            #expect(named == path)
+            #expect(detail.contains("token_log"))
+        }
+    }
+
     @Test func replacingTheWholeStateEmptiesTheLog() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("replaced.db")
