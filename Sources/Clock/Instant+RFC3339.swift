@@ -9,13 +9,38 @@ extension Instant {
         let (year, month, day) = Self.civil(fromDays: days)
         guard (0...9999).contains(year) else { return Self.widePaddedRFC3339(year, month, day, secondOfDay, milli) }
         return String(unsafeUninitializedCapacity: 24) { buffer in
-            func put(_ value: Int64, _ width: Int, at offset: Int) { Self.putDigits(value, width, at: offset, in: buffer) }
-            put(year, 4, at: 0); buffer[4] = 45; put(month, 2, at: 5); buffer[7] = 45; put(day, 2, at: 8)
-            buffer[10] = 84; put(secondOfDay / 3600, 2, at: 11); buffer[13] = 58
-            put(secondOfDay % 3600 / 60, 2, at: 14); buffer[16] = 58; put(secondOfDay % 60, 2, at: 17)
-            buffer[19] = 46; put(milli, 3, at: 20); buffer[23] = 90
+            Self.putRFC3339(year, month, day, secondOfDay, milli, in: buffer)
             return 24
         }
+    }
+
+    /// Appends ``rfc3339``'s bytes to `out` without making a String (24 bytes is past a small
+    /// String's inline storage, so ``rfc3339`` allocates): a durable state file writes one per
+    /// token registration.
+    public func writeRFC3339(into out: inout [UInt8]) {
+        let (secondsTotal, milli) = millisecondsSinceEpoch.floorDivided(by: 1000)
+        let (days, secondOfDay) = secondsTotal.floorDivided(by: 86_400)
+        let (year, month, day) = Self.civil(fromDays: days)
+        guard (0...9999).contains(year) else {
+            out.append(contentsOf: Self.widePaddedRFC3339(year, month, day, secondOfDay, milli).utf8)
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+            Self.putRFC3339(year, month, day, secondOfDay, milli, in: buffer)
+            out.append(contentsOf: UnsafeBufferPointer(buffer))
+        }
+    }
+
+    /// The 24 bytes of a four-digit-year time, `2026-12-02T11:00:00.000Z`, at the start of `buffer`.
+    private static func putRFC3339(
+        _ year: Int64, _ month: Int64, _ day: Int64, _ secondOfDay: Int64, _ milli: Int64,
+        in buffer: UnsafeMutableBufferPointer<UInt8>
+    ) {
+        func put(_ value: Int64, _ width: Int, at offset: Int) { Self.putDigits(value, width, at: offset, in: buffer) }
+        put(year, 4, at: 0); buffer[4] = 45; put(month, 2, at: 5); buffer[7] = 45; put(day, 2, at: 8)
+        buffer[10] = 84; put(secondOfDay / 3600, 2, at: 11); buffer[13] = 58
+        put(secondOfDay % 3600 / 60, 2, at: 14); buffer[16] = 58; put(secondOfDay % 60, 2, at: 17)
+        buffer[19] = 46; put(milli, 3, at: 20); buffer[23] = 90
     }
 
     /// Writes `value` as `width` decimal digits (zero-padded) at `offset`: the fixed-width

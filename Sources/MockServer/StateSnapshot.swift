@@ -38,8 +38,10 @@ public struct StateSnapshot: Sendable, Equatable {
             Self.append(#","platform":"#, to: &out)
             JSON.writeString(platform.rawValue, into: &out)
             if let registeredAt {
-                Self.append(#","registered_at":"#, to: &out)
-                JSON.writeString(registeredAt.rfc3339, into: &out)
+                // RFC 3339 text needs no escape: its bytes go between the quotes as they are.
+                Self.append(#","registered_at":""#, to: &out)
+                registeredAt.writeRFC3339(into: &out)
+                out.append(UInt8(ascii: "\""))
             }
             out.append(UInt8(ascii: "}"))
         }

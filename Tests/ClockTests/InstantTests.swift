@@ -51,3 +51,13 @@ import Testing
         #expect(far.rfc3339.hasSuffix("Z"))
     }
 }
+
+@Suite struct InstantRFC3339BytesTests {
+    @Test(arguments: [0, 1_764_774_035_123, -1, 253_402_300_799_999, 253_402_300_800_000, -62_167_219_200_001])
+    func theBytesAreTheTextsOwn(milliseconds: Int64) {
+        let instant = Instant(millisecondsSinceEpoch: milliseconds)
+        var bytes: [UInt8] = [0x41]
+        instant.writeRFC3339(into: &bytes)
+        #expect(bytes == [0x41] + Array(instant.rfc3339.utf8))
+    }
+}
