@@ -27,8 +27,8 @@ public protocol Responder: Sendable {
     var wantsBatchEnds: Bool { get }
     /// For a responder that ``wantsBatchEnds``: called by a server loop, on the loop's thread,
     /// once the work queued on it when it last called ``respond(to:reply:)`` is done. Every
-    /// `respond` call of a server loop is followed by one (one per wake-up, however many requests
-    /// it served), so work left for it is finished without a thread switch.
+    /// `respond` call of a server loop is followed by one (one per round of ready sockets, however
+    /// many requests it served), so work left for it is finished without a thread switch.
     func batchEnded()
 }
 

@@ -19,6 +19,8 @@ final class EventLoop: @unchecked Sendable {
     private(set) var shuttingDown = false
     /// True while a ``Responder/batchEnded()`` call is queued behind the work in hand.
     private var batchEndQueued = false
+    /// True when a request answered during the reactor's current round waits for its end.
+    private var endBatchAfterRound = false
     /// This loop's request log lines, handed to the server's sink once per wake-up; nil when quiet.
     let requestLog: RequestLogBatch?
 
@@ -39,12 +41,19 @@ final class EventLoop: @unchecked Sendable {
         self.requestLog = context.log.map { RequestLogBatch(sink: $0, queue: queue) }
     }
 
-    /// Called after each `respond` on this loop: queues one ``Responder/batchEnded()`` behind the
-    /// work in hand (the rest of the wake-up's ready sockets), so the responder hears once per
-    /// wake-up, after every request it was handed; only for a responder that wants it. On this
-    /// loop's queue.
+    /// Called after each `respond` on this loop, for a responder that wants batch ends: during a
+    /// reactor round, one ``Responder/batchEnded()`` follows the round (every ready socket it
+    /// served), before the reactor polls again, so answers that wait for it (a group commit) go
+    /// out and their connections' next requests can arrive in the same wake-up; outside a round
+    /// (an answer that unblocked a pipelined request), one is queued behind the work in hand.
+    /// On this loop's queue.
     func responded() {
-        guard context.endsBatches, !batchEndQueued else { return }
+        guard context.endsBatches else { return }
+        if reactor.isServing {
+            endBatchAfterRound = true
+            return
+        }
+        guard !batchEndQueued else { return }
         batchEndQueued = true
         queue.async { [self] in
             batchEndQueued = false
@@ -53,7 +62,16 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Starts the reactor. Call once, on any thread.
-    func start() { reactor.start() }
+    func start() {
+        if context.endsBatches {
+            reactor.roundEnded = { [unowned self] in
+                guard endBatchAfterRound else { return }
+                endBatchAfterRound = false
+                context.responder.batchEnded()
+            }
+        }
+        reactor.start()
+    }
 
     /// A quarter of the shortest timeout, between 10 ms and 1 s.
     static func sweepInterval(_ context: ServerContext) -> UInt64 {

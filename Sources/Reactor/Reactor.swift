@@ -38,6 +38,12 @@ public final class Reactor: @unchecked Sendable {
     private var registered = 0
     private var readySource: DispatchSourceRead?
     private var timer: DispatchSourceTimer?
+    /// True while ``serveReady()`` calls handlers: work they start can wait for ``roundEnded``.
+    public private(set) var isServing = false
+    /// Called on the queue after each round of ready descriptors (see ``serveReady()``), before
+    /// the next poll: what the round's handlers left to finish together (a commit their answers
+    /// wait for) goes out now, so the answers' next requests can arrive in the same wake-up.
+    public var roundEnded: (() -> Void)?
 
     private static let key = DispatchSpecificKey<Int>()
     private static let nextID = Atomic<Int>(1)
@@ -150,11 +156,14 @@ public final class Reactor: @unchecked Sendable {
     private func serveReady() {
         let started = Self.now()
         for _ in 0 ..< 4 {
+            isServing = true
             let ready = epoll.poll { fd, events in
                 let index = Int(fd)
                 guard index >= 0, index < table.count, let handler = table[index] else { return }
                 handler.handle(events)
             }
+            isServing = false
+            if ready > 0 { roundEnded?() }
             if ready == 0 || Self.now() &- started > Self.longBatch { return }
         }
     }

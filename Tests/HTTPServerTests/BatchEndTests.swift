@@ -47,7 +47,7 @@ final class GatheringResponder: Responder {
             try client.send(String(repeating: "GET /a HTTP/1.1\r\nHost: t\r\n\r\n", count: 3))
             let answers = try (0..<3).map { _ in try client.readResponse() }
             #expect(answers.allSatisfy { $0.status == 200 && $0.text.hasPrefix("batch of ") })
-            // One batch end per wake-up, not per request: the three arrived in one read.
+            // One batch end per round of ready sockets, not per request: the three arrived in one read.
             #expect(answers.map(\.text) == Array(repeating: "batch of 3", count: 3))
             #expect(responder.batchEnds.load(ordering: .relaxed) == 1)
             // A later request, on its own, gets a batch end of its own.
