@@ -198,16 +198,26 @@ final class GroupCommitter: Sendable {
     var brokenChain: UInt64 { broken.load(ordering: .acquiring) }
 
     /// Queues the file's upkeep in the background once it is due: a checkpoint once the log
-    /// holds ``checkpointAfter`` frames, folding a grown token log (``StateDatabase/maintain(checkpoint:)``).
+    /// holds ``checkpointAfter`` frames, folding a token log grown with dead weight
+    /// (``StateDatabase/maintainStep(checkpoint:)``).
     private func checkpointIfDue(_ database: StateDatabase) {
         guard database.needsMaintenance(checkpointAfter: checkpointAfter),
               !checkpointQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        background.async { [self] in maintainStep() }
+    }
+
+    /// One step of upkeep with the file held; the next step queues behind whatever was queued
+    /// meanwhile (drains moved off a server loop), so a long fold holds writers up for one step
+    /// at a time, not for all of it.
+    private func maintainStep() {
         let checkpoint = checkpointAfter != nil
-        background.async { [self] in
-            access.withLock { access in
-                // A failed fold or checkpoint leaves the file as it was: still valid, tried again later.
-                try? access.database?.maintain(checkpoint: checkpoint)
-            }
+        let more: Bool = access.withLock { access in
+            // A failed step leaves the file as it was: still valid, tried again after a later commit.
+            (try? access.database?.maintainStep(checkpoint: checkpoint)) ?? false
+        }
+        if more {
+            background.async { [self] in maintainStep() }
+        } else {
             checkpointQueued.store(false, ordering: .releasing)
         }
     }

@@ -6,8 +6,8 @@ import Testing
 @testable import Persistence
 
 /// Token registrations and removals are appended to `token_log`, one row per commit (a JSON array
-/// of the commit's entries), and folded into `push_tokens` at open (and in the background once
-/// the log has grown); what reads back is what the upserts and deletes of schema version 1 gave:
+/// of the commit's entries), and folded into `push_tokens` at open (and in the background, a few
+/// rows at a time, once the log is large and at least half dead weight); what reads back is what the upserts and deletes of schema version 1 gave:
 /// a token registered again keeps its place with the new record, one removed and registered again
 /// goes last.
 @Suite struct TokenLogTests {
@@ -171,20 +171,84 @@ import Testing
         #expect(Self.tokens(reopened.initialState) == ["new"])
     }
 
-    @Test func aGrownLogIsFoldedInTheBackground() throws {
+    /// Rows in `token_log`, read with the committer's file held.
+    static func logRows(_ committer: GroupCommitter) -> Int? {
+        committer.read { database in
+            guard let stmt = try? database.connection.prepare("SELECT count(*) FROM token_log"), (try? stmt.step()) == true else { return -1 }
+            return Int(stmt.int64(0))
+        }
+    }
+
+    @Test func deadWeightCountsRegistrationsAgainAndRemovals() throws {
+        let dir = try TemporaryDirectory()
+        let (database, _) = try StateDatabase.open(path: dir.file("dead.db"), seed: Fixtures.seedState, durability: .processCrash)
+        let committer = GroupCommitter(database: database)
+        defer { committer.close() }
+        try committer.write([
+            .tokenUpserted(project: "demo", token: Fixtures.token("a")),
+            .tokenUpserted(project: "demo", token: Fixtures.token("b")),
+            .tokenUpserted(project: "demo", token: Fixtures.token("a")),   // the first a is dead
+            .tokenDeleted(project: "demo", token: "b"),                    // b and its removal
+            .tokenDeleted(project: "demo", token: "never-registered"),     // the removal itself
+            .tokenUpserted(project: "other", token: Fixtures.token("a")),  // another project's a
+        ])
+        #expect(committer.read { $0.loggedTokens } == 6)
+        #expect(committer.read { $0.deadTokenEntries } == 4)
+    }
+
+    @Test func aLogOfLiveTokensIsNotFoldedWhileTheServerRunsButAtTheNextOpen() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("live.db")
+        // In a scope of its own, so the file's connection is gone before it is opened again.
+        do {
+            let (database, _) = try StateDatabase.open(path: path, seed: Fixtures.seedState, durability: .processCrash)
+            database.foldTokenLogAfter = 10
+            let committer = GroupCommitter(database: database, checkpointAfter: StateDatabase.logFramesPerCheckpoint)
+            for i in stride(from: 0, to: 15, by: 3) {
+                try committer.write((i..<i + 3).map { .tokenUpserted(project: "demo", token: Fixtures.token("t\($0)")) })
+            }
+            // Every entry is a token of its own: the log holds them as compactly as push_tokens would.
+            #expect(committer.read { $0.foldIsDue } == false)
+            #expect(committer.read { $0.loggedTokens } == 15)
+            #expect(Self.logRows(committer) == 5)
+            let state = try #require(committer.read { try? $0.load() } ?? nil)
+            #expect(Self.tokens(state) == (0..<15).map { "t\($0)" })
+            committer.close()
+        }
+        let reopened = try StateFile.open(path: path, seed: Fixtures.seedState)
+        defer { reopened.close() }
+        #expect(Self.logRows(reopened) == 0, "folded at open")
+        #expect(Self.tokens(reopened.initialState) == (0..<15).map { "t\($0)" })
+    }
+
+    @Test func aLogOfDeadWeightIsFoldedInTheBackgroundAFewRowsAtATime() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("grown.db")
-        let (database, _) = try StateDatabase.open(path: path, seed: Fixtures.seedState, durability: .processCrash)
-        database.foldTokenLogAfter = 10
-        let committer = GroupCommitter(database: database, checkpointAfter: StateDatabase.logFramesPerCheckpoint)
-        // Counted in registrations, not rows: 5 commits of 3.
-        for i in stride(from: 0, to: 15, by: 3) {
-            try committer.write((i..<i + 3).map { .tokenUpserted(project: "demo", token: Fixtures.token("t\($0)")) })
+        do {
+            let (database, _) = try StateDatabase.open(path: path, seed: Fixtures.seedState, durability: .processCrash)
+            database.foldTokenLogAfter = 10
+            database.foldRowsPerStep = 2
+            let committer = GroupCommitter(database: database, checkpointAfter: StateDatabase.logFramesPerCheckpoint)
+            // Five tokens registered three times over, one commit (one log row) each; the third round
+            // also removes t0 and registers t5. At the tenth entry half the log is dead: a fold of
+            // two rows a step begins, and the commits go on between its steps.
+            for round in 0..<3 {
+                for i in 0..<5 {
+                    try committer.write([.tokenUpserted(project: "demo", token: Fixtures.token("t\(i)", platform: round == 2 ? "android" : "ios"))])
+                }
+            }
+            try committer.write([.tokenDeleted(project: "demo", token: "t0"), .tokenUpserted(project: "demo", token: Fixtures.token("t5"))])
+            #expect(PersistenceWait.until { committer.read { !$0.foldIsDue && $0.foldingThrough == nil } == true })
+            #expect(PersistenceWait.until { (Self.logRows(committer) ?? 99) < 16 })
+            let state = try #require(committer.read { try? $0.load() } ?? nil)
+            #expect(Self.tokens(state) == ["t1", "t2", "t3", "t4", "t5"])
+            #expect(Self.platforms(state) == ["android", "android", "android", "android", "ios"])
+            committer.close()
         }
-        #expect(PersistenceWait.until { committer.read { $0.loggedTokens < 10 } == true })
-        let state = try #require(committer.read { try? $0.load() } ?? nil)
-        #expect(Self.tokens(state) == (0..<15).map { "t\($0)" })
-        committer.close()
+        let reopened = try StateFile.open(path: path, seed: Fixtures.seedState)
+        defer { reopened.close() }
+        #expect(Self.tokens(reopened.initialState) == ["t1", "t2", "t3", "t4", "t5"])
+        #expect(Self.platforms(reopened.initialState) == ["android", "android", "android", "android", "ios"])
     }
 
     /// A file built by hand as schema `version` laid it out, holding `rows` (SQL inserts).
