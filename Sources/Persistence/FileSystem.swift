@@ -63,6 +63,19 @@ enum FileSystem {
         close(fd)
     }
 
+    /// Writes the file's data to disk now (fdatasync through a descriptor of our own), ahead of
+    /// a sync SQLite makes later with writers waiting: the write-ahead log's before a checkpoint.
+    /// Only for files SQLite takes no locks on (the log; never the database file): closing any
+    /// descriptor of a file drops this process's POSIX locks on it. False when the file is
+    /// missing or the sync failed (SQLite's own sync still follows).
+    @discardableResult
+    static func syncData(_ path: String) -> Bool {
+        let fd = retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return retrying { fdatasync(fd) } == 0
+    }
+
     private static func retrying<T: BinaryInteger>(_ call: () -> T) -> T {
         while true {
             let result = call()

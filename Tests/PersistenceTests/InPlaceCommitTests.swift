@@ -209,6 +209,19 @@ import Testing
         #expect(reopened.initialState.projects.first?.pushTokens.map(\.id) == (0..<30).map { "t\($0)" })
     }
 
+    @Test func theLogIsSyncedAheadThroughADescriptorOfItsOwn() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("ahead.db")
+        let file = try StateFile.open(path: path, seed: Fixtures.seedState)
+        defer { file.close() }
+        try file.write([.tokenUpserted(project: "demo", token: Fixtures.token("t"))])
+        #expect(FileSystem.syncData(path + "-wal"))
+        #expect(!FileSystem.syncData(dir.file("missing-wal")))
+        // The server's lock on the database file is untouched (only the log was opened and closed).
+        try file.write([.tokenUpserted(project: "demo", token: Fixtures.token("u"))])
+        #expect(throws: StateFileError.self) { try StateFile.open(path: path, seed: Fixtures.seedState) }
+    }
+
     @Test func commitsThatSyncLeaveCheckpointsToSQLite() throws {
         let dir = try TemporaryDirectory()
         let (database, _) = try StateDatabase.open(path: dir.file("full.db"), seed: Fixtures.seedState, durability: .powerLoss)
