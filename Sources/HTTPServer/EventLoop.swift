@@ -1,6 +1,7 @@
 import Dispatch
 import Reactor
 import Sockets
+import Synchronization
 
 /// The server's use of one ``Reactor``: the connections it accepted on one core.
 ///
@@ -59,6 +60,27 @@ final class EventLoop: @unchecked Sendable {
             batchEndQueued = false
             context.responder.batchEnded()
         }
+    }
+
+    /// Work handed to this loop from other threads (answers whose commit another loop ran),
+    /// waiting for the one queue hop that runs all of it.
+    private let inbox = Mutex<[@Sendable () -> Void]>([])
+
+    /// Runs `work` on this loop's queue, from any thread. Work that arrives while a hop is on its
+    /// way joins it: a commit that answers many of this loop's requests costs one hop (a block
+    /// copy, a queue wake-up), not one per answer.
+    func runOnLoop(_ work: @escaping @Sendable () -> Void) {
+        let first = inbox.withLock { waiting in
+            waiting.append(work)
+            return waiting.count == 1
+        }
+        if first { queue.async { [self] in runInbox() } }
+    }
+
+    private func runInbox() {
+        var taken: [@Sendable () -> Void] = []
+        inbox.withLock { swap(&taken, &$0) }
+        for work in taken { work() }
     }
 
     /// Starts the reactor. Call once, on any thread.

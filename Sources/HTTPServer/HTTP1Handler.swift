@@ -184,7 +184,7 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
             if loop.isCurrent {
                 self.deliver(reply, sequence: sequence)
             } else {
-                loop.queue.async { self.deliver(reply, sequence: sequence) }
+                loop.runOnLoop { self.deliver(reply, sequence: sequence) }
             }
         }
         responding = false

@@ -124,7 +124,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
             if loop.isCurrent {
                 self.deliver(reply, on: stream)
             } else {
-                loop.queue.async { self.deliver(reply, on: stream) }
+                loop.runOnLoop { self.deliver(reply, on: stream) }
             }
         }
         respondingStream = nil
