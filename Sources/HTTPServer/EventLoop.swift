@@ -87,9 +87,12 @@ final class EventLoop: @unchecked Sendable {
     func start() {
         if context.endsBatches {
             reactor.roundEnded = { [unowned self] in
-                guard endBatchAfterRound else { return }
-                endBatchAfterRound = false
-                context.responder.batchEnded()
+                if endBatchAfterRound {
+                    endBatchAfterRound = false
+                    context.responder.batchEnded()
+                }
+                // Answers another loop's commit sent here go out now too, not after the wake-up.
+                runInbox()
             }
         }
         reactor.start()
