@@ -298,11 +298,14 @@ final class StateDatabase: @unchecked Sendable {
             // What is logged from here on is counted for the next fold.
             resetLogCounts()
         }
-        let ending = try statement("SELECT seq FROM token_log WHERE seq <= ?1 ORDER BY seq LIMIT 1 OFFSET ?2")
-        try ending.bind(1, last)
-        try ending.bind(2, max(foldRowsPerStep, 1) - 1)
-        let stepEnd = try ending.step() ? Int(ending.int64(0)) : last
-        ending.reset()
+        let stepEnd: Int
+        do {
+            let ending = try statement("SELECT seq FROM token_log WHERE seq <= ?1 ORDER BY seq LIMIT 1 OFFSET ?2")
+            defer { ending.reset() }
+            try ending.bind(1, last)
+            try ending.bind(2, max(foldRowsPerStep, 1) - 1)
+            stepEnd = try ending.step() ? Int(ending.int64(0)) : last
+        }
         try connection.transaction({ () throws(SQLiteError) in try foldTokenLog(through: stepEnd) }, context: "folding the token log")
         guard stepEnd >= last else { return false }
         foldingThrough = nil
