@@ -153,12 +153,15 @@ final class StateDatabase: @unchecked Sendable {
     /// next fold would take.
     private(set) var loggedTokens = 0
     /// Among those, the entries a later one made dead weight: an older registration of a token
-    /// registered again, a removal and the registration it removed. An estimate (keys are
-    /// hashed, and an entry counts once logged even if its commit then failed): it only decides
-    /// when to fold.
+    /// registered again, a removal and the registration it removed. An estimate that only
+    /// decides when to fold: tokens are remembered in a fixed table (``recentTokenKeys``), so one
+    /// pushed out by another before it comes again is not seen as dead, and an entry counts once
+    /// logged even if its commit then failed.
     private(set) var deadTokenEntries = 0
-    /// Hashes of the tokens (with their project) logged since, for ``deadTokenEntries``.
-    private var loggedTokenKeys = Set<Int>()
+    /// The tokens (with their project) logged since, by 64-bit hash, one slot per hash's low
+    /// bits: 512 KB whatever the log holds (a set of every token logged would grow with a log of
+    /// live tokens, which is never folded while the server runs). 0 is an empty slot.
+    private var recentTokenKeys = [UInt64](repeating: 0, count: 1 << 16)
     /// Set while a fold runs, a few rows per transaction (``foldTokenLogStep()``): the newest
     /// log row it takes.
     private(set) var foldingThrough: Int?
@@ -178,22 +181,39 @@ final class StateDatabase: @unchecked Sendable {
     }
 
     private func noteLogged(project: String, token: String, removal: Bool) {
-        var hasher = Hasher()
-        hasher.combine(project)
-        hasher.combine(token)
-        let key = hasher.finalize()
+        let key = Self.tokenKey(project: project, token: token)
+        let slot = Int(truncatingIfNeeded: key) & (recentTokenKeys.count - 1)
+        let seen = recentTokenKeys[slot] == key
         if removal {
-            deadTokenEntries += loggedTokenKeys.remove(key) == nil ? 1 : 2
-        } else if !loggedTokenKeys.insert(key).inserted {
+            deadTokenEntries += seen ? 2 : 1
+            if seen { recentTokenKeys[slot] = 0 }
+        } else if seen {
             deadTokenEntries += 1
+        } else {
+            recentTokenKeys[slot] = key
         }
+    }
+
+    /// FNV-1a over the project's and the token's UTF-8 with a 0xFF between (never in UTF-8), mixed,
+    /// never 0: the same in every process, so what ``deadTokenEntries`` counts does not vary by run.
+    static func tokenKey(project: String, token: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in project.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        hash = (hash ^ 0xFF) &* 0x100_0000_01b3
+        for byte in token.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        // FNV's low bits (the slot) barely change between "device-1" and "device-2": mixed as
+        // MurmurHash3's finalizer mixes.
+        hash = (hash ^ (hash >> 33)) &* 0xff51_afd7_ed55_8ccd
+        hash = (hash ^ (hash >> 33)) &* 0xc4ce_b9fe_1a85_ec53
+        hash ^= hash >> 33
+        return hash == 0 ? 1 : hash
     }
 
     /// The log counts start over: nothing is logged since (a fold began or ended, a replace).
     private func resetLogCounts() {
         loggedTokens = 0
         deadTokenEntries = 0
-        loggedTokenKeys.removeAll()
+        recentTokenKeys.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
     }
 
     private func discardTokenGroup() {

@@ -196,6 +196,26 @@ import Testing
         #expect(committer.read { $0.deadTokenEntries } == 4)
     }
 
+    @Test func theDeadWeightTableIsFixedInSizeAndNeverCountsANewTokenAsDead() throws {
+        let dir = try TemporaryDirectory()
+        let (database, _) = try StateDatabase.open(path: dir.file("table.db"), seed: Fixtures.seedState, durability: .processCrash)
+        let committer = GroupCommitter(database: database)
+        defer { committer.close() }
+        let tokens = (0..<5_000).map { "device-\($0)" }
+        for chunk in stride(from: 0, to: tokens.count, by: 1_000) {
+            try committer.write(tokens[chunk..<chunk + 1_000].map { .tokenUpserted(project: "demo", token: Fixtures.token($0)) })
+        }
+        #expect(committer.read { $0.deadTokenEntries } == 0, "distinct tokens: nothing is dead")
+        for chunk in stride(from: 0, to: tokens.count, by: 1_000) {
+            try committer.write(tokens[chunk..<chunk + 1_000].map { .tokenUpserted(project: "demo", token: Fixtures.token($0, platform: "android")) })
+        }
+        // Each again makes its first entry dead; a few were pushed out of the 65,536 slots by
+        // another token's hash and go uncounted.
+        let dead = try #require(committer.read { $0.deadTokenEntries })
+        // About n²/m = 380 of them by chance; many more would mean slots go unused.
+        #expect(dead <= 5_000 && dead >= 4_400, "\(dead) of 5,000 seen")
+    }
+
     @Test func aLogOfLiveTokensIsNotFoldedWhileTheServerRunsButAtTheNextOpen() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("live.db")
