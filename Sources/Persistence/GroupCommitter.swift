@@ -198,8 +198,8 @@ final class GroupCommitter: Sendable {
     var brokenChain: UInt64 { broken.load(ordering: .acquiring) }
 
     /// Queues the file's upkeep in the background once it is due: a checkpoint once the log
-    /// holds ``checkpointAfter`` frames, folding a token log grown with dead weight
-    /// (``StateDatabase/maintainStep(checkpoint:)``).
+    /// holds ``checkpointAfter`` frames (``StateDatabase/checkpointAndRestartLog()``), folding a
+    /// token log grown with dead weight (``StateDatabase/foldTokenLogStep()``).
     private func checkpointIfDue(_ database: StateDatabase) {
         guard database.needsMaintenance(checkpointAfter: checkpointAfter),
               !checkpointQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
