@@ -3,12 +3,15 @@
 /// ```swift
 /// FNV1a64.hex(Array("hello".utf8))   // "a430d84680aabd0b"
 /// ```
-enum FNV1a64 {
-    static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
-    static let prime: UInt64 = 0x0000_0100_0000_01b3
+public enum FNV1a64 {
+    public static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
+    public static let prime: UInt64 = 0x0000_0100_0000_01b3
 
-    static func hash(_ bytes: [UInt8]) -> UInt64 {
-        var h = offsetBasis
+    /// `bytes` hashed on from `hash` (the offset basis to start), so several pieces can be
+    /// hashed as one without joining them first.
+    @inlinable
+    public static func hash(_ bytes: some Sequence<UInt8>, continuing hash: UInt64 = offsetBasis) -> UInt64 {
+        var h = hash
         for b in bytes {
             h ^= UInt64(b)
             h = h &* prime
@@ -17,7 +20,7 @@ enum FNV1a64 {
     }
 
     /// The hash as 16 lowercase hex digits.
-    static func hex(_ bytes: [UInt8]) -> String {
+    public static func hex(_ bytes: [UInt8]) -> String {
         let s = String(hash(bytes), radix: 16)
         return String(repeating: "0", count: 16 - s.count) + s
     }

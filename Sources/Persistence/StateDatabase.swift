@@ -197,10 +197,9 @@ final class StateDatabase: @unchecked Sendable {
     /// FNV-1a over the project's and the token's UTF-8 with a 0xFF between (never in UTF-8), mixed,
     /// never 0: the same in every process, so what ``deadTokenEntries`` counts does not vary by run.
     static func tokenKey(project: String, token: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in project.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        hash = (hash ^ 0xFF) &* 0x100_0000_01b3
-        for byte in token.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        var hash = FNV1a64.hash(project.utf8)
+        hash = FNV1a64.hash(CollectionOfOne(0xFF), continuing: hash)
+        hash = FNV1a64.hash(token.utf8, continuing: hash)
         // FNV's low bits (the slot) barely change between "device-1" and "device-2": mixed as
         // MurmurHash3's finalizer mixes.
         hash = (hash ^ (hash >> 33)) &* 0xff51_afd7_ed55_8ccd
