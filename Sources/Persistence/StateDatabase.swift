@@ -98,20 +98,11 @@ final class StateDatabase: @unchecked Sendable {
     func apply(_ event: StoredEvent) throws(SQLiteError) {
         switch event {
         case .tokenRegistered(let project, let token):
-            let seq = try nextSeqNumber()
-            logRow.add(project: project, token: token.token, seq: seq) { token.writeJSON(into: &$0) }
-            noteLogged(project: project, token: token.token, removal: false)
-            return
+            return try log(project: project, token: token.token) { token.writeJSON(into: &$0) }
         case .tokenUpserted(let project, let token):
-            let seq = try nextSeqNumber()
-            logRow.add(project: project, token: token.id, seq: seq) { token.body.write(into: &$0) }
-            noteLogged(project: project, token: token.id, removal: false)
-            return
+            return try log(project: project, token: token.id) { token.body.write(into: &$0) }
         case .tokenDeleted(let project, let token):
-            let seq = try nextSeqNumber()
-            logRow.add(project: project, token: token, seq: seq) { TokenLogRow.append("null", to: &$0) }
-            noteLogged(project: project, token: token, removal: true)
-            return
+            return try log(project: project, token: token, removal: true) { TokenLogRow.append("null", to: &$0) }
         default:
             try writeTokenGroup()
         }
@@ -178,6 +169,13 @@ final class StateDatabase: @unchecked Sendable {
     /// True when the log is due for a background fold, or one is under way.
     var foldIsDue: Bool {
         foldingThrough != nil || (loggedTokens >= foldTokenLogAfter && deadTokenEntries * 2 >= loggedTokens)
+    }
+
+    /// Adds a registration or a removal to the transaction's log row (`record` appends its
+    /// record's JSON, `null` for a removal), and counts it for the fold.
+    private func log(project: String, token: String, removal: Bool = false, record: (inout [UInt8]) -> Void) throws(SQLiteError) {
+        logRow.add(project: project, token: token, seq: try nextSeqNumber(), writeRecord: record)
+        noteLogged(project: project, token: token, removal: removal)
     }
 
     private func noteLogged(project: String, token: String, removal: Bool) {
