@@ -11,6 +11,18 @@ public enum FNV1a64 {
     /// hashed as one without joining them first.
     @inlinable
     public static func hash(_ bytes: some Sequence<UInt8>, continuing hash: UInt64 = offsetBasis) -> UInt64 {
+        // A native string's UTF-8 and arrays are one buffer: walked by pointer, not through the
+        // sequence's iterator (a String.UTF8View's index steps cost several times the hash itself).
+        if let hashed = bytes.withContiguousStorageIfAvailable({ buffer in
+            var h = hash
+            for b in buffer {
+                h ^= UInt64(b)
+                h = h &* prime
+            }
+            return h
+        }) {
+            return hashed
+        }
         var h = hash
         for b in bytes {
             h ^= UInt64(b)

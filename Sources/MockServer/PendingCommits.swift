@@ -10,10 +10,26 @@ import Synchronization
 /// commits.whenSettled { problem in reply(problem?.response ?? ok) }
 /// ```
 final class PendingCommits: Sendable {
+    typealias Action = @Sendable (Problem?) -> Void
+
     private struct State {
         var outstanding = 0
         var problem: Problem?
-        var waiting: [@Sendable (Problem?) -> Void] = []
+        /// A write waits with two actions (its answer and its announcement): held inline, so
+        /// waiting costs no array; a third and more go to `more`.
+        var first: Action?
+        var second: Action?
+        var more: [Action] = []
+
+        mutating func add(_ action: @escaping Action) {
+            if first == nil { first = action } else if second == nil { second = action } else { more.append(action) }
+        }
+
+        /// The waiting actions in the order they came, leaving none.
+        mutating func takeWaiting() -> (Action?, Action?, [Action]) {
+            defer { first = nil; second = nil; more = [] }
+            return (first, second, more)
+        }
     }
 
     private let state = Mutex(State())
@@ -32,25 +48,24 @@ final class PendingCommits: Sendable {
 
     /// The store reported one expected commit: nil when durable, else the refusal to answer with.
     func settle(_ problem: Problem?) {
-        let ready: (actions: [@Sendable (Problem?) -> Void], problem: Problem?)? = state.withLock { s in
+        let ready: (actions: (Action?, Action?, [Action]), problem: Problem?)? = state.withLock { s in
             s.outstanding -= 1
             if s.problem == nil { s.problem = problem }
             guard s.outstanding == 0 else { return nil }
-            defer { s.waiting = [] }
-            return (s.waiting, s.problem)
+            return (s.takeWaiting(), s.problem)
         }
-        guard let ready else { return }
-        for action in ready.actions { action(ready.problem) }
+        guard let (actions, problem) = ready else { return }
+        actions.0?(problem)
+        actions.1?(problem)
+        for action in actions.2 { action(problem) }
     }
 
     /// Runs `action` once every expected commit is settled (at once when none is outstanding),
     /// with the first refusal, if any. Never with a lock of this object held.
-    func whenSettled(_ action: @escaping @Sendable (Problem?) -> Void) {
+    func whenSettled(_ action: @escaping Action) {
         let now: Problem?? = state.withLock { s in
             guard s.outstanding == 0 else {
-                // A write waits with two: its answer and its announcement; one allocation for both.
-                if s.waiting.isEmpty { s.waiting.reserveCapacity(2) }
-                s.waiting.append(action)
+                s.add(action)
                 return nil
             }
             return .some(s.problem)

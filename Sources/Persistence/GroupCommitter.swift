@@ -22,23 +22,11 @@ import Synchronization
 /// try committer.write([.tokenDeleted(project: "demo", token: "abc")])   // durable when it returns
 /// ```
 final class GroupCommitter: Sendable {
-    /// One writer's events and, once its batch ran, the outcome.
+    /// A writer waiting for its batch (``write(_:)``, ``wait(for:)``): the outcome, once the
+    /// batch ran.
     final class Pending: Sendable {
-        let events: [StoredEvent]
-        /// The chain a pipelined write was planned in; nil for a write that stands alone.
-        let chain: UInt64?
-        /// A pipelined write's report, run once its batch ran (outside the file's lock), with nil
-        /// or the ``StateStoreError``. Typed as the store's own report, so the store hands it
-        /// over as it is, without a wrapping closure per write.
-        let whenDone: (@Sendable ((any Error)?) -> Void)?
         /// Set by the batch that carries the events.
         private let result = Mutex<(done: Bool, outcome: StateStoreError?)>((false, nil))
-
-        init(events: [StoredEvent], chain: UInt64?, whenDone: (@Sendable ((any Error)?) -> Void)? = nil) {
-            self.events = events
-            self.chain = chain
-            self.whenDone = whenDone
-        }
 
         var done: Bool { result.withLock { $0.done } }
         var outcome: StateStoreError? { result.withLock { $0.outcome } }
@@ -48,9 +36,32 @@ final class GroupCommitter: Sendable {
         }
     }
 
+    /// One write in line: a value in the queue's array, so a pipelined write (the busy path)
+    /// costs no object of its own.
+    private struct Write: Sendable {
+        let events: [StoredEvent]
+        /// The chain a pipelined write was planned in; nil for a write that stands alone.
+        let chain: UInt64?
+        /// A pipelined write's report, run once its batch ran (outside the file's lock), with nil
+        /// or the ``StateStoreError``. Typed as the store's own report, so the store hands it
+        /// over as it is, without a wrapping closure per write.
+        let whenDone: (@Sendable ((any Error)?) -> Void)?
+        /// The writer that waits for it (``enqueue(_:chain:)``); nil for a pipelined write.
+        let waiter: Pending?
+    }
+
+    /// A batch that ran: its writes and, when any was refused, each one's outcome (nil: all
+    /// committed, the usual case, with no array made for it).
+    private struct Ran {
+        let writes: [Write]
+        let refusals: [StateStoreError?]?
+
+        func outcome(_ index: Int) -> StateStoreError? { refusals?[index] ?? nil }
+    }
+
     /// Writes waiting for the file, and whether a drain (``drain()``) is on its way for them.
     private struct Queue {
-        var items: [Pending] = []
+        var items: [Write] = []
         var draining = false
     }
 
@@ -92,8 +103,8 @@ final class GroupCommitter: Sendable {
     /// Puts `events` in line without waiting: writes commit in the order they were enqueued.
     /// `chain` marks a pipelined write (see the type's summary); chains count from 1.
     func enqueue(_ events: [StoredEvent], chain: UInt64? = nil) -> Pending {
-        let pending = Pending(events: events, chain: chain)
-        queue.withLock { $0.items.append(pending) }
+        let pending = Pending()
+        queue.withLock { $0.items.append(Write(events: events, chain: chain, whenDone: nil, waiter: pending)) }
         return pending
     }
 
@@ -101,9 +112,9 @@ final class GroupCommitter: Sendable {
     /// carried them. Returns true when the caller must run ``drain()`` (on a queue of its own):
     /// none is on its way, so one drain serves every write that arrives while it runs.
     func enqueue(_ events: [StoredEvent], chain: UInt64, whenDone: @escaping @Sendable ((any Error)?) -> Void) -> Bool {
-        let pending = Pending(events: events, chain: chain, whenDone: whenDone)
+        let write = Write(events: events, chain: chain, whenDone: whenDone, waiter: nil)
         return queue.withLock { q in
-            q.items.append(pending)
+            q.items.append(write)
             if q.draining { return false }
             q.draining = true
             return true
@@ -126,7 +137,7 @@ final class GroupCommitter: Sendable {
     @discardableResult
     func drainWithoutWaiting() -> Bool {
         while true {
-            let turn: [Pending]?? = access.withLockIfAvailable { access in commitQueued(in: access.database) }
+            let turn: Ran?? = access.withLockIfAvailable { access in commitQueued(in: access.database) }
             guard let turn else {
                 // The duty to drain (`draining`) goes along: writes queued meanwhile are not lost.
                 drainInBackground()
@@ -144,8 +155,8 @@ final class GroupCommitter: Sendable {
 
     /// One turn of a drain, with the file held: commits everything queued and returns it, or
     /// ends the drain (nil) when nothing is.
-    private func commitQueued(in database: StateDatabase?) -> [Pending]? {
-        let taken: [Pending]? = queue.withLock { q in
+    private func commitQueued(in database: StateDatabase?) -> Ran? {
+        let taken: [Write]? = queue.withLock { q in
             if q.items.isEmpty {
                 q.draining = false
                 return nil
@@ -153,28 +164,31 @@ final class GroupCommitter: Sendable {
             defer { q.items.removeAll(keepingCapacity: true) }
             return q.items
         }
-        if let taken { commit(taken, in: database) }
-        return taken
+        guard let taken else { return nil }
+        return commit(taken, in: database)
     }
 
     /// Returns once `mine` is durable, committing it (and everything queued) if nobody has yet.
     func wait(for mine: Pending) throws(StateStoreError) {
-        let committed: [Pending] = access.withLock { access in
-            guard !mine.done else { return [] }
+        let committed: Ran? = access.withLock { access in
+            guard !mine.done else { return nil }
             let batch = queue.withLock { q in
                 let taken = q.items
                 q.items.removeAll(keepingCapacity: true)
                 return taken
             }
-            commit(batch, in: access.database)
-            return batch
+            return commit(batch, in: access.database)
         }
-        report(committed)
+        if let committed { report(committed) }
         if let outcome = mine.outcome { throw outcome }
     }
 
-    private func report(_ batch: [Pending]) {
-        for pending in batch { pending.whenDone?(pending.outcome) }
+    /// Runs the pipelined writes' reports, outside the file's lock (waiting writers already
+    /// heard under it).
+    private func report(_ batch: Ran) {
+        for (index, write) in batch.writes.enumerated() {
+            write.whenDone?(batch.outcome(index))
+        }
     }
 
     /// Runs `body` with the file to itself, between batches; nil once closed.
@@ -231,27 +245,31 @@ final class GroupCommitter: Sendable {
     }
 
     /// A pipelined write planned in a chain that already broke: it builds on a refused write.
-    private func doomed(_ pending: Pending) -> Bool {
-        guard let chain = pending.chain else { return false }
+    private func doomed(_ write: Write) -> Bool {
+        guard let chain = write.chain else { return false }
         return chain <= broken.load(ordering: .relaxed)
     }
 
-    private func refuse(_ pending: Pending, _ error: StateStoreError) {
-        pending.finish(error)
-        if let chain = pending.chain, chain > broken.load(ordering: .relaxed) {
+    /// Marks a refused write's chain broken and returns the refusal.
+    private func refuse(_ write: Write, _ error: StateStoreError) -> StateStoreError {
+        if let chain = write.chain, chain > broken.load(ordering: .relaxed) {
             broken.store(chain, ordering: .releasing)
         }
+        return error
     }
 
-    private func commit(_ batch: [Pending], in database: StateDatabase?) {
-        commitOnly(batch, in: database)
+    /// Commits `batch` and tells its waiting writers; the pipelined ones hear from ``report(_:)``.
+    private func commit(_ batch: [Write], in database: StateDatabase?) -> Ran {
+        let ran = Ran(writes: batch, refusals: commitOnly(batch, in: database))
+        for (index, write) in batch.enumerated() { write.waiter?.finish(ran.outcome(index)) }
         if let database { checkpointIfDue(database) }
+        return ran
     }
 
-    private func commitOnly(_ batch: [Pending], in database: StateDatabase?) {
+    /// Nil when every write committed, else each one's outcome.
+    private func commitOnly(_ batch: [Write], in database: StateDatabase?) -> [StateStoreError?]? {
         guard let database else {
-            for pending in batch { refuse(pending, .closed(path: path)) }
-            return
+            return batch.map { refuse($0, .closed(path: path)) }
         }
         if batch.count > batchMaximum.load(ordering: .relaxed) {
             batchMaximum.store(batch.count, ordering: .relaxed)
@@ -259,32 +277,27 @@ final class GroupCommitter: Sendable {
         if !batch.contains(where: doomed) {
             do {
                 try database.transaction({ () throws(SQLiteError) in
-                    for pending in batch {
-                        for event in pending.events { try database.apply(event) }
+                    for write in batch {
+                        for event in write.events { try database.apply(event) }
                     }
                 }, context: "saving \(batch.count) write\(batch.count == 1 ? "" : "s")")
-                for pending in batch { pending.finish(nil) }
-                return
+                return nil
             } catch {
                 if batch.count == 1 {
-                    refuse(batch[0], .writeRefused(path: path, detail: error.message))
-                    return
+                    return [refuse(batch[0], .writeRefused(path: path, detail: error.message))]
                 }
             }
         }
         // One by one, in order, so a refusal costs only the writes that build on it.
-        for pending in batch {
-            if doomed(pending) {
-                pending.finish(.refusedEarlier(path: path))
-                continue
-            }
-            do {
+        return batch.map { write -> StateStoreError? in
+            if doomed(write) { return .refusedEarlier(path: path) }
+            do throws(SQLiteError) {
                 try database.transaction({ () throws(SQLiteError) in
-                    for event in pending.events { try database.apply(event) }
+                    for event in write.events { try database.apply(event) }
                 }, context: "saving a write")
-                pending.finish(nil)
+                return nil
             } catch {
-                refuse(pending, .writeRefused(path: path, detail: error.message))
+                return refuse(write, .writeRefused(path: path, detail: error.message))
             }
         }
     }
