@@ -35,8 +35,7 @@ public struct StateSnapshot: Sendable, Equatable {
         public func writeJSON(into out: inout [UInt8]) {
             Self.append(#"{"token":"#, to: &out)
             JSON.writeString(token, into: &out)
-            Self.append(#","platform":"#, to: &out)
-            JSON.writeString(platform.rawValue, into: &out)
+            Self.append(Self.platformField(platform), to: &out)
             if let registeredAt {
                 // RFC 3339 text needs no escape: its bytes go between the quotes as they are.
                 Self.append(#","registered_at":""#, to: &out)
@@ -44,6 +43,16 @@ public struct StateSnapshot: Sendable, Equatable {
                 out.append(UInt8(ascii: "\""))
             }
             out.append(UInt8(ascii: "}"))
+        }
+
+        /// `,"platform":"ios"` and so on, as one literal: platform names need no escape.
+        private static func platformField(_ platform: Platform) -> StaticString {
+            switch platform {
+            case .ios: #","platform":"ios""#
+            case .android: #","platform":"android""#
+            case .macos: #","platform":"macos""#
+            case .web: #","platform":"web""#
+            }
         }
 
         /// A literal's bytes in one copy (a String's UTF-8 view would be walked index by index).

@@ -506,12 +506,22 @@ private struct TokenLogRow {
     private(set) var count = 0
     private(set) var lastSeq = 0
 
+    /// `{"project":"…","token":` for the project of the latest entry: a row's entries are
+    /// mostly of one project, so its name is escaped once, not once per entry.
+    private var projectPrefix: [UInt8] = []
+    private var prefixProject: String?
+
     /// Adds an entry; `writeRecord` appends its record's JSON.
     mutating func add(project: String, token: String, seq: Int, writeRecord: (inout [UInt8]) -> Void) {
+        if prefixProject != project {
+            projectPrefix.removeAll(keepingCapacity: true)
+            Self.append(#"{"project":"#, to: &projectPrefix)
+            JSON.writeString(project, into: &projectPrefix)
+            Self.append(#","token":"#, to: &projectPrefix)
+            prefixProject = project
+        }
         bytes.append(UInt8(ascii: count == 0 ? "[" : ","))
-        Self.append(#"{"project":"#, to: &bytes)
-        JSON.writeString(project, into: &bytes)
-        Self.append(#","token":"#, to: &bytes)
+        bytes.append(contentsOf: projectPrefix)
         JSON.writeString(token, into: &bytes)
         Self.append(#","seq":"#, to: &bytes)
         Self.appendDigits(seq, to: &bytes)

@@ -98,6 +98,28 @@ import Testing
         #expect(Self.tokens(try file.loadSnapshot()) == ["u"])
     }
 
+    /// Each entry names its own project, whichever project the entry before it had (the row
+    /// writes a project's name once and reuses it while the next entries share it).
+    @Test func entriesOfSeveralProjectsInOneRowKeepTheirOwnProject() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("projects.db")
+        let seed = StoredState(seed: nil, projects: [StoredProject(key: "demo"), StoredProject(key: "other \"quoted\"")])
+        let file = try StateFile.open(path: path, seed: seed)
+        let projects = ["demo", "demo", "other \"quoted\"", "demo", "other \"quoted\""]
+        try file.write(projects.enumerated().map { .tokenUpserted(project: $1, token: Fixtures.token("t\($0)")) })
+        try file.write([.tokenUpserted(project: "other \"quoted\"", token: Fixtures.token("next"))])
+        let texts = Self.logTexts(file)
+        #expect(texts.count == 2)
+        let entries = try texts.flatMap { try #require(try JSON.parse($0).arrayValue) }
+        #expect(entries.map { $0["project"]?.stringValue } == projects + ["other \"quoted\""])
+        #expect(entries.map { $0["token"]?.stringValue } == ["t0", "t1", "t2", "t3", "t4", "next"])
+        file.close()
+        let reopened = try StateFile.open(path: path, seed: seed)
+        defer { reopened.close() }
+        let byProject = Dictionary(uniqueKeysWithValues: reopened.initialState.projects.map { ($0.key, $0.pushTokens.map(\.id).sorted()) })
+        #expect(byProject == ["demo": ["t0", "t1", "t3"], "other \"quoted\"": ["next", "t2", "t4"]])
+    }
+
     @Test func otherEventsInTheSameCommitKeepTheirOrderWithTheLog() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("mixed.db")

@@ -14,6 +14,7 @@ import Testing
         StateSnapshot.Token(token: "seeded", platform: .android),
         StateSnapshot.Token(token: "quote\"back\\slash\ttab\u{1}ctl-é", platform: .macos, registeredAt: at),
         StateSnapshot.Token(token: "", platform: .ios, registeredAt: at),
+        StateSnapshot.Token(token: "w", platform: .web, registeredAt: at),
     ]
 
     @Test(arguments: tokens)
