@@ -13,22 +13,13 @@ public enum FNV1a64 {
     public static func hash(_ bytes: some Sequence<UInt8>, continuing hash: UInt64 = offsetBasis) -> UInt64 {
         // A native string's UTF-8 and arrays are one buffer: walked by pointer, not through the
         // sequence's iterator (a String.UTF8View's index steps cost several times the hash itself).
-        if let hashed = bytes.withContiguousStorageIfAvailable({ buffer in
-            var h = hash
-            for b in buffer {
-                h ^= UInt64(b)
-                h = h &* prime
-            }
-            return h
-        }) {
-            return hashed
-        }
-        var h = hash
-        for b in bytes {
-            h ^= UInt64(b)
-            h = h &* prime
-        }
-        return h
+        bytes.withContiguousStorageIfAvailable { $0.reduce(hash, step) } ?? bytes.reduce(hash, step)
+    }
+
+    /// One byte into the hash.
+    @inlinable
+    static func step(_ hash: UInt64, _ byte: UInt8) -> UInt64 {
+        (hash ^ UInt64(byte)) &* prime
     }
 
     /// The hash as 16 lowercase hex digits.
