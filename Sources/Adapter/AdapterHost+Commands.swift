@@ -52,13 +52,14 @@ extension AdapterHost {
     }
 
     private func device(_ id: String, in table: DeviceTable) throws(CommandError) -> AdapterDevice {
-        guard let device = table.devices[id] else { throw CommandError("unknown device \(id)") }
+        guard let device = table.devices[id] else { throw CommandError("unknown device \(id)" + (KeySuggestion.nearest(to: id, in: table.order).map { " (did you mean '\($0)'?)" } ?? ""),
+                                                                    pointer: "/device") }
         return device
     }
 
     private func create(_ id: String, now: Instant?, config: DeviceConfig, replace: Bool, in table: DeviceTable) throws(CommandError) {
         if table.devices[id] != nil && !replace {
-            throw CommandError("device \(id) exists; send \"replace\": true to replace it (its process ends, its counters restart)")
+            throw CommandError("device \(id) exists; send \"replace\": true to replace it (its process ends, its counters restart)", pointer: "/device")
         }
         if let now {
             if !table.timeKnown {
@@ -71,17 +72,20 @@ extension AdapterHost {
                 options.log("adapter: create \(id) at \(now.rfc3339), before true time \(scheduler.now.rfc3339); using true time")
             }
         } else if !table.timeKnown {
-            throw CommandError("missing field now (the first create sets true time)")
+            throw CommandError("/now: missing field now (the first create sets true time)", pointer: "/now")
         }
         guard let platform = Platform(rawValue: config.platform) else {
-            throw CommandError("config.platform must be one of \(AdapterVocabulary.platforms.joined(separator: ", "))")
+            throw CommandError("/config/platform: unknown platform '\(config.platform)'" + KeySuggestion.hint(for: config.platform, in: AdapterVocabulary.platforms),
+                               pointer: "/config/platform")
         }
         let flavorName = config.flavor ?? Flavor.native.rawValue
         guard let flavor = Flavor(rawValue: flavorName) else {
-            throw CommandError("config.flavor must be \(AdapterVocabulary.flavors.joined(separator: " or ")), not \(flavorName)")
+            throw CommandError("/config/flavor: unknown flavor '\(flavorName)'" + KeySuggestion.hint(for: flavorName, in: AdapterVocabulary.flavors),
+                               pointer: "/config/flavor")
         }
         guard let baseURL = URL(string: config.baseURL), baseURL.scheme != nil, baseURL.host != nil else {
-            throw CommandError("config.base_url must be an absolute URL such as http://127.0.0.1:8080, not \(config.baseURL)")
+            throw CommandError("/config/base_url: base_url must be an absolute URL such as http://127.0.0.1:8080, not \(config.baseURL)",
+                               pointer: "/config/base_url")
         }
         func setting(_ s: DeviceConfig.Setting, default fallback: String) -> String? {
             switch s {
@@ -106,7 +110,7 @@ extension AdapterHost {
             do {
                 storage = try FileStorage(folder: folder)
             } catch {
-                throw CommandError("config.storage: \(error.message)")
+                throw CommandError("/config/storage: \(error.message)", pointer: "/config/storage")
             }
         } else {
             storage = InMemoryStorage()
@@ -124,9 +128,9 @@ extension AdapterHost {
 
     private func track(_ device: AdapterDevice, module name: String, count: Int) throws(CommandError) {
         guard let module = LerixModule(rawValue: name), LerixModule.ingestModules.contains(module) else {
-            throw CommandError("module must be one of \(AdapterVocabulary.modules.joined(separator: ", ")), not \(name)")
+            throw CommandError("/module: unknown module '\(name)'" + KeySuggestion.hint(for: name, in: AdapterVocabulary.modules), pointer: "/module")
         }
-        guard (0...100_000).contains(count) else { throw CommandError("count must be between 0 and 100000") }
+        guard (0...100_000).contains(count) else { throw CommandError("/count: count must be between 0 and 100000", pointer: "/count") }
         let items: [JSON] = (0..<count).map { n in
             .object([("device", .string(device.id)), ("module", .string(name)), ("n", .number(Double(n)))])
         }
@@ -138,7 +142,7 @@ extension AdapterHost {
     /// before their requests are awaited.
     func advance(to target: Instant, _ table: DeviceTable) throws(CommandError) {
         guard target >= scheduler.now else {
-            throw CommandError("time cannot go backwards: \(target.rfc3339) is before \(scheduler.now.rfc3339)")
+            throw CommandError("/to: time cannot go backwards: \(target.rfc3339) is before \(scheduler.now.rfc3339)", pointer: "/to")
         }
         table.timeKnown = true
         scheduler.advance(to: target) { instant, due in

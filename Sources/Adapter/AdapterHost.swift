@@ -125,7 +125,7 @@ public final class AdapterHost: Sendable {
         do {
             typed = try AdapterRequest(decoding: object)
         } catch {
-            return Self.failure(id: id, error.message)
+            return Self.failure(id: id, error)
         }
         switch handle(typed) {
         case .success(let fields):
@@ -133,7 +133,7 @@ public final class AdapterHost: Sendable {
             for (key, value) in fields { answer[key] = value }
             return .object(answer)
         case .failure(let error):
-            return Self.failure(id: id, error.message)
+            return Self.failure(id: id, error)
         }
     }
 
@@ -157,6 +157,13 @@ public final class AdapterHost: Sendable {
 
     static func failure(id: JSON, _ message: String) -> JSON {
         .object([("id", id), ("ok", false), ("error", .string(message))])
+    }
+
+    /// `ok: false` with the error, and `pointer` when it names a field of the request.
+    static func failure(id: JSON, _ error: AdapterCommandError) -> JSON {
+        var answer: [(String, JSON)] = [("id", id), ("ok", false), ("error", .string(error.message))]
+        if let pointer = error.pointer { answer.append(("pointer", .string(pointer))) }
+        return .object(answer)
     }
 }
 

@@ -18,6 +18,21 @@ public enum AdapterCommand: String, CaseIterable, Sendable {
     /// The app events that take only `device` (a scenario's `- launch: phone`).
     public static let appEvents: [AdapterCommand] = [.launch, .foreground, .background, .push, .refresh, .terminate, .later, .skip]
 
+    /// The keys a request of this command may hold besides `id` and `cmd` (ADAPTER.md's table);
+    /// any other key is refused, so a misspelt field never falls back to a default.
+    public var fieldNames: [String] {
+        switch self {
+        case .hello, .nextDeadline: return []
+        case .create: return ["device", "now", "config", "replace"]
+        case .launch, .foreground, .background, .push, .refresh, .terminate, .later, .skip, .state: return ["device"]
+        case .network: return ["device", "online"]
+        case .install: return ["device", "app_version", "build"]
+        case .track: return ["device", "module", "count"]
+        case .setClock: return ["device", "clock_offset_seconds"]
+        case .advance: return ["to"]
+        }
+    }
+
     /// What an adapter must list in `hello` to take this command; nil when every adapter must.
     public var capability: AdapterCapability? {
         switch self {

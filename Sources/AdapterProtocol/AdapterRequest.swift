@@ -72,7 +72,12 @@ public enum AdapterRequest: Sendable, Equatable {
     public init(decoding object: JSONObject) throws(AdapterCommandError) {
         let fields = CommandFields(object)
         let name = try fields.string("cmd")
-        guard let command = AdapterCommand(rawValue: name) else { throw AdapterCommandError("unknown command \(name)") }
+        guard let command = AdapterCommand(rawValue: name) else {
+            throw AdapterCommandError("unknown command \(name)" + KeySuggestion.hint(for: name, in: AdapterCommand.allCases.map(\.rawValue)),
+                                      pointer: "/cmd")
+        }
+        // One check for every command: a key it does not take is refused, never ignored.
+        try fields.checkKeys(["id", "cmd"] + command.fieldNames, in: "a `\(name)` request")
         switch command {
         case .hello: self = .hello
         case .nextDeadline: self = .nextDeadline
@@ -89,13 +94,13 @@ public enum AdapterRequest: Sendable, Equatable {
             self = .network(device: try fields.string("device"), online: try fields.bool("online"))
         case .install:
             let device = try fields.string("device")
-            guard object["app_version"] != nil else { throw AdapterCommandError("missing field app_version") }
+            guard object["app_version"] != nil else { throw fields.missing("app_version", " (null for an app without a version)") }
             self = .install(device: device, appVersion: try fields.optionalString("app_version"), build: try fields.optionalString("build"))
         case .track:
             self = .track(device: try fields.string("device"), module: try fields.string("module"), count: try fields.int("count"))
         case .setClock:
             let device = try fields.string("device")
-            guard fields.has("clock_offset_seconds") else { throw AdapterCommandError("missing field clock_offset_seconds") }
+            guard fields.has("clock_offset_seconds") else { throw fields.missing("clock_offset_seconds") }
             self = .setClock(device: device, clockOffsetSeconds: try fields.number("clock_offset_seconds", default: 0))
         case .advance:
             self = .advance(to: try fields.time("to"))

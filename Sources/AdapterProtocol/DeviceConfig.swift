@@ -69,7 +69,12 @@ public struct DeviceConfig: Sendable, Equatable {
         return .object(pairs)
     }
 
+    /// The keys `config` may hold (ADAPTER.md's `create`).
+    public static let fieldNames = ["base_url", "project", "platform", "flavor", "app_version", "build", "sdk", "sdk_version",
+                                    "storage", "push_token", "enabled", "clock_offset_seconds"]
+
     init(decoding config: CommandFields) throws(AdapterCommandError) {
+        try config.checkKeys(Self.fieldNames, in: "`create`'s config")
         func setting(_ name: String) throws(AdapterCommandError) -> Setting {
             guard config.object[name] != nil else { return .absent }
             return Setting(try config.optionalString(name))

@@ -1,3 +1,5 @@
+import JSON
+
 /// Every problem found in one body, not just the first, with the HTTP status it earns.
 ///
 /// A malformed body or a field of the wrong type wins over rule violations (400 over

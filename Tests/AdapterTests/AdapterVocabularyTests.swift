@@ -41,9 +41,40 @@ import Testing
             do { _ = try AdapterRequest(decoding: json.objectValue ?? JSONObject()); return nil } catch { return error.message }
         }
         #expect(refusal(["cmd": "fly"]) == "unknown command fly")
-        #expect(refusal(["cmd": "set_clock", "device": "a"]) == "missing field clock_offset_seconds")
-        #expect(refusal(["cmd": "create", "device": "a", "config": ["project": "p", "platform": "ios"]]) == "missing field config.base_url")
-        #expect(refusal(["cmd": "advance", "to": "soon"])?.hasPrefix("to must be an RFC 3339 time") == true)
+        #expect(refusal(["cmd": "lanch", "device": "a"]) == "unknown command lanch (did you mean 'launch'?)")
+        #expect(refusal(["cmd": "set_clock", "device": "a"]) == "/clock_offset_seconds: missing field clock_offset_seconds")
+        #expect(refusal(["cmd": "create", "device": "a", "config": ["project": "p", "platform": "ios"]]) == "/config/base_url: missing field base_url")
+        #expect(refusal(["cmd": "advance", "to": "soon"])?.hasPrefix("/to: to must be an RFC 3339 time") == true)
+        #expect(refusal(["cmd": "create", "device": "a", "config": ["base_url": "http://x", "project": "p", "platform": 7]])
+                == "/config/platform: platform must be a string, not number")
+    }
+
+    /// Every command, and `create`'s config, refuse a key they do not take through one check,
+    /// with its pointer and the nearest key: a misspelt field never falls back to a default.
+    @Test func everyCommandRefusesAnUnknownKeyWithItsPointer() throws {
+        for request in Self.everyRequest {
+            var object = try #require(request.json(id: 1).objectValue)
+            object["devise"] = "a"
+            do {
+                _ = try AdapterRequest(decoding: object)
+                Issue.record("\(request.command.rawValue) took an unknown key")
+            } catch {
+                #expect(error.pointer == "/devise", "\(request.command.rawValue): \(error.message)")
+                #expect(error.message.hasPrefix("/devise: unknown field 'devise' in a `\(request.command.rawValue)` request"), "\(error.message)")
+                if request.command.fieldNames.contains("device") { #expect(error.message.hasSuffix("(did you mean 'device'?)"), "\(error.message)") }
+            }
+        }
+        var create = try #require(AdapterRequest.create(device: "a", now: Self.now, config: Self.config).json(id: 1).objectValue)
+        var config = try #require(create["config"]?.objectValue)
+        config["plattform"] = "ios"
+        create["config"] = .object(config)
+        do {
+            _ = try AdapterRequest(decoding: create)
+            Issue.record("a misspelt config key was taken")
+        } catch {
+            #expect(error.message == "/config/plattform: unknown field 'plattform' in `create`'s config (did you mean 'platform'?)")
+            #expect(error.pointer == "/config/plattform")
+        }
     }
 
     @Test func theHostAnswersHelloAndStateInTheVocabulary() {

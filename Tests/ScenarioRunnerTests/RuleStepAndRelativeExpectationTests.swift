@@ -61,6 +61,7 @@ import Testing
             devices: {}
             steps:
               - create_rule: {name: high, type: required_update, below: "9.9.9"}
+              - expect_pushes: {count: 0}
             """.utf8), file: "f.yaml")
         let result = SuiteRunner(options: SuiteOptions()).run(ScenarioSuite(scenarios: [scenario]), in: FakeEnvironment())
         let outcome = try #require(result.outcomes.first)
@@ -77,7 +78,8 @@ import Testing
             rules:
               - {name: high, type: required_update, below: "9.9.9"}
             devices: {}
-            steps: []
+            steps:
+              - expect_pushes: {count: 0}
             """.utf8), file: "g.yaml")
         let result = SuiteRunner(options: SuiteOptions()).run(ScenarioSuite(scenarios: [scenario]), in: FakeEnvironment())
         let outcome = try #require(result.outcomes.first)

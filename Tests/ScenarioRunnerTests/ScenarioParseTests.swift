@@ -110,6 +110,7 @@ import Testing
               fleet: {count: 12, platform: [ios, android, web], app_version: ["1.0.0", "2.0.0"]}
             steps:
               - launch: fleet
+              - expect: {device: fleet, screen: none}
             """)
         #expect(s.devices.count == 12)
         #expect(s.devices[0].name == "fleet-01")
@@ -126,7 +127,8 @@ import Testing
               app-{platform}-{flavor}:
                 matrix: {platform: [ios, android], flavor: [native, flutter]}
                 app_version: null
-            steps: []
+            steps:
+              - expect: {device: all, screen: none}
             """)
         #expect(s.devices.map(\.name) == ["app-ios-native", "app-ios-flutter", "app-android-native", "app-android-flutter"])
         #expect(s.devices.allSatisfy { $0.appVersion == nil })
@@ -156,8 +158,8 @@ import Testing
     }
 
     @Test func jsonScenariosAreAccepted() throws {
-        let s = try parse(#"{"name": "j", "devices": {"p": {"platform": "android"}}, "steps": [{"launch": "p"}, "lift_all"]}"#)
-        #expect(s.steps.count == 2)
+        let s = try parse(#"{"name": "j", "devices": {"p": {"platform": "android"}}, "steps": [{"launch": "p"}, "lift_all", {"expect": {"device": "p", "checks": 1}}]}"#)
+        #expect(s.steps.count == 3)
     }
 
     @Test func everyMistakeOfAFileIsReportedAtOnceInFileOrder() {
@@ -297,5 +299,36 @@ import Testing
         #expect(TimeSyntax.milliseconds("5 minutes") == nil)
         #expect(TimeSyntax.relative(3_723_000) == "+01h02m03s")
         #expect(TimeSyntax.relative(604_800_000) == "+7d00h00m00s")
+    }
+
+    // MARK: a verdict that could not be no is an error (Verdict)
+
+    @Test func aScenarioWhoseNoStepCanFailIsAnErrorAtItsSteps() {
+        let empty = error("name: x\ndevices:\n  p: {platform: ios}\nsteps: []\n")
+        #expect(empty?.location.description == "s.yaml:4:1")
+        #expect(empty?.message.hasPrefix("no step of this scenario can fail") == true, "\(String(describing: empty))")
+        let noExpectation = error("name: x\ndevices:\n  p: {platform: ios}\nsteps:\n  - launch: p\n  - after: 5m\n  - create_rule: {name: b, type: required_update, below: \"2.0.0\"}\n")
+        #expect(noExpectation?.message.contains("add an expectation") == true)
+        // A rule step that expects a refusal can fail: it is a verdict.
+        #expect(errors("name: x\ndevices: {}\nsteps:\n  - create_rule: {name: m, type: maintenance, starts_at: +1h, ends_at: +9d, rejected: true}\n") == [])
+    }
+
+    @Test func anExpectationThatChecksNothingIsAnErrorAtItsStep() {
+        let base = "name: x\ndevices:\n  p: {platform: ios}\nsteps:\n  - launch: p\n  - expect: {device: p, checks: 1}\n"
+        for (step, why) in [("expect_pushes: {}", "names no value"), ("expect_ingest: {}", "names no value"), ("expect_server: {}", "names no value"),
+                            ("expect_server: {device: p}", "names no value"), ("expect: {device: p, screen: any}", "matches whatever"),
+                            ("expect: {device: p, checks: \">= 0\", queued: {}}", "matches whatever"),
+                            ("expect_pushes: {count: \">= 0\", tokens: any}", "matches whatever"),
+                            ("expect_ingest: {analytics: \">= +0\"}", "matches whatever"),
+                            ("until: {device: p, screen: any, within: 1m}", "holds at once")] {
+            let e = error(base + "  - " + step + "\n")
+            #expect(e?.location.description == "s.yaml:7:5", "\(step): \(String(describing: e))")
+            #expect(e?.message.contains("checks nothing") == true && e?.message.contains(why) == true, "\(step): \(String(describing: e))")
+        }
+        // Each of these can be no.
+        for step in ["expect_pushes: {count: 0}", "expect_pushes: {sent_at: []}", "expect_server: {last: {}}", "expect: {device: p, checks: \">= 1\"}",
+                     "expect: {device: p, optional_update: {}}", "expect_ingest: {analytics: \"> 0\"}", "expect: {device: p, checks: \">= +1\"}"] {
+            #expect(errors(base + "  - " + step + "\n") == [], "\(step)")
+        }
     }
 }

@@ -118,6 +118,7 @@ import Testing
               - after: 2m
               - delete_rule: a
               - after: 2m
+              - expect_pushes: {count: ">= 1"}
             """
         let (a, envA) = try run(text, seed: 7)
         let (b, envB) = try run(text, seed: 7)
@@ -136,12 +137,13 @@ import Testing
               mac: {platform: macos}
             steps:
               - launch: mac
+              - expect: {device: mac, checks: 1}
             """)
         #expect(outcome.status == .skipped("the adapter lacks platform:macos"))
     }
 
     @Test func aRunWhoseEveryScenarioWasSkippedIsNotGreen() throws {
-        let scenario = try Scenario.parse(Array("name: mac\ndevices:\n  mac: {platform: macos}\nsteps:\n  - launch: mac\n".utf8), file: "mac.yaml")
+        let scenario = try Scenario.parse(Array("name: mac\ndevices:\n  mac: {platform: macos}\nsteps:\n  - launch: mac\n  - expect: {device: mac, checks: 1}\n".utf8), file: "mac.yaml")
         let result = SuiteRunner(options: SuiteOptions()).run(ScenarioSuite(scenarios: [scenario]), in: FakeEnvironment())
         #expect(result.skipped == 1 && result.failed == 0 && result.errors == 0)
         #expect(!result.succeeded)
@@ -149,8 +151,8 @@ import Testing
     }
 
     @Test func aSkipIsGreenUnlessEveryScenarioMustRun() throws {
-        let mac = try Scenario.parse(Array("name: mac\ndevices:\n  mac: {platform: macos}\nsteps:\n  - launch: mac\n".utf8), file: "mac.yaml")
-        let ios = try Scenario.parse(Array("name: ios\ndevices:\n  p: {platform: ios}\nsteps:\n  - launch: p\n".utf8), file: "ios.yaml")
+        let mac = try Scenario.parse(Array("name: mac\ndevices:\n  mac: {platform: macos}\nsteps:\n  - launch: mac\n  - expect: {device: mac, checks: 1}\n".utf8), file: "mac.yaml")
+        let ios = try Scenario.parse(Array("name: ios\ndevices:\n  p: {platform: ios}\nsteps:\n  - launch: p\n  - expect: {device: p, checks: 1}\n".utf8), file: "ios.yaml")
         let result = SuiteRunner(options: SuiteOptions()).run(ScenarioSuite(scenarios: [mac, ios]), in: FakeEnvironment())
         #expect(result.passed == 1 && result.skipped == 1)
         #expect(result.succeeded && !result.succeededWithoutSkips)

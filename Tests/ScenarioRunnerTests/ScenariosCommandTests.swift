@@ -12,22 +12,27 @@ import Testing
         ])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let junit = dir + "/report.xml"
-        let run = try ServerProcess.run(["scenarios", dir, "--junit", junit])
+        // Run from the folder's parent, given the folder's absolute path: reports name files relative to where the run started.
+        let parent = (dir as NSString).deletingLastPathComponent
+        let folder = (dir as NSString).lastPathComponent
+        let run = try ServerProcess.run(["scenarios", dir, "--junit", junit], in: parent)
         #expect(run.status == 1)
-        #expect(run.stdout.contains("\(dir)/a-typo.yaml:5:5: unknown step 'lanch' (did you mean 'launch'?)"))
-        #expect(run.stdout.contains("step 2 at \(dir)/b-fails.yaml:6:5: expect: {device: phone, screen: maintenance}"))
+        #expect(run.stdout.contains("\(folder)/a-typo.yaml:5:5: unknown step 'lanch' (did you mean 'launch'?)"))
+        #expect(run.stdout.contains("step 2 at \(folder)/b-fails.yaml:6:5: expect: {device: phone, screen: maintenance}"))
         #expect(run.stdout.contains(#"phone: screen: expected "maintenance", seen "none""#))
         #expect(run.stdout.contains("PASS  passes"))
-        #expect(run.stdout.contains("ERROR \(dir)/a-typo.yaml"))
+        #expect(run.stdout.contains("ERROR \(folder)/a-typo.yaml"))
+        #expect(!run.stdout.contains(dir + "/"), "an absolute path in the output: \(run.stdout)")
         #expect(run.stdout.contains("1 passed, 1 failed, 1 error, 0 skipped"))
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
         #expect(xml.contains(#"tests="3" failures="1" errors="1""#))
+        #expect(xml.contains("\(folder)/b-fails.yaml") && !xml.contains(dir + "/b-fails"))
     }
 
     @Test func filterAndTagSelectScenarios() throws {
         let dir = try TestFiles.folder([
-            "one.yaml": "name: one\ntags: [fast]\ndevices: {}\nsteps: []\n",
-            "two.yaml": "name: two\ndevices: {}\nsteps: []\n",
+            "one.yaml": "name: one\ntags: [fast]\ndevices: {}\nsteps:\n  - expect_pushes: {count: 0}\n",
+            "two.yaml": "name: two\ndevices: {}\nsteps:\n  - expect_pushes: {count: 0}\n",
         ])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let byTag = try ServerProcess.run(["scenarios", dir, "--tag", "fast"])
@@ -40,7 +45,7 @@ import Testing
     @Test func coverageListsRowsWithAndWithoutScenarios() throws {
         let dir = try TestFiles.folder([
             "spec-catalogue.yaml": "rows:\n  - {id: a.one, section: A, text: First}\n  - {id: a.two, section: A, text: Second}\n",
-            "s.yaml": "name: s\ncovers: [a.one]\ndevices: {}\nsteps: []\n",
+            "s.yaml": "name: s\ncovers: [a.one]\ndevices: {}\nsteps:\n  - expect_pushes: {count: 0}\n",
         ])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let run = try ServerProcess.run(["scenarios", dir, "--coverage"])

@@ -107,6 +107,14 @@ extension Scenario {
             for node in steps {
                 if let step = node.attempt({ () throws(ScenarioError) in try Step.parse(node, context: &context) }) { scenario.steps.append(step) }
             }
+            // A pass must have been able to be a fail (Verdict). Checked last, when the rest of the file
+            // is sound: a file with other mistakes is an error already, and never a pass.
+            if root.diagnostics.errors.isEmpty, !scenario.steps.contains(where: { Verdict.canFail($0.action) }),
+               let stepsNode = root.child("steps") {
+                root.diagnostics.record(ScenarioError(
+                    "no step of this scenario can fail, so it would pass whatever the SDK did: add \(Verdict.failingSteps)",
+                    at: stepsNode.keyLocation))
+            }
         }
         return scenario
     }

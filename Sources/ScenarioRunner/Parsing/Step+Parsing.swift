@@ -218,6 +218,8 @@ extension Step {
             try a.checkKeys(modules, what: "`expect_ingest`")
             kind = .expect(.ingest(a.json.objectValue ?? JSONObject()))
         }
+        if case .expect(let e) = kind, let why = Verdict.vacuity(of: e) { throw node.error("`\(action)` \(why)") }
+        if case .until(let e, _) = kind, let why = Verdict.vacuity(of: e) { throw node.error("`until` \(why), so it holds at once") }
         return Step(action: kind, location: node.location, text: Self.oneLine(node.json))
     }
 

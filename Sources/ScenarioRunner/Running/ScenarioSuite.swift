@@ -65,11 +65,13 @@ public struct ScenarioSuite: Sendable {
             guard let bytes = fm.contents(atPath: catalogueFile) else {
                 throw ScenarioError("cannot read the spec catalogue", at: SourceLocation(file: catalogueFile, mark: .init(line: 0, column: 0)))
             }
-            suite.catalogue = try SpecCatalogue.parse(Array(bytes), file: catalogueFile)
+            suite.catalogue = try SpecCatalogue.parse(Array(bytes), file: DisplayPath.relative(catalogueFile, from: fm.currentDirectoryPath))
         }
         var names: [String: String] = [:]
-        for file in files {
-            guard let bytes = fm.contents(atPath: file) else {
+        let startFolder = fm.currentDirectoryPath
+        for path in files {
+            let file = DisplayPath.relative(path, from: startFolder)
+            guard let bytes = fm.contents(atPath: path) else {
                 suite.brokenFiles.append(ScenarioFileErrors([ScenarioError("cannot read the file", at: SourceLocation(file: file, mark: .init(line: 0, column: 0)))]))
                 continue
             }

@@ -1,4 +1,3 @@
-import JSON
 
 /// One bad field in a request body, located by a JSON pointer (RFC 6901) into that body.
 ///

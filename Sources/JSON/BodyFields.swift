@@ -1,4 +1,3 @@
-import JSON
 
 /// The keys one kind of body may hold, decided in one place for every body lerix-mock reads:
 /// rules, project settings, clock moves, faults, snapshots and `--config` files.
