@@ -29,6 +29,9 @@ public final class ResponseStream: Sendable {
     /// vanished is noticed by a failing write (an SSE comment line, for example).
     public let heartbeat: [UInt8]
     public let heartbeatSeconds: Int
+    /// When set, the transport finishes the stream this many milliseconds (wall time) after it
+    /// starts: a stream a reader can read whole (SSE readers reconnect after their `retry`).
+    public let lifetimeMilliseconds: Int?
 
     private struct State {
         var buffer: [UInt8] = []
@@ -40,10 +43,11 @@ public final class ResponseStream: Sendable {
     }
     private let state = Mutex(State())
 
-    public init(maxBufferedBytes: Int = 256 << 10, heartbeat: [UInt8] = [], heartbeatSeconds: Int = 15) {
+    public init(maxBufferedBytes: Int = 256 << 10, heartbeat: [UInt8] = [], heartbeatSeconds: Int = 15, lifetimeMilliseconds: Int? = nil) {
         self.maxBufferedBytes = max(1, maxBufferedBytes)
         self.heartbeat = heartbeat
         self.heartbeatSeconds = max(1, heartbeatSeconds)
+        self.lifetimeMilliseconds = lifetimeMilliseconds.map { max(1, $0) }
     }
 
     /// Queues `bytes`. False when the stream has ended (client gone, dropped as too slow, or

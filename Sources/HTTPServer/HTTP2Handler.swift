@@ -254,6 +254,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
         body.attach { [weak self] in
             loop.queue.async { [weak self] in self?.pumpStream(stream) }
         }
+        body.finishAfterLifetime(on: loop.queue)
         guard heartbeat == nil else { return }
         let interval = DispatchTimeInterval.seconds(body.heartbeatSeconds)
         let timer = DispatchSource.makeTimerSource(queue: loop.queue)

@@ -40,6 +40,7 @@ final class StreamPump: @unchecked Sendable {
         timer.setEventHandler { [weak self] in self?.tick() }
         self.timer = timer
         timer.resume()
+        stream.finishAfterLifetime(on: loop.queue)
     }
 
     /// Takes what the stream holds and writes it.

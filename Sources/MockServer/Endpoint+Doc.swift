@@ -149,8 +149,10 @@ extension Endpoint {
         case .events:
             return EndpointDoc(
                 summary: "A live text/event-stream of checks, rules, changes, pushes, tokens, ingest, faults, projects, clock moves and resets (what the dashboard at /ui reads; curl -N shows it)",
-                query: [.init(name: "project", description: "only this project's events (server-wide ones such as clock always come)"),
-                        .init(name: "kinds", description: "comma-separated event kinds to receive: " + EventFeed.kinds.joined(separator: ", "))],
+                query: [.init(name: "project", description: "only this project's events (server-wide ones such as clock always come)",
+                              schema: .object([("type", "string"), ("pattern", .string("^(" + StateSnapshot.projectKeyPattern.dropFirst().dropLast() + ")?$"))])),
+                        .init(name: "kinds", description: "comma-separated event kinds to receive: " + EventFeed.kinds.joined(separator: ", "),
+                              schema: .object([("type", "string"), ("pattern", .string(Self.kindsPattern))]))],
                 responses: [(200, "the stream: `event: <kind>` and `data: <one line of JSON>` per event, a `: keep-alive` comment every 15 s; a reader more than 256 KiB behind is disconnected", nil),
                             (404, "unknown project", problem), (422, "unknown event kind", problem)])
         case .dashboard:
@@ -168,4 +170,10 @@ extension Endpoint {
                                            (422, "a field breaks a rule; nothing changed", problem)])
         }
     }
+
+    /// `kinds`: known event kinds joined by commas (empty: every kind).
+    static let kindsPattern: String = {
+        let kind = "(" + EventFeed.kinds.joined(separator: "|") + ")"
+        return "^(" + kind + "(," + kind + ")*)?$"
+    }()
 }

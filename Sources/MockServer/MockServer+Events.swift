@@ -18,7 +18,8 @@ extension MockServer {
             filter.project = project
         }
         if let text = call.request.query("kinds"), !text.isEmpty {
-            let kinds = text.split(separator: ",").map { String($0) }
+            // "a,,b" is refused too: an empty kind is a typo, not "every kind".
+            let kinds = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0) }
             if let unknown = kinds.first(where: { !EventFeed.kinds.contains($0) }) {
                 let message = "unknown event kind \"\(unknown)\"" + KeySuggestion.hint(for: unknown, in: EventFeed.kinds)
                 reply(.response(Problem.parameter("kinds", .invalid, detail: "kinds: " + message, message: message).response))
@@ -26,7 +27,8 @@ extension MockServer {
             }
             filter.kinds = Set(kinds)
         }
-        let stream = ResponseStream(maxBufferedBytes: 256 << 10, heartbeat: EventFeed.heartbeat, heartbeatSeconds: 15)
+        let stream = ResponseStream(maxBufferedBytes: 256 << 10, heartbeat: EventFeed.heartbeat, heartbeatSeconds: 15,
+                                    lifetimeMilliseconds: options.eventStreamSeconds.map { Int(($0 * 1000).rounded()) })
         // The hello is written before subscribing, so it is always the first event.
         var opening = Array("retry: 2000\n".utf8)
         let projects = state.withLock { s in s.order }

@@ -46,7 +46,10 @@ enum OpenAPI {
                     let type = schema == "Problem" ? "application/problem+json" : "application/json"
                     response.append(("content", .object([(type, .object([("schema", ref(schema))]))])))
                 } else if let types = mediaTypes(route.endpoint, status: status) {
-                    response.append(("content", .object(types.map { ($0, .object([("schema", type("string"))])) })))
+                    // An event stream is a sequence: OpenAPI 3.2's itemSchema describes each event.
+                    response.append(("content", .object(types.map { media in
+                        (media, .object([media == "text/event-stream" ? ("itemSchema", eventItem) : ("schema", type("string"))]))
+                    })))
                 }
                 responses[String(status)] = .object(response)
             }
@@ -78,7 +81,7 @@ enum OpenAPI {
             ]))])))
         }
         return .object([
-            ("openapi", "3.1.0"),
+            ("openapi", "3.2.0"),
             ("info", .object([
                 ("title", "lerix-mock"),
                 ("version", "1.0.0"),
@@ -105,6 +108,15 @@ enum OpenAPI {
         default: return nil
         }
     }
+
+    /// One event of `GET /admin/events` as an SSE reader parses it: `event` names its kind,
+    /// `data` is one line of JSON, the first carries `retry`, and stored writes carry an `id`.
+    static let eventItem = object([
+        ("event", type("string", [("enum", .array(EventFeed.kinds.map(JSON.string)))])),
+        ("data", type("string", [("contentMediaType", "application/json")])),
+        ("retry", type("integer", [("minimum", 0)])),
+        ("id", type("string", [("pattern", "^[0-9]+$")])),
+    ], required: ["event", "data"])
 
     static func problemResponse(_ description: String) -> JSON {
         .object([("description", .string(description)),
@@ -141,6 +153,14 @@ enum OpenAPI {
     }
 
     static func type(_ name: String, _ extra: [(String, JSON)] = []) -> JSON { .object([("type", .string(name))] + extra) }
+    /// A change or push id as the store keeps it: positive (IncreasingIDs).
+    static let storedID = integer(1, ListPage.maximumCursor)
+    /// A field only the server sets (OpenAPI's readOnly): shown in answers, never invented in a request.
+    static func readOnly(_ schema: JSON) -> JSON {
+        guard case .object(var o) = schema else { return schema }
+        o["readOnly"] = true
+        return .object(o)
+    }
     static func nullable(_ schema: JSON) -> JSON {
         if case .object(var o) = schema, case .string(let name)? = o["type"] {
             o["type"] = [.string(name), "null"]
@@ -218,7 +238,7 @@ enum OpenAPI {
     /// A change as `GET …/changes` shows it, or as a snapshot may bring it back (`rule` may be left out).
     static func change(answer isAnswer: Bool) -> JSON {
         answer([
-            ("id", type("integer")), ("at", time),
+            ("id", storedID), ("at", time),
             ("kind", type("string", [("enum", ["created", "updated", "deleted", "lifted_all"])])),
             ("action", type("string")), ("rule", nullable(identifier)), ("lifted", array(identifier)),
             ("blocking", type("boolean")),
@@ -229,9 +249,11 @@ enum OpenAPI {
     /// are derived from `results`, so they may be left out (or repeat what the export showed).
     static func push(answer isAnswer: Bool) -> JSON {
         let counts = ["tokens", "delivered", "failed", "pending", "no_gateway"]
-        func derived(_ schema: JSON) -> JSON { isAnswer ? schema : nullable(schema) }  // null counts as absent
+        // The counts follow from `results`: the server sets them, so a body may only leave them out
+        // (or repeat what the export showed); readOnly tells generators not to invent them.
+        func derived(_ schema: JSON) -> JSON { isAnswer ? readOnly(schema) : readOnly(nullable(schema)) }
         return answer([
-            ("id", type("integer")), ("sent_at", time), ("changes", array(type("integer"))),
+            ("id", storedID), ("sent_at", time), ("changes", array(storedID)),
             ("tokens", derived(pushTokenCounts)),
             ("delivered", derived(count)), ("failed", derived(count)), ("pending", derived(count)), ("no_gateway", derived(count)),
             ("results", array(pushResult)),

@@ -216,6 +216,11 @@ extension StateSnapshot {
                     }
                     let record = PushRecord(json: push)
                     if let fields = push.objectValue { problems += Self.pushFields(of: record).problems(in: fields, at: at) }
+                    for (j, change) in (push["changes"]?.arrayValue ?? []).enumerated() {
+                        if let id = change.intValue, !(1...ListPage.maximumCursor).contains(id) {
+                            fail(at + "/changes/\(j)", "change ids are from 1 to \(ListPage.maximumCursor), not \(id)", .invalidValue)
+                        }
+                    }
                     if let record {
                         if let problem = ids.problem(record.id) { fail(at + "/id", problem, .invalidValue) }
                         project.pushes.append(record)
@@ -345,6 +350,7 @@ struct IncreasingIDs {
     mutating func problem(_ id: Int) -> String? {
         defer { last = max(last ?? id, id) }
         if id < 1 { return "\(what) ids are positive integers, not \(id)" }
+        if id > ListPage.maximumCursor { return "\(what) ids are at most \(ListPage.maximumCursor), not \(id)" }
         guard let last else { return nil }
         if id == last { return "duplicate \(what) id \(id)" }
         if id < last { return "\(what) ids must increase, oldest first: \(id) comes after \(last)" }

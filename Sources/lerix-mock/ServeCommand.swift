@@ -37,13 +37,15 @@ enum ServeCommand: CLICommand {
           --tls-cert FILE        also speak TLS on the port (ALPN h2, http/1.1): the certificate chain, PEM,
                                  leaf first (make one with `lerix-mock dev-cert`); plain HTTP/1.1 and h2c still work
           --tls-key FILE         the certificate's private key, PEM (PKCS#8 or traditional)
+          --events-max-seconds S end each /admin/events stream after S seconds (EventSource reconnects by itself);
+                                 default: streams stay open
           --quiet                no per-request log lines
         """
 
     static let parser = ArgumentParser(
         valued: ["--host", "--port", "--config", "--state", "--clock", "--start-time",
                  "--apns-gateway", "--fcm-gateway", "--admin-token", "--tls-cert", "--tls-key",
-                 "--tls-ca", "--apns-auth-key", "--apns-key-id", "--apns-team-id", "--fcm-credentials"],
+                 "--tls-ca", "--apns-auth-key", "--apns-key-id", "--apns-team-id", "--fcm-credentials", "--events-max-seconds"],
         flags: ["--quiet"])
 
     /// What the flags say, checked before anything starts.
@@ -60,6 +62,7 @@ enum ServeCommand: CLICommand {
         var tls: TLSFiles?
         var push = ServeWiring.PushAuth()
         var quiet = false
+        var eventStreamSeconds: Double?
 
         init(_ arguments: [String]) throws(ArgumentParser.Failure) {
             let parsed = try ServeCommand.parser.parse(arguments)
@@ -99,6 +102,12 @@ enum ServeCommand: CLICommand {
             tls = try TLSFiles(parsed)
             push = try ServeWiring.PushAuth(parsed)
             quiet = parsed.flag("--quiet")
+            if let text = parsed.value("--events-max-seconds") {
+                guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+                    throw ArgumentParser.Failure(description: "--events-max-seconds needs a number of seconds above 0 and at most 86400, not '\(text)'")
+                }
+                eventStreamSeconds = seconds
+            }
         }
     }
 
@@ -131,6 +140,7 @@ enum ServeCommand: CLICommand {
 
     static func start(_ settings: Settings) throws -> Running {
         var options = MockServerOptions()
+        options.eventStreamSeconds = settings.eventStreamSeconds
         if let path = settings.configPath {
             options.seed = try ConfigFile.load(path: path)
         }

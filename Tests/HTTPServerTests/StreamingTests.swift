@@ -11,9 +11,13 @@ final class StreamResponder: Responder {
     let streams = Mutex<[ResponseStream]>([])
     let opened = DispatchSemaphore(value: 0)
     let ended = DispatchSemaphore(value: 0)
+    let lifetimeMilliseconds: Int?
+
+    init(lifetimeMilliseconds: Int? = nil) { self.lifetimeMilliseconds = lifetimeMilliseconds }
 
     func respond(to request: HTTPRequest, reply: @escaping @Sendable (HTTPReply) -> Void) {
-        let stream = ResponseStream(maxBufferedBytes: 64 << 10, heartbeat: Array(": beat\n\n".utf8), heartbeatSeconds: 1)
+        let stream = ResponseStream(maxBufferedBytes: 64 << 10, heartbeat: Array(": beat\n\n".utf8), heartbeatSeconds: 1,
+                                    lifetimeMilliseconds: lifetimeMilliseconds)
         stream.onEnd { [ended] in ended.signal() }
         streams.withLock { $0.append(stream) }
         reply(.stream(HTTPResponse(status: 200, headers: ["Content-Type": "text/event-stream"]), stream))
@@ -26,8 +30,8 @@ final class StreamResponder: Responder {
     }
 }
 
-func withStreamServer(_ body: (Int, HTTPServer, StreamResponder) throws -> Void) throws {
-    try withServer(of: StreamResponder(), { _ in }, body)
+func withStreamServer(lifetimeMilliseconds: Int? = nil, _ body: (Int, HTTPServer, StreamResponder) throws -> Void) throws {
+    try withServer(of: StreamResponder(lifetimeMilliseconds: lifetimeMilliseconds), { _ in }, body)
 }
 
 /// Waits (at most 5 s) for the server to have closed every connection.
@@ -114,6 +118,26 @@ func waitForNoConnections(_ server: HTTPServer) {
             try client.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
             _ = try #require(responder.waitForStream())
             #expect(try client.readText(through: ": beat\n\n").contains(": beat"))
+        }
+    }
+
+    /// `serve --events-max-seconds`: a stream with a lifetime ends by itself, whole, on both transports.
+    @Test func aStreamWithALifetimeEndsByItselfOverHTTP1AndH2c() throws {
+        try withStreamServer(lifetimeMilliseconds: 150) { port, _, responder in
+            let client = try TestConnection(port: port)
+            try client.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
+            let stream = try #require(responder.waitForStream())
+            #expect(stream.write(Array("data: one\n\n".utf8)))
+            #expect(try client.readText(through: "0\r\n\r\n").contains("data: one\n\n"))
+            #expect(try client.readsEndOfStream())
+            #expect(!stream.isOpen)
+            let h2 = try H2SocketClient(port: port)
+            let id = try h2.session.submit(HTTPRequest(method: "GET", target: "/events"))
+            try h2.send()
+            let second = try #require(responder.waitForStream())
+            #expect(second.write(Array("data: two\n\n".utf8)))
+            try h2.run { h2.responses[id] != nil }
+            #expect(String(decoding: try #require(h2.responses[id]).body, as: UTF8.self) == "data: two\n\n")
         }
     }
 

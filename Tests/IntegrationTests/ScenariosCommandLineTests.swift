@@ -85,9 +85,9 @@ import Testing
         ])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let junit = dir + "/report.xml"
-        let run = try ServerProcess.run(["scenarios", dir, "--junit", junit])
+        let run = try ServerProcess.run(["scenarios", ".", "--junit", junit], in: dir)
         #expect(run.status == 1)
-        let file = dir + "/a-broken.yaml"
+        let file = "./a-broken.yaml"
         for line in [
             "ERROR \(file)",
             "\(file):2:1: unknown key 'tagz' in a scenario (did you mean 'tags'?)",
@@ -109,11 +109,11 @@ import Testing
 
     @Test func coversIdsAreCheckedOutsideScenariosAndCoverageWorksThere() throws {
         let dir = try TestFiles.folder(["s.yaml": "name: s\ncovers: [check.app-strat]\ndevices: {}\nsteps: []\n",
-                              "t.yaml": "name: t\ncovers: [check.app-start]\ndevices: {}\nsteps: []\n"])
+                              "t.yaml": "name: t\ncovers: [check.app-start]\ndevices: {}\nsteps:\n  - expect_pushes: {count: 0}\n"])
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let run = try ServerProcess.run(["scenarios", dir])
+        let run = try ServerProcess.run(["scenarios", dir], in: dir)
         #expect(run.status == 1)
-        #expect(run.stdout.contains("\(dir)/s.yaml:2:10: `covers` names 'check.app-strat', which is not in the spec catalogue (did you mean 'check.app-start'?)"), "\(run.stdout)")
+        #expect(run.stdout.contains("s.yaml:2:10: `covers` names 'check.app-strat', which is not in the spec catalogue (did you mean 'check.app-start'?)"), "\(run.stdout)")
         let coverage = try ServerProcess.run(["scenarios", dir + "/t.yaml", "--coverage"])
         #expect(coverage.status == 0, "\(coverage.stderr)")
         #expect(coverage.stdout.contains("✓ check.app-start"))

@@ -106,7 +106,7 @@ import Testing
         #expect(index.status == 200)
         #expect(String(decoding: index.body, as: UTF8.self).contains("/v1/projects/{project}/release-control"))
         let openapi = try JSON.parse(try client.send(HTTPRequest(method: "GET", target: "/openapi.json")).body)
-        #expect(openapi["openapi"]?.stringValue?.hasPrefix("3.1") == true)
+        #expect(openapi["openapi"]?.stringValue?.hasPrefix("3.2") == true)
     }
 
     @Test func documentsRevalidateWithTheirETagWhileLiveStateAndErrorsAreNeverStored() throws {

@@ -79,6 +79,7 @@ import Testing
         let badKind = h.get("/admin/events?kinds=check,nonsense")
         #expect(badKind.status == 422)
         #expect(badKind.json?["detail"]?.stringValue?.contains("nonsense") == true)
+        #expect(h.get("/admin/events?kinds=check,,fault").status == 422, "an empty kind is a typo, not every kind")
     }
 
     @Test func needsTheAdminTokenWhenTheServerHasOne() throws {

@@ -53,7 +53,21 @@ import Testing
         let response = h.get("/openapi.json")
         #expect(response.status == 200)
         let doc = try #require(response.json)
-        #expect(doc["openapi"] == "3.1.0")
+        #expect(doc["openapi"] == "3.2.0")
+        // The event stream is described event by event (3.2's itemSchema), each an object as an SSE reader parses it.
+        let stream = doc["paths"]?["/admin/events"]?["get"]?["responses"]?["200"]?["content"]?["text/event-stream"]
+        #expect(stream?["schema"] == nil)
+        #expect(stream?["itemSchema"]?["type"] == "object")
+        #expect(stream?["itemSchema"]?["properties"]?.objectValue?.keys.sorted() == ["data", "event", "id", "retry"])
+        #expect(stream?["itemSchema"]?["properties"]?["event"]?["enum"]?.arrayValue?.count == EventFeed.kinds.count)
+        // What the server sets is readOnly in a snapshot sent back, and stored ids are positive.
+        let input = doc["components"]?["schemas"]?["StateSnapshotInput"]?["properties"]?["projects"]?["items"]?["properties"]
+        let push = input?["pushes"]?["items"]?["properties"]
+        for derived in ["tokens", "delivered", "failed", "pending", "no_gateway"] {
+            #expect(push?[derived]?["readOnly"] == true, "\(derived) is set by the server")
+        }
+        #expect(push?["id"]?["minimum"] == 1 && push?["changes"]?["items"]?["minimum"] == 1)
+        #expect(input?["changes"]?["items"]?["properties"]?["id"]?["minimum"] == 1)
         #expect(h.get("/openapi.json", headers: [("Host", "127.0.0.1:4567")]).json?["servers"]?.arrayValue?.first?["url"] == "http://127.0.0.1:4567")
         let paths = try #require(doc["paths"]?.objectValue)
         for route in Router.standard.routes {

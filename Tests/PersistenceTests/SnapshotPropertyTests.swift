@@ -186,4 +186,17 @@ import TestSupport
         #expect(byPointer["/projects/0/pushes/1/id"] == "push ids must increase, oldest first: 1 comes after 5")
         #expect(byPointer["/projects/0/pushes/2/id"] == "push ids are positive integers, not 0")
     }
+
+    /// The document's bounds are the server's: an id or a push's change id past them is refused,
+    /// so what the import takes always validates against the export's schema.
+    @Test func idsPastTheDocumentedMaximumAreRefused() throws {
+        let dir = try TemporaryDirectory()
+        let server = try ServerOnFile(path: dir.file("state.db"))
+        defer { server.close() }
+        let body = #"{"projects": [{"key": "demo", "pushes": [{"id": 1000000000000001, "sent_at": "2026-12-02T10:00:00.000Z", "changes": [0, 1000000000000001], "results": []}]}]}"#
+        let answer = server.call("PUT", "/admin/state", body)
+        #expect(answer.status == 422)
+        let pointers = Set((answer.json?["errors"]?.arrayValue ?? []).compactMap { $0["pointer"]?.stringValue })
+        #expect(pointers == ["/projects/0/pushes/0/id", "/projects/0/pushes/0/changes/0", "/projects/0/pushes/0/changes/1"], "\(pointers)")
+    }
 }
