@@ -40,6 +40,9 @@ extension HTTPServer {
         /// When set, the port speaks TLS (ALPN h2 and http/1.1) to clients whose first byte is a
         /// TLS handshake, and plain HTTP/1.1 and h2c to the rest. Make it with ``TLSContext/server(certificateFile:keyFile:now:)``.
         public var tls: TLSContext?
+        /// Off: the port speaks HTTP/1.1 only and answers an HTTP/2 preface with 505 (as a
+        /// server built without HTTP/2 would); on by default.
+        public var speaksHTTP2 = true
 
         public init(host: String = "127.0.0.1", port: Int = 8080, limits: HTTPLimits = HTTPLimits(),
                     headerReadTimeout: Duration = .seconds(10), requestReadTimeout: Duration = .seconds(30),
