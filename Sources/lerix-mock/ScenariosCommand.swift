@@ -23,7 +23,12 @@ enum ScenariosCommand: CLICommand {
                              pushes go to the runner's push-gateway stand-in for the run)
           --admin-token T    the server's admin token, when it has one
           --adapter "CMD"    spawn another language's adapter (ADAPTER.md); scenarios needing
-                             what its `hello` capabilities lack are skipped. Needs --server.
+                             what its `hello` capabilities lack are skipped, each with its
+                             reason. Without --server the runner serves its own in-process
+                             server (manual clock) on a free loopback port for it.
+          --adapter-timeout S  seconds of wall time an adapter may take to answer one command
+                             (default 5); one that misses it, exits or answers out of order
+                             fails its scenario and is restarted for the next
           --direct-push      in process, hand the server's APNs/FCM requests straight to the
                              runner's push-gateway stand-in instead of over h2c (no sockets)
           --catalogue FILE   the spec catalogue `covers` ids are checked against (default:
@@ -43,7 +48,7 @@ enum ScenariosCommand: CLICommand {
         """
 
     static func run(_ arguments: [String]) -> Int32 {
-        let parser = ArgumentParser(valued: ["--junit", "--html", "--filter", "--tag", "--server", "--adapter", "--seed", "--catalogue", "--admin-token"],
+        let parser = ArgumentParser(valued: ["--junit", "--html", "--filter", "--tag", "--server", "--adapter", "--seed", "--catalogue", "--admin-token", "--adapter-timeout"],
                                     flags: ["--coverage", "-v", "--verbose", "--direct-push", "--no-skips"], repeatable: ["--tag"])
         let parsed: ArgumentParser.Parsed
         do {
@@ -59,6 +64,14 @@ enum ScenariosCommand: CLICommand {
                 return 2
             }
             seed = n
+        }
+        var adapterOptions = SubprocessAdapter.Options()
+        if let text = parsed.value("--adapter-timeout") {
+            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3_600 else {
+                CLI.printError("lerix-mock scenarios: --adapter-timeout takes seconds above 0 and at most 3600, not '\(text)'")
+                return 2
+            }
+            adapterOptions.commandTimeout = seconds
         }
         let junit = parsed.value("--junit")
         if let junit, let problem = ReportFile.problem(writing: junit) {
@@ -97,7 +110,8 @@ enum ScenariosCommand: CLICommand {
         let environment: any ScenarioEnvironment
         do {
             environment = try Environments.make(serverURL: parsed.value("--server"), adapterCommand: parsed.value("--adapter"),
-                                                adminToken: parsed.value("--admin-token"), viaGateway: !parsed.flag("--direct-push"))
+                                                adminToken: parsed.value("--admin-token"), viaGateway: !parsed.flag("--direct-push"),
+                                                adapterOptions: adapterOptions)
         } catch {
             CLI.printError("lerix-mock scenarios: \(error)")
             return 2

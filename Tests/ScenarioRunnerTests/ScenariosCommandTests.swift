@@ -59,8 +59,12 @@ import Testing
         let run = try ServerProcess.run(["scenarios", "--sead", "3"])
         #expect(run.status == 2)
         #expect(run.stderr.contains("unknown option --sead (did you mean --seed?)"))
-        let adapterAlone = try ServerProcess.run(["scenarios", "--adapter", "node x.js"])
-        #expect(adapterAlone.status == 2)
-        #expect(adapterAlone.stderr.contains("--server"))
+        // --adapter alone runs against the runner's own server; an adapter that cannot start is an error, with its words.
+        let adapterAlone = try ServerProcess.run(["scenarios", "Scenarios/refresh-fetches-now.yaml", "--adapter", "exec /bin/sh -c 'echo no such SDK >&2; exit 4'"],
+                                                 in: TestFiles.packageRoot)
+        #expect(adapterAlone.status == 1)
+        #expect(adapterAlone.stdout.contains("the adapter did not answer hello"), "\(adapterAlone.stdout)")
+        #expect(adapterAlone.stdout.contains("exited with status 4") && adapterAlone.stdout.contains("    no such SDK"), "\(adapterAlone.stdout)")
+        #expect(try ServerProcess.run(["scenarios", "--adapter-timeout", "0"]).status == 2)
     }
 }

@@ -1,53 +1,93 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import JSON
 
-/// An adapter in another language, run as `/bin/sh -c CMD`, speaking one JSON line per command
-/// on stdin and one answer line on stdout (ADAPTER.md). Its stderr passes through.
+/// An adapter in another language, run as `/bin/sh -c CMD` in its own process group, speaking
+/// one JSON line per command on stdin and one answer line on stdout (ADAPTER.md).
+///
+/// The runner never hangs on it and never guesses: each command has a deadline of wall time
+/// (``Options/commandTimeout``); an adapter that misses it, exits, answers a line that is not a
+/// JSON object, or answers another id is stopped (its whole process group), and the failure
+/// names the command, the device, and the last lines the adapter wrote to stderr. Its stderr
+/// still passes through to the runner's.
 ///
 /// ```swift
-/// let adapter = try SubprocessAdapter(command: "node sdk-adapter.js")
+/// let adapter = try SubprocessAdapter(command: "node sdk-adapter.js", options: .init(commandTimeout: 5))
 /// let hello = try adapter.send(["cmd": "hello"])
 /// ```
 public final class SubprocessAdapter: AdapterConnection {
+    public struct Options: Sendable {
+        /// Seconds of wall time an answer may take.
+        public var commandTimeout: Double
+        /// How many of the adapter's last stderr lines a failure quotes.
+        public var stderrLines: Int
+        /// Copy the adapter's stderr to the runner's as it arrives.
+        public var passStderrThrough: Bool
+
+        public init(commandTimeout: Double = 5, stderrLines: Int = 12, passStderrThrough: Bool = true) {
+            self.commandTimeout = commandTimeout
+            self.stderrLines = stderrLines
+            self.passStderrThrough = passStderrThrough
+        }
+    }
+
+    public let command: String
+    let options: Options
     private let pid: pid_t
     private let input: Int32
     private let output: Int32
+    private var errors: Int32
     private var buffer: [UInt8] = []
+    private var stderrTail = StderrTail()
     private var nextId = 1
-    private var closed = false
+    /// Why the adapter can take no more commands, once it cannot.
+    private var stopped: String?
+    private var reaped = false
 
-    public init(command: String) throws(AdapterFailure) {
-        var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
-        guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { throw AdapterFailure("cannot create pipes for the adapter") }
+    public init(command: String, options: Options = Options()) throws(AdapterFailure) {
+        self.command = command
+        self.options = options
+        var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0], errChild: [Int32] = [0, 0]
+        guard pipe(&toChild) == 0, pipe(&fromChild) == 0, pipe(&errChild) == 0 else { throw AdapterFailure("cannot create pipes for the adapter") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
-        for fd in [toChild[0], toChild[1], fromChild[0], fromChild[1]] { posix_spawn_file_actions_addclose(&actions, fd) }
+        posix_spawn_file_actions_adddup2(&actions, errChild[1], 2)
+        for fd in toChild + fromChild + errChild { posix_spawn_file_actions_addclose(&actions, fd) }
+        // Its own process group: a hung adapter is stopped with whatever it started (sh, node, …).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
         var child: pid_t = 0
         let argv: [String] = ["/bin/sh", "-c", command]
         var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { for p in cArgs { free(p) } }
-        let status = posix_spawn(&child, "/bin/sh", &actions, nil, &cArgs, environ)
-        Glibc.close(toChild[0])
-        Glibc.close(fromChild[1])
+        let status = posix_spawn(&child, "/bin/sh", &actions, &attributes, &cArgs, environ)
+        for fd in [toChild[0], fromChild[1], errChild[1]] { Glibc.close(fd) }
         guard status == 0 else {
-            Glibc.close(toChild[1]); Glibc.close(fromChild[0])
+            for fd in [toChild[1], fromChild[0], errChild[0]] { Glibc.close(fd) }
             throw AdapterFailure("cannot start adapter `\(command)`: \(String(cString: strerror(status)))")
         }
         signal(SIGPIPE, SIG_IGN)
         pid = child
         input = toChild[1]
         output = fromChild[0]
+        errors = errChild[0]
+        _ = fcntl(errors, F_SETFL, fcntl(errors, F_GETFL) | O_NONBLOCK)
     }
 
     deinit { close() }
 
     public func send(_ command: JSON) throws(AdapterFailure) -> JSON {
-        guard !closed else { throw AdapterFailure("the adapter has exited") }
+        let what = Self.describe(command)
+        if let stopped { throw AdapterFailure("cannot send \(what): \(stopped)") }
+        drainErrors()
         let id = nextId
         nextId += 1
         var object = command.objectValue ?? JSONObject()
@@ -58,44 +98,162 @@ public final class SubprocessAdapter: AdapterConnection {
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
             if n < 0, errno == EINTR { continue }
-            guard n > 0 else { throw AdapterFailure("the adapter closed its input (did it crash? see its stderr)") }
+            guard n > 0 else { throw fail(what, "the adapter closed its input before taking the command") }
             offset += n
         }
-        let line = try readLine()
+        let line = try readLine(for: what)
         let answer: JSON
         do {
             answer = try JSON.parse(line)
         } catch {
-            throw AdapterFailure("the adapter answered a line that is not JSON (\(error)): \(String(decoding: line.prefix(200), as: UTF8.self))")
+            throw fail(what, "the adapter answered a line that is not JSON (\(error)): \(Self.quote(line))")
+        }
+        guard answer.objectValue != nil else {
+            throw fail(what, "the adapter answered a JSON \(answer.typeName), not an object with \"id\" and \"ok\": \(Self.quote(line))")
         }
         guard answer["id"]?.intValue == id else {
-            throw AdapterFailure("the adapter answered id \(answer["id"]?.serializedString ?? "none") to request \(id): answers must come in order")
+            throw fail(what, "the adapter answered id \(answer["id"]?.serializedString ?? "none") to request \(id): "
+                + "answers come one per request, in order, echoing its id")
+        }
+        guard answer["ok"]?.boolValue != nil else {
+            throw fail(what, "the adapter's answer has no boolean \"ok\": \(Self.quote(line))")
         }
         return answer
     }
 
-    private func readLine() throws(AdapterFailure) -> [UInt8] {
+    /// `launch` for device 'phone': the words a failure starts with.
+    static func describe(_ command: JSON) -> String {
+        let name = command["cmd"]?.stringValue ?? "?"
+        guard let device = command["device"]?.stringValue else { return "`\(name)`" }
+        return "`\(name)` for device '\(device)'"
+    }
+
+    private static func quote(_ line: [UInt8]) -> String {
+        let text = String(decoding: line.prefix(200), as: UTF8.self)
+        return line.count > 200 ? text + "…" : text
+    }
+
+    /// Stops the adapter and explains why, with its last stderr lines; later sends are refused.
+    private func fail(_ what: String, _ reason: String) -> AdapterFailure {
+        let exit = stop()
+        var message = "adapter `\(command)`, \(what): \(reason)"
+        if let exit { message += " (\(exit))" }
+        let tail = stderrTail.lines(last: options.stderrLines)
+        message += tail.isEmpty ? "; it wrote nothing to stderr" : "; its last stderr lines:\n" + tail.map { "    " + $0 }.joined(separator: "\n")
+        stopped = "the adapter stopped after an earlier failure (\(reason))"
+        return AdapterFailure(message)
+    }
+
+    private func readLine(for what: String) throws(AdapterFailure) -> [UInt8] {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0.001, options.commandTimeout) * 1e9)
         while true {
             if let newline = buffer.firstIndex(of: 10) {
                 let line = Array(buffer[..<newline])
                 buffer.removeSubrange(...newline)
                 return line
             }
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline else {
+                throw fail(what, "no answer within \(Self.seconds(options.commandTimeout)) (the deadline is `--adapter-timeout`); the adapter was stopped")
+            }
+            var fds = [pollfd(fd: output, events: Int16(POLLIN), revents: 0), pollfd(fd: errors, events: Int16(POLLIN), revents: 0)]
+            let waitMs = Int32(min(1_000, max(1, (deadline - now) / 1_000_000)))
+            let ready = poll(&fds, errors >= 0 ? 2 : 1, waitMs)
+            if ready < 0, errno == EINTR { continue }
+            if fds[1].revents != 0 { drainErrors() }
+            guard fds[0].revents != 0 else { continue }
             var chunk = [UInt8](repeating: 0, count: 65_536)
             let n = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
             if n < 0, errno == EINTR { continue }
-            guard n > 0 else { throw AdapterFailure("the adapter exited before answering (see its stderr)") }
+            guard n > 0 else { throw fail(what, "the adapter exited before answering") }
             buffer.append(contentsOf: chunk[..<n])
-            guard buffer.count < 64 << 20 else { throw AdapterFailure("the adapter sent over 64 MiB without a newline") }
+            guard buffer.count < 64 << 20 else { throw fail(what, "the adapter sent over 64 MiB without a newline") }
         }
     }
 
+    /// Takes what the adapter wrote to stderr so far (never blocks), keeps its last lines and
+    /// passes it through.
+    private func drainErrors() {
+        guard errors >= 0 else { return }
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(errors, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else {
+                if n == 0 { Glibc.close(errors); errors = -1 }   // the adapter closed stderr (it exited)
+                return
+            }
+            let bytes = Array(chunk[..<n])
+            stderrTail.append(bytes)
+            if options.passStderrThrough { bytes.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) } }
+        }
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+
+    /// Ends the process group now (its stderr drained first) and says how it ended.
+    @discardableResult
+    private func stop() -> String? {
+        guard !reaped else { return nil }
+        if let status = waitForExit(seconds: 0) { return status }
+        kill(-pid, SIGKILL)
+        return waitForExit(seconds: 2)
+    }
+
+    /// Reaps the adapter if it exits within `seconds`; how it ended, or nil.
+    private func waitForExit(seconds: Double) -> String? {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        while true {
+            var status: Int32 = 0
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid {
+                reaped = true
+                drainErrors()
+                let signalled = status & 0x7f
+                return signalled == 0 ? "it exited with status \((status >> 8) & 0xff)" : "it was ended by signal \(signalled)"
+            }
+            if result < 0, errno != EINTR { reaped = true; return nil }
+            guard DispatchTime.now().uptimeNanoseconds < deadline else { return nil }
+            drainErrors()
+            usleep(5_000)
+        }
+    }
+
+    /// Ends the adapter: stdin closes (its cue to exit); one that lingers past 2 s is killed
+    /// with its process group.
     public func close() {
-        guard !closed else { return }
-        closed = true
+        guard stopped != "closed" else { return }
+        stopped = "closed"
         Glibc.close(input)
+        if !reaped, waitForExit(seconds: 2) == nil, !reaped {
+            kill(-pid, SIGKILL)
+            _ = waitForExit(seconds: 2)
+        }
+        drainErrors()
         Glibc.close(output)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        if errors >= 0 { Glibc.close(errors) }
+    }
+}
+
+/// The last lines an adapter wrote to stderr, bounded.
+struct StderrTail {
+    private var lines: [String] = []
+    private var partial: [UInt8] = []
+
+    mutating func append(_ bytes: [UInt8]) {
+        partial += bytes
+        while let newline = partial.firstIndex(of: 10) {
+            lines.append(String(decoding: partial[..<newline].prefix(500), as: UTF8.self))
+            partial.removeSubrange(...newline)
+        }
+        if partial.count > 4_096 { partial.removeFirst(partial.count - 4_096) }
+        if lines.count > 200 { lines.removeFirst(lines.count - 200) }
+    }
+
+    func lines(last count: Int) -> [String] {
+        let unfinished = partial.isEmpty ? [] : [String(decoding: partial.prefix(500), as: UTF8.self)]
+        return Array((lines + unfinished).suffix(count))
     }
 }

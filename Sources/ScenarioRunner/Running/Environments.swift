@@ -5,8 +5,8 @@ import JSON
 ///
 /// - neither `--server` nor `--adapter`: the in-process MockServer and Swift SDK host, pushes
 ///   through the runner's push-gateway stand-in over h2c (or straight into it with `viaGateway: false`);
-/// - `--adapter CMD`: the in-process MockServer is not reachable by another process, so a
-///   spawned adapter needs `--server` too;
+/// - `--adapter CMD`: the runner serves its own in-process MockServer (manual clock) on a free
+///   loopback port for the spawned adapter, pushes through the stand-in as with `--server`;
 /// - `--server URL` with or without `--adapter`: that server, reset before each scenario, its
 ///   pushes pointed at the runner's push-gateway stand-in for the run.
 public enum Environments {
@@ -14,12 +14,12 @@ public enum Environments {
     public static let inProcessStart = Instant(rfc3339: "2026-12-02T09:00:00.000Z")!
 
     public static func make(serverURL: String?, adapterCommand: String?, adminToken: String?,
-                            viaGateway: Bool = true) throws -> any ScenarioEnvironment {
+                            viaGateway: Bool = true, adapterOptions: SubprocessAdapter.Options = .init()) throws -> any ScenarioEnvironment {
         switch (serverURL, adapterCommand) {
         case (let url?, let command?):
-            return try RemoteEnvironment(serverURL: url, adminToken: adminToken, adapterCommand: command)
-        case (nil, _?):
-            throw ServerFailure("--adapter runs another process, which cannot reach the in-process server: also start `lerix-mock serve --clock manual --port 0` and pass --server http://127.0.0.1:PORT")
+            return try RemoteEnvironment(serverURL: url, adminToken: adminToken, adapterCommand: command, adapterOptions: adapterOptions)
+        case (nil, let command?):
+            return try RemoteEnvironment(adapterCommand: command, adapterOptions: adapterOptions)
         case (let url?, nil):
             return try RemoteEnvironment(serverURL: url, adminToken: adminToken) { try InProcessAdapter.make() }
         case (nil, nil):

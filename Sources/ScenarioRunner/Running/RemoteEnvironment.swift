@@ -17,6 +17,8 @@ public final class RemoteEnvironment: ScenarioEnvironment {
     let makeAdapter: () throws -> any AdapterConnection
     let storageBase: String
     let gateway: PushGatewayStandIn
+    /// The runner's own server when no `--server` was given; stopped with the environment.
+    private var ownServer: LoopbackServer?
 
     public init(serverURL: String, adminToken: String? = nil, adapter: @escaping () throws -> any AdapterConnection) throws {
         server = try HTTPServerConnection(url: serverURL, adminToken: adminToken)
@@ -35,14 +37,29 @@ public final class RemoteEnvironment: ScenarioEnvironment {
         storageBase = StorageFolder.make()
     }
 
-    public convenience init(serverURL: String, adminToken: String? = nil, adapterCommand: String) throws {
-        try self.init(serverURL: serverURL, adminToken: adminToken) { try SubprocessAdapter(command: adapterCommand) }
+    public convenience init(serverURL: String, adminToken: String? = nil, adapterCommand: String,
+                            adapterOptions: SubprocessAdapter.Options = .init()) throws {
+        try self.init(serverURL: serverURL, adminToken: adminToken) { try SubprocessAdapter(command: adapterCommand, options: adapterOptions) }
+    }
+
+    /// A spawned adapter against the runner's own loopback server (manual clock), started here
+    /// and stopped with the environment: what `--adapter` without `--server` runs.
+    public convenience init(adapterCommand: String, adapterOptions: SubprocessAdapter.Options = .init()) throws {
+        let local = try LoopbackServer.start()
+        do {
+            try self.init(serverURL: local.url, adapterCommand: adapterCommand, adapterOptions: adapterOptions)
+        } catch {
+            local.shutdown()
+            throw error
+        }
+        ownServer = local
     }
 
     deinit {
         gateway.restore(server)
         gateway.shutdown()
         StorageFolder.remove(storageBase)
+        ownServer?.shutdown()
     }
 
     public func hello() throws -> JSON {
