@@ -40,7 +40,8 @@ import Testing
             """)
         #expect(s.name == "required update")
         #expect(s.devices == [DeviceSpec(name: "phone", platform: "ios", flavor: "native", appVersion: "2.3.0", build: nil, sdk: "swift",
-                                         sdkVersion: "1.5.0", pushToken: DeviceSpec.defaultToken(name: "phone", platform: "ios"), enabled: true, clockOffsetSeconds: -7200)])
+                                         sdkVersion: "1.5.0", pushToken: DeviceSpec.defaultToken(name: "phone", platform: "ios"), enabled: true, clockOffsetSeconds: -7200,
+                                         sdkWritten: false, defaultPushToken: true)])
         #expect(s.steps.count == 4)
         if case .after(let ms) = s.steps[1].action { #expect(ms == 5_400_000) } else { Issue.record("not after") }
         #expect(s.steps[2].location.description == "s.yaml:10:5")

@@ -139,7 +139,7 @@ import Testing
               - launch: mac
               - expect: {device: mac, checks: 1}
             """)
-        #expect(outcome.status == .skipped("the adapter lacks platform:macos"))
+        #expect(outcome.status == .skipped("device 'mac' runs on macos: the adapter lacks platform:macos"))
     }
 
     @Test func aRunWhoseEveryScenarioWasSkippedIsNotGreen() throws {
@@ -208,5 +208,60 @@ import Testing
         #expect(text.contains("✓ a  x.yaml"))
         #expect(text.contains("✗ b"))
         #expect(CoverageReport.uncovered(catalogue: catalogue, scenarios: [scenario]) == ["b"])
+    }
+
+    // MARK: devices that may run on several platforms
+
+    /// `platform: [macos, android]`: the fake adapter emulates ios and android, so the device
+    /// runs on android, with android's SDK and FCM token, and the scenario passes there.
+    @Test func aDeviceWithPlatformChoicesRunsOnTheFirstTheAdapterEmulates() throws {
+        let (outcome, _) = try run("""
+            name: choices
+            devices:
+              mac: {platform: [macos, android], app_version: "2.3.0", push: true}
+            steps:
+              - launch: mac
+              - expect: {device: mac, checks: 1}
+            """)
+        #expect(outcome.status == .passed, "\(outcome.failure)")
+        let scenario = try Scenario.parse(Array("name: c\ndevices:\n  d: {platform: [macos, android], push: true}\nsteps:\n  - expect: {device: d, checks: 0}\n".utf8), file: "c.yaml")
+        #expect(scenario.devices[0].platform == "macos", "before narrowing: the first choice")
+        let narrowed = scenario.narrowed(toPlatforms: ["ios", "android"]).devices[0]
+        #expect(narrowed.platform == "android" && narrowed.sdk == "kotlin" && narrowed.pushToken == "fcm-d")
+        #expect(scenario.narrowed(toPlatforms: nil).devices[0].platform == "macos", "an adapter listing no platform emulates all")
+        #expect(scenario.narrowed(toPlatforms: ["web"]).devices[0].platform == "macos", "no choice emulated: stays, and is skipped")
+    }
+
+    @Test func anyPlatformMeansEveryOneWithPushLeavingOutTheWeb() throws {
+        func choices(_ device: String) throws -> [String]? {
+            try Scenario.parse(Array("name: c\ndevices:\n  d: \(device)\nsteps:\n  - expect: {device: d, checks: 0}\n".utf8), file: "c.yaml").devices[0].platformChoices
+        }
+        #expect(try choices("{platform: any}") == ["ios", "android", "macos", "web"])
+        #expect(try choices("{platform: any, push: true}") == ["ios", "android", "macos"])
+        #expect(try choices("{platform: android}") == nil)
+        let written = try Scenario.parse(Array("name: c\ndevices:\n  d: {platform: any, sdk: swift}\nsteps:\n  - expect: {device: d, checks: 0}\n".utf8), file: "c.yaml")
+        #expect(written.narrowed(toPlatforms: ["web"]).devices[0].sdk == "swift", "a written sdk stays")
+        #expect(throws: ScenarioFileErrors.self) {
+            try Scenario.parse(Array("name: c\ndevices:\n  d: {platform: [ios, web], push: true}\nsteps:\n  - expect: {device: d, checks: 0}\n".utf8), file: "c.yaml")
+        }
+    }
+
+    /// Skips say which device or step needs what, the spec's reason, and the rows left unpinned.
+    @Test func aSkipNamesTheDevicesAndTheSpecsReason() throws {
+        let scenario = try Scenario.parse(Array("""
+            name: push
+            covers: [check.silent-push]
+            devices:
+              phone: {platform: [ios, web], app_version: "2.3.0"}
+              pixel: {platform: android, app_version: "2.3.0", push: true}
+            steps:
+              - launch: all
+              - push: pixel
+              - expect: {device: pixel, checks: 2}
+            """.utf8), file: "p.yaml").narrowed(toPlatforms: ["web"])
+        let text = SkipReason.text(for: scenario, missing: ["platform:android", "push"], adapterPlatforms: ["web"])
+        #expect(text == "device 'pixel' runs on android: the adapter lacks platform:android; "
+                + "device 'pixel' has a push token, step 2 (push: pixel): the adapter lacks push (web pages receive no silent push); covers check.silent-push",
+                "\(text)")
     }
 }

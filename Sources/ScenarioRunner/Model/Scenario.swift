@@ -27,6 +27,19 @@ public struct Scenario: Sendable {
     public var groups: [String: [String]]
     public var steps: [Step]
 
+    /// The scenario with every device that has platform choices put on the first platform in
+    /// `emulated` (an adapter that lists no platform emulates them all: the first choice).
+    /// Nil when some device has no choice the adapter emulates (then it is skipped).
+    public func narrowed(toPlatforms emulated: Set<String>?) -> Scenario {
+        var out = self
+        out.devices = devices.map { d in
+            guard let choices = d.platformChoices else { return d }
+            let pick = emulated.flatMap { set in choices.first(where: set.contains) } ?? choices[0]
+            return d.on(platform: pick)
+        }
+        return out
+    }
+
     /// Capabilities an adapter must list to run this scenario: its devices' platforms and
     /// flavors, push for a device with a token, clock_offset for a wrong device clock, what
     /// its steps' commands need, and its `needs`.
@@ -69,6 +82,13 @@ public struct DeviceSpec: Sendable, Equatable {
     public var clockOffsetSeconds: Int64
     /// Storage folder name, when two devices share one (an app reinstalled with other settings).
     public var storage: String? = nil
+    /// The platforms the device may run on, in order (`platform: [android, web]` or `any`): the
+    /// runner puts it on the first one the adapter emulates (``on(platform:)``). Nil: `platform` only.
+    public var platformChoices: [String]? = nil
+    /// `sdk` was written; else it follows the platform (and flavor).
+    var sdkWritten = true
+    /// `push: true` without a `push_token`: the token follows the platform's provider format.
+    var defaultPushToken = false
 
     /// The `config` of ADAPTER.md's `create`, with what the runner fills in (base URL, storage).
     public func config(baseURL: String, project: String, storage: String) -> DeviceConfig {

@@ -240,23 +240,6 @@ extension DeviceSpec {
         }
     }
 
-    /// A token shaped like the provider's: 64 hex digits for APNs (derived from the name, so
-    /// runs repeat), `fcm-<name>` for FCM.
-    static func defaultToken(name: String, platform: String) -> String {
-        guard platform == "ios" || platform == "macos" else { return "fcm-\(name)" }
-        var hex = ""
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for round in 0..<4 {
-            for b in (name + "#\(round)").utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-            let digits = String(h, radix: 16)
-            hex += String(repeating: "0", count: 16 - digits.count) + digits
-        }
-        return hex
-    }
-
-    /// The SDK a native app of each platform uses unless `sdk` says otherwise.
-    private static let platformSDKs = ["ios": "swift", "macos": "swift", "android": "kotlin", "web": "js"]
-
     private static func single(name: String, _ node: Node, overrides: [String: Node], index: Int?) throws(ScenarioError) -> DeviceSpec {
         /// A field's node: the matrix override, else the entry's value; a fleet cycles through lists.
         func field(_ key: String) throws(ScenarioError) -> Node? {
@@ -277,10 +260,28 @@ extension DeviceSpec {
         /// other fields are still checked.
         func checked<T>(_ fallback: T, _ read: () throws(ScenarioError) -> T) -> T { node.attempt(read) ?? fallback }
 
-        guard let platformNode = try field("platform") ?? (try? node.required("platform", in: "")) else { throw node.error("device '\(name)' needs `platform` (\(Scenario.platforms.joined(separator: ", ")))") }
-        let platform = try platformNode.string()
+        guard let platformNode = try field("platform") ?? (try? node.required("platform", in: "")) else { throw node.error("device '\(name)' needs `platform` (\(Scenario.platforms.joined(separator: ", ")), a list of them, or `any`)") }
+        // One device, several platforms (`[android, web]`, `any`): it runs on the first the adapter emulates.
+        var choices: [String]?
+        let wantsPush = (try? field("push")?.bool()) == true || (try? text("push_token")) != nil
+        if case .array = platformNode.json {
+            var list: [String] = []
+            for item in try platformNode.array("`platform`") {
+                let p = try item.string()
+                guard Scenario.platforms.contains(p) else { throw item.error(Suggestion.message("unknown platform '\(p)'", for: p, in: Scenario.platforms)) }
+                guard !list.contains(p) else { throw item.error("`platform` lists '\(p)' twice") }
+                list.append(p)
+            }
+            guard !list.isEmpty else { throw platformNode.error("`platform` is an empty list: name the platforms the device may run on") }
+            choices = list
+        } else if platformNode.json.stringValue == "any" {
+            // Web pages have no silent push: a device with push may run on the others only.
+            choices = wantsPush ? Scenario.platforms.filter { $0 != "web" } : Scenario.platforms
+        }
+        let platform: String
+        if let first = choices?.first { platform = first } else { platform = try platformNode.string() }
         guard Scenario.platforms.contains(platform) else {
-            throw platformNode.error(Suggestion.message("unknown platform '\(platform)'", for: platform, in: Scenario.platforms))
+            throw platformNode.error(Suggestion.message("unknown platform '\(platform)'", for: platform, in: Scenario.platforms + ["any"]))
         }
         let flavor = checked("native") { () throws(ScenarioError) -> String in
             let flavor = try text("flavor") ?? "native"
@@ -291,14 +292,17 @@ extension DeviceSpec {
         }
         // `app_version` absent: 1.0.0; written as null: a device without a version.
         let appVersion = checked("1.0.0") { () throws(ScenarioError) -> String? in try field("app_version") == nil ? "1.0.0" : try text("app_version") }
-        let defaultSDK = flavor == "flutter" ? "flutter" : Self.platformSDKs[platform] ?? "swift"
+        let defaultSDK = Self.defaultSDK(platform: platform, flavor: flavor)
+        let sdkWritten = (try? field("sdk")).flatMap { $0 }.map { !$0.json.isNull } ?? false
         let sdk = checked(defaultSDK) { () throws(ScenarioError) -> String in try text("sdk") ?? defaultSDK }
         let sdkVersion = checked("1.5.0") { () throws(ScenarioError) -> String? in try field("sdk_version") == nil ? "1.5.0" : try text("sdk_version") }
         var pushToken = checked(nil) { () throws(ScenarioError) -> String? in try text("push_token") }
+        var defaultPushToken = false
         if checked(false, { () throws(ScenarioError) -> Bool in try field("push")?.bool() ?? false }), pushToken == nil {
             pushToken = defaultToken(name: name, platform: platform)
+            defaultPushToken = true
         }
-        if pushToken != nil, platform == "web" {
+        if pushToken != nil, platform == "web" || choices?.contains("web") == true {
             node.diagnostics.record(node.error("device '\(name)' is on the web, which has no push; drop `push`/`push_token`"))
         }
         let offset = checked(Int64(0)) { () throws(ScenarioError) -> Int64 in
@@ -312,6 +316,7 @@ extension DeviceSpec {
                           sdk: sdk, sdkVersion: sdkVersion, pushToken: pushToken,
                           enabled: checked(true) { () throws(ScenarioError) -> Bool in try field("enabled")?.bool() ?? true },
                           clockOffsetSeconds: offset,
-                          storage: checked(nil) { () throws(ScenarioError) -> String? in try text("storage") })
+                          storage: checked(nil) { () throws(ScenarioError) -> String? in try text("storage") },
+                          platformChoices: choices, sdkWritten: sdkWritten, defaultPushToken: defaultPushToken)
     }
 }
