@@ -74,7 +74,7 @@ let package = Package(
         // `covers` ids are checked wherever scenarios live; rule bodies are checked by ReleaseControl's decoding.
         .target(name: "ScenarioRunner", dependencies: [
             "Adapter", "AdapterProtocol", "LerixSDK", "MockServer", "ReleaseControl", "Push", "HTTPServer", "Persistence", "YAML", "JSON", "Clock", "HTTP", "HTTPClient",
-        ], resources: [.embedInCode("Catalogue/spec-catalogue.yaml")]),
+        ], resources: [.embedInCode("Catalogue/spec-catalogue.yaml"), .embedInCode("Conformance/adapter-protocol.schema.json")]),
         .executableTarget(name: "lerix-mock", dependencies: [
             "MockServer", "HTTPServer", "Persistence", "Push", "ProviderAuth", "Adapter", "AdapterProtocol", "ScenarioRunner", "YAML", "JSON", "Clock", "HTTP", "TLS",
         ]),

@@ -8,6 +8,7 @@ let commands: [any CLICommand.Type] = [
     ServeCommand.self,
     ScenariosCommand.self,
     AdapterCommand.self,
+    AdapterCheckCommand.self,
     PushGatewayCommand.self,
     DevCertCommand.self,
 ]

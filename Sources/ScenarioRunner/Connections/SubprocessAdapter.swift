@@ -36,7 +36,7 @@ public final class SubprocessAdapter: AdapterConnection {
     public let command: String
     let options: Options
     private let pid: pid_t
-    private let input: Int32
+    private var input: Int32
     private let output: Int32
     private var errors: Int32
     private var buffer: [UInt8] = []
@@ -119,6 +119,39 @@ public final class SubprocessAdapter: AdapterConnection {
             throw fail(what, "the adapter's answer has no boolean \"ok\": \(Self.quote(line))")
         }
         return answer
+    }
+
+    /// Writes `line` exactly as given (a conformance check's malformed request) and returns the
+    /// one answer line, parsed, without checking its id: the caller judges the answer.
+    public func exchange(rawLine line: String, describing what: String) throws(AdapterFailure) -> JSON {
+        if let stopped { throw AdapterFailure("cannot send \(what): \(stopped)") }
+        drainErrors()
+        var bytes = Array(line.utf8)
+        bytes.append(10)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { throw fail(what, "the adapter closed its input before taking the line") }
+            offset += n
+        }
+        let answer = try readLine(for: what)
+        do {
+            return try JSON.parse(answer)
+        } catch {
+            throw fail(what, "the adapter answered a line that is not JSON (\(error)): \(Self.quote(answer))")
+        }
+    }
+
+    /// Closes stdin and reports whether the adapter exited by itself within `seconds` (else it
+    /// is killed), as the lifecycle asks.
+    public func closeAndWait(seconds: Double) -> Bool {
+        guard stopped != "closed" else { return reaped }
+        Glibc.close(input)
+        input = -1
+        let exited = waitForExit(seconds: seconds) != nil
+        close()
+        return exited
     }
 
     /// `launch` for device 'phone': the words a failure starts with.
@@ -226,7 +259,7 @@ public final class SubprocessAdapter: AdapterConnection {
     public func close() {
         guard stopped != "closed" else { return }
         stopped = "closed"
-        Glibc.close(input)
+        if input >= 0 { Glibc.close(input) }
         if !reaped, waitForExit(seconds: 2) == nil, !reaped {
             kill(-pid, SIGKILL)
             _ = waitForExit(seconds: 2)

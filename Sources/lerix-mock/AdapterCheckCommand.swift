@@ -1,0 +1,62 @@
+import ScenarioRunner
+
+/// `lerix-mock adapter-check CMD`: the adapter protocol's conformance run (docs/ADAPTER.md).
+enum AdapterCheckCommand: CLICommand {
+    static let name = "adapter-check"
+    static let summary = "check that an SDK adapter speaks the adapter protocol, before any scenario"
+    static let usage = """
+        usage: lerix-mock adapter-check "CMD" [OPTIONS]
+
+        Spawns the adapter (`/bin/sh -c CMD`) against the runner's own loopback server and runs it
+        through every command of docs/ADAPTER.md: malformed lines, unknown commands, devices and
+        keys, create and state (each answer checked against the protocol's JSON Schema), launch,
+        the saved answer offline, next_deadline and advance, polling, and the commands its hello
+        lists (track, refresh, install, set_clock, push), then the end of stdin. Each check prints
+        ✔ or ✘ with what was seen and what to fix.
+
+          --adapter-timeout S  seconds an answer may take (default 5)
+          --schema             print the protocol's JSON Schema and exit
+
+        Exit status: 0 when every check that applies held, 1 when one did not, 2 for bad usage.
+        """
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let parser = ArgumentParser(valued: ["--adapter-timeout"], flags: ["--schema"])
+        let parsed: ArgumentParser.Parsed
+        do {
+            parsed = try parser.parse(arguments)
+        } catch {
+            CLI.printError("lerix-mock adapter-check: \(error)\n\n\(usage)")
+            return 2
+        }
+        if parsed.flag("--schema") {
+            do {
+                CLI.printOut(try AdapterConformance.schema().document.serializedString)
+                return 0
+            } catch {
+                CLI.printError("lerix-mock adapter-check: \(error)")
+                return 1
+            }
+        }
+        guard parsed.positional.count == 1, let command = parsed.positional.first else {
+            CLI.printError("lerix-mock adapter-check: give the adapter's command as one argument, e.g. \"node my-adapter.js\"\n\n\(usage)")
+            return 2
+        }
+        var options = SubprocessAdapter.Options()
+        if let text = parsed.value("--adapter-timeout") {
+            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3_600 else {
+                CLI.printError("lerix-mock adapter-check: --adapter-timeout takes seconds above 0 and at most 3600, not '\(text)'")
+                return 2
+            }
+            options.commandTimeout = seconds
+        }
+        do {
+            let report = try AdapterConformance(command: command, options: options).run()
+            CLI.printOut(report.text)
+            return report.passed ? 0 : 1
+        } catch {
+            CLI.printError("lerix-mock adapter-check: \(error)")
+            return 1
+        }
+    }
+}
