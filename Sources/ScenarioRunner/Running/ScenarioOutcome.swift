@@ -26,4 +26,6 @@ public struct ScenarioOutcome: Sendable {
     public var tags: [String]
     /// The run over virtual time, when an HTML report was asked for (``SuiteOptions/recordTimelines``).
     public var timeline: ScenarioTimeline? = nil
+    /// Checks the server answered during the scenario (its journal since set-up), for rates.
+    public var checks: Int = 0
 }

@@ -55,6 +55,8 @@ public struct SuiteResult: Sendable {
         guard failed == 0, errors == 0, passed == 0, skipped > 0 else { return nil }
         return "no scenario ran: all \(skipped) selected were skipped"
     }
+    /// Checks the server answered over every scenario that ran.
+    public var checks: Int { outcomes.reduce(0) { $0 + $1.checks } }
     public var summary: String {
         "\(passed) passed, \(failed) failed, " + (errors > 0 ? "\(errors) error\(errors == 1 ? "" : "s"), " : "") + "\(skipped) skipped"
     }
