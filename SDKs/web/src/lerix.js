@@ -75,6 +75,9 @@ export class Lerix {
     this._checkAgain = false;
     this._missedCheck = false;
     this._ingestInFlight = new Set();
+    // Modules whose last send failed: retried at the next opportunity (start, back online, a
+    // successful check, a timer, new items), never in a loop against a failing server.
+    this._ingestFailed = new Set();
     this._timer = null;
     this._timerAt = null;
     this._generation = 0; // bumped on shutdown: answers to an ended process are not applied
@@ -92,6 +95,7 @@ export class Lerix {
       this.running = true;
       this.visible = true;
       this.deferredByLater = false;
+      this._ingestFailed.clear();
       this._missedCheck = false;
       if (!this._updatesBelong()) {
         // A saved update belongs to one app version: a new install never sees its old answer.
@@ -131,6 +135,7 @@ export class Lerix {
     this._event(() => {
       const cameOnline = online && !this.online;
       this.online = online;
+      if (cameOnline) this._ingestFailed.clear();
       if (!online) this._persist();
       if (cameOnline && this.running) {
         const r = this._now();
@@ -176,6 +181,7 @@ export class Lerix {
     this._event(() => {
       if (!list.length) return;
       (this.saved.queue[module] ??= []).push(...list);
+      this._ingestFailed.delete(module);
       this._persist();
     });
   }
@@ -366,6 +372,7 @@ export class Lerix {
     this._lastSuccessMono = r.mono;
     this.hasAnswer = true;
     this._failedSinceSuccess = false;
+    this._ingestFailed.clear();
     this.saved.appVersion = this.config.appVersion;
     this.saved.build = this.config.build;
     this._persist();
@@ -380,7 +387,7 @@ export class Lerix {
     const paused = this._paused(r);
     for (const module of MODULES) {
       const items = this.saved.queue[module];
-      if (!items?.length || paused.includes(module) || this._ingestInFlight.has(module)) continue;
+      if (!items?.length || paused.includes(module) || this._ingestInFlight.has(module) || this._ingestFailed.has(module)) continue;
       const batch = items.slice(0, INGEST_BATCH);
       this._ingestInFlight.add(module);
       const request = {
@@ -393,6 +400,7 @@ export class Lerix {
         this._ingestInFlight.delete(module);
         if (!ok) {
           this.log?.(`lerix: ${module} not sent, kept queued: ${why}`);
+          this._ingestFailed.add(module);
           return;
         }
         // Items tracked while this batch flew were appended behind it: drop just the batch.
@@ -527,6 +535,7 @@ export class Lerix {
     this._timerAt = null;
     this._event(() => {
       const r = this._now();
+      this._ingestFailed.clear();
       if (this.polling && this._nextPoll(r) <= r.mono) this._check(true);
     });
   }

@@ -542,3 +542,88 @@ test('never more than one check in flight; refresh during one adds exactly one m
   assert.equal(h.server.checks.length, 2);
   assert.equal(sdk.stats.checks, 2);
 });
+
+test('Later lasts until the next start of the same instance too', async () => {
+  const h = harness();
+  h.server.answer.optional_update = nudge;
+  const sdk = h.make();
+  sdk.start();
+  await sdk.idle();
+  sdk.later();
+  assert.equal(sdk.state.screen, 'none');
+  sdk.shutdown();
+  sdk.setOnline(false);
+  sdk.start();
+  assert.equal(sdk.state.screen, 'optional_update');
+});
+
+test('a receipt in the device future never looks fresh: after a failed launch check a visible tab checks', async () => {
+  const h = harness();
+  const sdk = h.make();
+  sdk.start();
+  await sdk.idle();
+  sdk.shutdown();
+  h.clock.offsetMs = -2 * H; // set back between runs
+  h.server.faults.push(503);
+  const again = h.make();
+  again.start();
+  await again.idle();
+  again.background();
+  again.foreground();
+  await again.idle();
+  assert.equal(h.server.checks.length, 3, 'the saved answer (received "in 2 hours") counts as stale');
+});
+
+test('a device without a version saves no update from an answer that carries one', async () => {
+  const h = harness({ config: { appVersion: null } });
+  h.server.answer.required_update = block;
+  const sdk = h.make();
+  sdk.start();
+  await sdk.idle();
+  assert.equal(JSON.parse(h.storage.load(STORAGE_KEY)).required_update, null);
+});
+
+test('a failing ingest keeps the items and retries at the next opportunity, not in a loop', async () => {
+  const h = harness();
+  const sdk = h.make();
+  sdk.start();
+  await sdk.idle();
+  const handle = h.server.handle.bind(h.server);
+  let failing = true;
+  h.server.handle = async (request) => {
+    if (request.method === 'POST' && failing) {
+      h.server.requests.push(request);
+      return { status: 500, headers: {}, body: '' };
+    }
+    return handle(request);
+  };
+  sdk.track('errors', [{ e: 1 }]);
+  await sdk.idle();
+  const posts = () => h.server.requests.filter((r) => r.method === 'POST').length;
+  assert.equal(posts(), 1, 'one attempt, no retry loop');
+  assert.equal(sdk.state.queued.errors, 1);
+  failing = false;
+  await sdk.refresh(); // a successful check is an opportunity
+  await sdk.idle();
+  assert.equal(posts(), 2);
+  assert.equal(sdk.state.queued.errors, 0);
+  assert.equal(h.server.ingest.errors, 1);
+});
+
+test('a clock change noticed at any event is saved at once, so a crash right after keeps windows on time', async () => {
+  const h = harness();
+  h.server.answer.maintenance = [window(T0 + H, T0 + 2 * H)];
+  const sdk = h.make();
+  sdk.start();
+  await sdk.idle();
+  sdk.setOnline(false);
+  h.clock.offsetMs = 3 * H; // the user sets the clock three hours ahead
+  sdk.later(); // an event that writes nothing by itself; then the page is killed without shutdown
+  const after = h.make();
+  after.setOnline(false);
+  after.start();
+  await h.clock.advanceTo(T0 + H - MIN, [after]);
+  assert.equal(after.state.screen, 'none');
+  await h.clock.advanceTo(T0 + H, [after]);
+  assert.equal(after.state.screen, 'maintenance');
+});
