@@ -368,7 +368,8 @@ async function main() {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().catch((e) => {
+  // End of stdin ends the adapter, even with keep-alive sockets still open (once stdout drained).
+  main().then(() => process.stdout.write('', () => process.exit(0)), (e) => {
     process.stderr.write(`adapter: ${e?.stack ?? e}\n`);
     process.exit(1);
   });
