@@ -1,0 +1,34 @@
+// Wires a Lerix instance to a page's own events: the tab becoming visible or hidden, the
+// network going and coming back, the page going away. The SDK itself knows no DOM, so it
+// runs the same under Node, in tests and in the adapter.
+//
+//   import { Lerix } from './lerix.js';
+//   import { bindPage } from './browser.js';
+//   const lerix = new Lerix({ config: { baseUrl: 'https://api.lerix.dev', project: 'demo', appVersion: '4.2.0' },
+//                             storage: new LocalStorage(), online: navigator.onLine });
+//   const unbind = bindPage(lerix);   // calls lerix.start()
+
+export function bindPage(lerix, { window: win = globalThis.window, document: doc = globalThis.document } = {}) {
+  const visibility = () => (doc.visibilityState === 'hidden' ? lerix.background() : lerix.foreground());
+  const online = () => lerix.setOnline(true);
+  const offline = () => lerix.setOnline(false);
+  // pagehide (not unload): fired on bfcache entry too; a page restored from it starts again.
+  const hide = () => lerix.shutdown();
+  const show = (event) => {
+    if (event.persisted) lerix.start();
+  };
+  doc.addEventListener('visibilitychange', visibility);
+  win.addEventListener('online', online);
+  win.addEventListener('offline', offline);
+  win.addEventListener('pagehide', hide);
+  win.addEventListener('pageshow', show);
+  lerix.start();
+  if (doc.visibilityState === 'hidden') lerix.background(); // opened in a background tab
+  return () => {
+    doc.removeEventListener('visibilitychange', visibility);
+    win.removeEventListener('online', online);
+    win.removeEventListener('offline', offline);
+    win.removeEventListener('pagehide', hide);
+    win.removeEventListener('pageshow', show);
+  };
+}

@@ -1,0 +1,102 @@
+// Test twins: a virtual clock (true time, a settable wall-clock offset, timers), an in-memory
+// server speaking the check contract (ETag, 304, Lerix-Server-Time, faults), and a harness
+// that builds an SDK on them.
+
+import { Lerix, MemoryStorage } from '../src/lerix.js';
+import { formatTime } from '../src/answer.js';
+
+export const T0 = Date.parse('2026-12-02T09:32:00.000Z');
+export const S = 1000;
+export const MIN = 60 * S;
+export const H = 60 * MIN;
+export const D = 24 * H;
+export const iso = (ms) => formatTime(ms);
+
+export class VirtualClock {
+  constructor(start = T0, offsetMs = 0) {
+    this.true = start;
+    this.offsetMs = offsetMs;
+    this.timers = [];
+  }
+  now() {
+    return this.true + this.offsetMs;
+  }
+  monotonic() {
+    return this.true;
+  }
+  setTimer(delayMs, fn) {
+    const t = { at: this.true + delayMs, fn, cancelled: false };
+    this.timers.push(t);
+    return { cancel: () => { t.cancelled = true; } };
+  }
+  pending() {
+    return this.timers.filter((t) => !t.cancelled);
+  }
+  // Moves true time to `to`, firing due timers in order and letting their requests finish.
+  async advanceTo(to, sdks = []) {
+    for (;;) {
+      const due = this.pending().filter((t) => t.at <= to).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      this.true = Math.max(this.true, due.at);
+      due.cancelled = true;
+      due.fn();
+      for (const sdk of sdks) await sdk.idle();
+    }
+    this.true = to;
+  }
+  advanceBy(ms, sdks) {
+    return this.advanceTo(this.true + ms, sdks);
+  }
+}
+
+// The answer the server gives: set `answer` parts; `lifetime` defaults to 300.
+export class FakeServer {
+  constructor(clock) {
+    this.clock = clock; // reads true time: the server's clock is right
+    this.answer = { required_update: null, optional_update: null, maintenance: [], sdk_switch: [] };
+    this.lifetime = 300;
+    this.requests = [];
+    this.faults = [];
+    this.ingest = {};
+    this.transport = (request) => this.handle(request);
+  }
+  get checks() {
+    return this.requests.filter((r) => r.method === 'GET');
+  }
+  etag() {
+    const text = JSON.stringify(this.answer);
+    let h = 0;
+    for (const ch of text) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+    return `W/"${h.toString(16)}"`;
+  }
+  async handle(request) {
+    this.requests.push(request);
+    const serverTime = iso(this.clock.true);
+    if (request.method === 'POST') {
+      const module = request.url.split('/').pop();
+      this.ingest[module] = (this.ingest[module] ?? 0) + JSON.parse(request.body).length;
+      return { status: 202, headers: {}, body: '' };
+    }
+    const fault = this.faults.shift();
+    if (fault === 'reset') throw new Error('socket hang up');
+    if (typeof fault === 'number') return { status: fault, headers: { 'content-type': 'application/problem+json' }, body: JSON.stringify({ title: 'Injected', detail: `status ${fault}` }) };
+    const headers = { etag: this.etag(), 'cache-control': `private, max-age=${this.lifetime}`, 'lerix-server-time': serverTime };
+    if (fault === 'malformed') return { status: 200, headers, body: '{"project": "demo", ' };
+    if (fault === 'wrong_types') {
+      return { status: 200, headers, body: JSON.stringify({ project: 'demo', required_update: [], optional_update: 7, maintenance: {}, sdk_switch: 'x', lifetime: '60', server_time: 5 }) };
+    }
+    if (request.headers['if-none-match'] === this.etag()) return { status: 304, headers, body: '' };
+    return { status: 200, headers, body: JSON.stringify({ project: 'demo', server_time: serverTime, lifetime: this.lifetime, ...this.answer }) };
+  }
+}
+
+export function harness({ offsetMs = 0, config = {}, storage = new MemoryStorage() } = {}) {
+  const clock = new VirtualClock(T0, offsetMs);
+  const server = new FakeServer(clock);
+  const logs = [];
+  const make = (extra = {}) => new Lerix({
+    config: { baseUrl: 'http://lerix.test', project: 'demo', appVersion: '2.3.0', ...config, ...extra },
+    clock, transport: server.transport, storage, log: (l) => logs.push(l),
+  });
+  return { clock, server, storage, logs, make };
+}
