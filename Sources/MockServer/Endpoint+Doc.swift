@@ -168,6 +168,17 @@ extension Endpoint {
             return EndpointDoc(summary: "Replaces the whole state with a snapshot, validated as a whole", body: "StateSnapshotInput",
                                responses: [(200, "replaced", "StateSnapshot"), (400, "malformed snapshot", problem),
                                            (422, "a field breaks a rule; nothing changed", problem)])
+        case .startRecording:
+            return EndpointDoc(summary: "Starts recording a manual session as a scenario (admin changes, device checks and their answers, pushes)",
+                               body: "RecordingStart",
+                               responses: [(201, "recording", "Recording"), (400, "malformed body", problem), (404, "unknown project", problem),
+                                           (409, "a recording already runs", problem), (422, "unknown field", problem)])
+        case .getRecording:
+            return EndpointDoc(summary: "The recording so far: its state and the scenario as YAML (Scenarios/README.md's format)",
+                               responses: [(200, "the recording", "Recording")])
+        case .stopRecording:
+            return EndpointDoc(summary: "Stops recording and returns the scenario (serve --record FILE also writes it there)",
+                               responses: [(200, "stopped; scenario is null when nothing was recording", "Recording")])
         }
     }
 

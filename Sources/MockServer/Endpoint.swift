@@ -10,6 +10,7 @@ enum Endpoint: String, CaseIterable, Sendable {
     case listFaults, addFault, clearFaults
     case journal, reset, getClock, setClock, getPushGateways, putPushGateways, exportState, importState
     case events, dashboard, dashboardAsset
+    case startRecording, getRecording, stopRecording
 }
 
 /// One route: a method and a path pattern whose `{name}` segments capture a value.

@@ -146,6 +146,7 @@ extension MockServer {
         case .invalid(let problem):
             return .response(problem.response)
         case .fault(let armed):
+            if let journaled, isRecording.load(ordering: .relaxed) { recordCheck(journaled, answer: nil, serverTime: serverTime) }
             return answerFault(armed, request: request, project: project, query: read, now: now, reply: reply)
         case .hit(let cached, let matched):
             answer = cached
@@ -168,6 +169,7 @@ extension MockServer {
             }
             if let journaled { announce(check: journaled) }
         }
+        if let journaled, isRecording.load(ordering: .relaxed) { recordCheck(journaled, answer: answer, serverTime: serverTime) }
         let headers = answer.headers(serverTime: serverTime, notModified: notModified)
         if notModified {
             return .response(HTTPResponse(status: 304, headers: headers))

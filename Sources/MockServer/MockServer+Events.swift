@@ -60,12 +60,14 @@ extension MockServer {
     }
 
     func announce(faults: [Fault], project: String) {
+        if isRecording.load(ordering: .relaxed) { recordFaults(faults, project: project) }
         guard feed.isWatched else { return }
         feed.publish(.init(kind: "fault", project: project, data: .object([("faults", .array(faults.map(\.json)))])))
     }
 
     /// Every acknowledged write, as events: called by ``write(_:)`` once the write is applied.
     func announce(_ events: [StateEvent]) {
+        if isRecording.load(ordering: .relaxed) { recordEvents(events) }
         guard feed.isWatched else { return }
         for event in events { feed.publish(Self.feedEvent(event)) }
     }

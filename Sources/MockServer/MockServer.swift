@@ -33,6 +33,9 @@ public final class MockServer: Responder {
     let feed = EventFeed()
     /// Pushes whose delivery results are not all in (`GET /admin/clock`'s `pushes_in_flight`).
     let pushesInFlight = PushesInFlight()
+    /// The session being recorded (`/admin/recording`, `serve --record`), and whether one is.
+    let recording = Mutex<SessionRecorder?>(nil)
+    let isRecording = Atomic<Bool>(false)
 
     /// Starts from the store's state when it has one, else from `options.seed` (written to the store).
     /// Throws ``ConfigError`` when the store cannot be read or holds something invalid.
@@ -171,6 +174,9 @@ public final class MockServer: Responder {
         case .putPushGateways: return try putPushGateways(call)
         case .exportState: return exportState()
         case .importState: return try importState(call)
+        case .startRecording: return try postRecording(call)
+        case .getRecording: return getRecording()
+        case .stopRecording: return deleteRecording()
         }
     }
 

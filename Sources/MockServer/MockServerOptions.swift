@@ -56,6 +56,8 @@ public struct MockServerOptions: Sendable {
     /// (`serve --events-max-seconds`): EventSource reconnects after the stream's `retry`, and a
     /// reader that wants a whole response (a contract tester, `curl` in a script) gets one.
     public var eventStreamSeconds: Double?
+    /// Called with the scenario when a recording stops (`serve --record FILE` writes it there).
+    public var recordingStopped: (@Sendable (String) -> Void)?
 
     public init(seed: StateSnapshot = .defaultSeed,
                 clock: ServerClock = .system(SystemScheduler()),

@@ -364,6 +364,11 @@ enum OpenAPI {
                    required: ["advance_seconds"]),
             object([("set", time)], required: ["set"]),
         ])])),
+        ("RecordingStart", object([("project", nullable(projectKey))])),
+        ("Recording", answer([
+            ("recording", type("boolean")), ("project", nullable(type("string"))), ("started_at", nullable(time)),
+            ("steps", count), ("devices", count), ("scenario", nullable(type("string"))),
+        ])),
         ("StateSnapshot", snapshot(answer: true)),
         ("StateSnapshotInput", snapshot(answer: false)),
     ])

@@ -122,5 +122,8 @@ struct Router: Sendable {
         Route("PUT", "/admin/push-gateways", .putPushGateways),
         Route("GET", "/admin/state", .exportState),
         Route("PUT", "/admin/state", .importState),
+        Route("POST", "/admin/recording", .startRecording),
+        Route("GET", "/admin/recording", .getRecording),
+        Route("DELETE", "/admin/recording", .stopRecording),
     ])
 }

@@ -2,6 +2,7 @@ import Clock
 import Dispatch
 import HTTPServer
 import MockServer
+import ScenarioRunner
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,13 +40,16 @@ enum ServeCommand: CLICommand {
           --tls-key FILE         the certificate's private key, PEM (PKCS#8 or traditional)
           --events-max-seconds S end each /admin/events stream after S seconds (EventSource reconnects by itself);
                                  default: streams stay open
+          --record FILE          record the session of project demo as a scenario (Scenarios/README.md): admin
+                                 changes, device checks and their answers, pushes; written to FILE when it
+                                 stops (DELETE /admin/recording, the dashboard's button, or SIGTERM/SIGINT)
           --quiet                no per-request log lines
         """
 
     static let parser = ArgumentParser(
         valued: ["--host", "--port", "--config", "--state", "--clock", "--start-time",
                  "--apns-gateway", "--fcm-gateway", "--admin-token", "--tls-cert", "--tls-key",
-                 "--tls-ca", "--apns-auth-key", "--apns-key-id", "--apns-team-id", "--fcm-credentials", "--events-max-seconds"],
+                 "--tls-ca", "--apns-auth-key", "--apns-key-id", "--apns-team-id", "--fcm-credentials", "--events-max-seconds", "--record"],
         flags: ["--quiet"])
 
     /// What the flags say, checked before anything starts.
@@ -63,6 +67,7 @@ enum ServeCommand: CLICommand {
         var push = ServeWiring.PushAuth()
         var quiet = false
         var eventStreamSeconds: Double?
+        var recordPath: String?
 
         init(_ arguments: [String]) throws(ArgumentParser.Failure) {
             let parsed = try ServeCommand.parser.parse(arguments)
@@ -102,6 +107,13 @@ enum ServeCommand: CLICommand {
             tls = try TLSFiles(parsed)
             push = try ServeWiring.PushAuth(parsed)
             quiet = parsed.flag("--quiet")
+            if let path = parsed.value("--record") {
+                // Checked now: a session must not be lost to a folder that cannot take the file.
+                if let problem = ReportFile.problem(writing: path) {
+                    throw ArgumentParser.Failure(description: "--record: \(problem)")
+                }
+                recordPath = path
+            }
             if let text = parsed.value("--events-max-seconds") {
                 guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
                     throw ArgumentParser.Failure(description: "--events-max-seconds needs a number of seconds above 0 and at most 86400, not '\(text)'")
@@ -141,6 +153,11 @@ enum ServeCommand: CLICommand {
     static func start(_ settings: Settings) throws -> Running {
         var options = MockServerOptions()
         options.eventStreamSeconds = settings.eventStreamSeconds
+        if let path = settings.recordPath {
+            options.recordingStopped = { yaml in
+                if let problem = ReportFile.write(yaml, to: path) { CLI.printError("lerix-mock serve: --record: \(problem)") }
+            }
+        }
         if let path = settings.configPath {
             options.seed = try ConfigFile.load(path: path)
         }
@@ -165,8 +182,10 @@ enum ServeCommand: CLICommand {
         let tls = try settings.tls?.serverContext()
         let server = HTTPServer(configuration: .init(host: settings.host, port: settings.port, clock: options.clock.scheduler, tls: tls),
                                 responder: app, log: log)
+        if settings.recordPath != nil { _ = try app.startRecording(project: "demo") }
         let port = try server.start()
         return Running(server: server, port: port, cleanUp: {
+            if settings.recordPath != nil { _ = app.stopRecording() }
             store.close()
             logWriter.flush()
         })
