@@ -193,6 +193,24 @@ class Suite:
             time.sleep(0.5)
             b.save_screenshot(os.path.join(self.screenshots, "dashboard.png"))
 
+    def test_records_a_session_from_the_page_and_offers_the_scenario(self):
+        b = self.browser
+        button = b.find_element(By.ID, "record")
+        button.click()
+        wait(b, lambda b: b.find_element(By.ID, "record").get_attribute("aria-pressed") == "true", "the recording to start")
+        status, recording = self.server.request("GET", "/admin/recording")
+        assert status == 200 and recording["recording"] is True, recording
+        self.server.request("GET", "/v1/projects/demo/release-control?platform=android&version=2.0&sdk=kotlin&sdk_version=1.0", token=None)
+        b.find_element(By.ID, "record").click()
+        link = wait(b, lambda b: b.find_element(By.ID, "record-download").is_displayed() and b.find_element(By.ID, "record-download"),
+                    "the scenario's download link")
+        assert link.get_attribute("href").startswith("blob:"), link.get_attribute("href")
+        scenario = b.execute_script("return document.getElementById('record-scenario').textContent")
+        assert "  - launch: d1\n" in scenario and "platform: android" in scenario, scenario
+        assert self.server.request("GET", "/admin/recording")[1]["recording"] is False
+        errors = console_errors(b)
+        assert not errors, f"console errors: {errors}"
+
     def test_loads_a_scenario_report_and_finds_its_timeline(self):
         b = self.browser
         with tempfile.TemporaryDirectory() as folder:

@@ -672,6 +672,36 @@
     }
   });
 
+  // MARK: Recording
+
+  /** Shows whether a recording runs; a stopped one offers its scenario as a download. */
+  function showRecording(recording) {
+    const button = $("#record");
+    button.setAttribute("aria-pressed", String(recording.recording));
+    button.textContent = recording.recording ? "Stop recording" : "Record session";
+    $("#record-result").textContent = recording.recording
+      ? `Recording ${recording.project}: ${recording.steps} steps, ${recording.devices} devices`
+      : "";
+    const link = $("#record-download");
+    if (!recording.recording && recording.scenario) {
+      link.href = URL.createObjectURL(new Blob([recording.scenario], { type: "text/yaml" }));
+      link.hidden = false;
+      $("#record-scenario").textContent = recording.scenario;
+      $("#record-details").hidden = false;
+    }
+  }
+
+  $("#record").addEventListener("click", async () => {
+    try {
+      const running = $("#record").getAttribute("aria-pressed") === "true";
+      showRecording(running ? await api("DELETE", "/admin/recording") : await api("POST", "/admin/recording", { project: state.project }));
+    } catch (error) {
+      $("#record-result").textContent = error.message;
+    }
+  });
+
+  api("GET", "/admin/recording").then(showRecording, () => {});
+
   // MARK: Faults
 
   const faultForm = $("#fault-form");
