@@ -22,7 +22,9 @@ extension MockServer {
         }
         guard let faults else { throw Problem.unknownProject(key) }
         announce(faults: faults, project: key)
-        return jsonResponse(201, .object([("faults", .array(faults.map(\.json)))]))
+        var headers = HTTPHeaders()
+        headers.set("Location", "/admin/projects/\(key)/faults")   // the list the new fault joined
+        return jsonResponse(201, .object([("faults", .array(faults.map(\.json)))]), headers: headers)
     }
 
     func clearFaults(_ call: Call) throws(Problem) -> HTTPResponse {

@@ -63,7 +63,10 @@ extension MockServer {
         case .string(let key)?: project = key
         case let other?: throw Problem.field("/project", "project must be a string, found \(other.typeName)", .wrongType)
         }
-        return jsonResponse(201, try startRecording(project: project))
+        let started = try startRecording(project: project)
+        var headers = HTTPHeaders()
+        headers.set("Location", "/admin/recording")
+        return jsonResponse(201, started, headers: headers)
     }
 
     func getRecording() -> HTTPResponse { jsonResponse(200, recordingJSON()) }
