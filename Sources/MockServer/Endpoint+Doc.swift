@@ -170,7 +170,7 @@ extension Endpoint {
                                            (422, "a field breaks a rule; nothing changed", problem)])
         case .startRecording:
             return EndpointDoc(summary: "Starts recording a manual session as a scenario (admin changes, device checks and their answers, pushes)",
-                               body: "RecordingStart",
+                               body: "RecordingStart", bodyRequired: false,
                                responses: [(201, "recording", "Recording"), (400, "malformed body", problem), (404, "unknown project", problem),
                                            (409, "a recording already runs", problem), (422, "unknown field", problem)])
         case .getRecording:
