@@ -115,7 +115,7 @@ extension Endpoint {
                                responses: [(200, "{\"faults\": […]}", "FaultList"), (404, "unknown project", problem)])
         case .addFault:
             return EndpointDoc(summary: "Arms a fault on the project's check endpoint (queued after any armed ones)", body: "Fault",
-                               responses: [(201, "armed; answers every armed fault", "FaultList"), (400, "malformed body", problem),
+                               responses: [(200, "armed; answers every armed fault", "FaultList"), (400, "malformed body", problem),
                                            (404, "unknown project", problem), (422, "unknown kind or bad value", problem)])
         case .clearFaults:
             return EndpointDoc(summary: "Clears the project's faults", responses: [(204, "cleared", nil), (404, "unknown project", problem)])

@@ -22,9 +22,10 @@ extension MockServer {
         }
         guard let faults else { throw Problem.unknownProject(key) }
         announce(faults: faults, project: key)
-        var headers = HTTPHeaders()
-        headers.set("Location", "/admin/projects/\(key)/faults")   // the list the new fault joined
-        return jsonResponse(201, .object([("faults", .array(faults.map(\.json)))]), headers: headers)
+        // 200, not 201: the POST appends to the list resource and answers it; no fault has an
+        // address of its own to put in a Location (a Location naming the list made link-following
+        // clients such as schemathesis take DELETE …/faults for deleting a created resource).
+        return jsonResponse(200, .object([("faults", .array(faults.map(\.json)))]))
     }
 
     func clearFaults(_ call: Call) throws(Problem) -> HTTPResponse {

@@ -246,7 +246,7 @@ enum PersistenceWait {
         let server = try ServerOnFile(path: dir.file("refused.db"))
         defer { server.close() }
         #expect(server.call("PUT", "/v1/projects/demo/push-tokens/kept", #"{"platform": "ios"}"#).status == 204)
-        #expect(server.call("POST", "/admin/projects/demo/faults", #"{"kind": "status", "status": 500}"#).status == 201)
+        #expect(server.call("POST", "/admin/projects/demo/faults", #"{"kind": "status", "status": 500}"#).status == 200)
         server.store.limitGrowthForTesting()
         let release = DispatchSemaphore(value: 0)
         server.store.holdWriterForTesting(until: release)
