@@ -40,7 +40,7 @@ import Testing
     @Test func statusFaultWithCountThenNormalAnswers() throws {
         let h = try Harness()
         let armed = h.post("/admin/projects/demo/faults", #"{"kind": "status", "status": 503, "count": 2}"#)
-        #expect(armed.status == 201)
+        #expect(armed.status == 200)
         #expect(armed["faults"]?.arrayValue?.first?["count"] == 2)
         #expect(h.check("platform=ios").status == 503)
         let second = h.check("platform=ios")
