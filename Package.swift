@@ -19,6 +19,7 @@
 //   LerixSDK                              the client SDK (release control)
 //   AdapterProtocol                       the adapter protocol's commands, fields, capabilities, state keys (typed, no I/O)
 //   Adapter                               ADAPTER.md host for many SDK devices in virtual time
+//   LerixMock                             the mock in a Swift test's process: typed admin calls, one virtual clock (product)
 //   ScenarioRunner                        Scenarios/ suites, JUnit, coverage
 //   lerix-mock                            thin CLI
 import PackageDescription
@@ -32,6 +33,7 @@ let package = Package(
     products: [
         .executable(name: "lerix-mock", targets: ["lerix-mock"]),
         .library(name: "LerixSDK", targets: ["LerixSDK"]),
+        .library(name: "LerixMock", targets: ["LerixMock"]),
     ],
     targets: [
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
@@ -70,10 +72,12 @@ let package = Package(
         // One vocabulary for the host and the runner; value names (platforms, modules) are LerixSDK's own.
         .target(name: "AdapterProtocol", dependencies: ["LerixSDK", "JSON", "Clock"]),
         .target(name: "Adapter", dependencies: ["AdapterProtocol", "LerixSDK", "JSON", "Clock", "HTTP", "HTTPClient", "TLS"]),
+        // What an app team's tests use (Tests/LerixMockFixture is such a package).
+        .target(name: "LerixMock", dependencies: ["MockServer", "Adapter", "LerixSDK", "HTTPServer", "HTTP", "JSON", "Clock"]),
         // The spec catalogue is compiled in (a symlink to Scenarios/spec-catalogue.yaml), so
         // `covers` ids are checked wherever scenarios live; rule bodies are checked by ReleaseControl's decoding.
         .target(name: "ScenarioRunner", dependencies: [
-            "Adapter", "AdapterProtocol", "LerixSDK", "MockServer", "ReleaseControl", "Push", "HTTPServer", "Persistence", "YAML", "JSON", "Clock", "HTTP", "HTTPClient",
+            "LerixMock", "Adapter", "AdapterProtocol", "LerixSDK", "MockServer", "ReleaseControl", "Push", "HTTPServer", "Persistence", "YAML", "JSON", "Clock", "HTTP", "HTTPClient",
         ], resources: [.embedInCode("Catalogue/spec-catalogue.yaml"), .embedInCode("Conformance/adapter-protocol.schema.json")]),
         .executableTarget(name: "lerix-mock", dependencies: [
             "MockServer", "HTTPServer", "Persistence", "Push", "ProviderAuth", "Adapter", "AdapterProtocol", "ScenarioRunner", "YAML", "JSON", "Clock", "HTTP", "TLS",
@@ -96,6 +100,7 @@ let package = Package(
         .testTarget(name: "LerixSDKTests", dependencies: ["LerixSDK", "Clock", "JSON"]),
         .testTarget(name: "AdapterTests", dependencies: ["TestSupport", "Adapter", "AdapterProtocol", "LerixSDK", "JSON", "Clock"]),
         .testTarget(name: "ScenarioRunnerTests", dependencies: ["TestSupport", "ScenarioRunner", "YAML", "JSON", "Clock"]),
+        .testTarget(name: "LerixMockTests", dependencies: ["LerixMock", "LerixSDK", "Clock", "JSON"]),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "JSON", "HTTP", "YAML"]),
     ]
 )

@@ -113,14 +113,14 @@ public struct StateSnapshot: Sendable, Equatable {
 
 extension StateSnapshot {
     /// Project keys as URLs and file names can carry them.
-    static func isValidProjectKey(_ key: String) -> Bool {
+    package static func isValidProjectKey(_ key: String) -> Bool {
         guard !key.isEmpty, key.utf8.count <= 64 else { return false }
         return key.utf8.allSatisfy { b in
             (b >= 97 && b <= 122) || (b >= 65 && b <= 90) || (b >= 48 && b <= 57) || b == 45 || b == 95 || b == 46
         }
     }
 
-    static let projectKeyRule = "1 to 64 letters, digits, '-', '_' or '.'"
+    package static let projectKeyRule = "1 to 64 letters, digits, '-', '_' or '.'"
     /// ``isValidProjectKey(_:)`` as a regular expression, for the OpenAPI document.
     static let projectKeyPattern = "^[A-Za-z0-9._-]{1,64}$"
     /// Largest ingest count a snapshot may carry (exact in a JSON number).

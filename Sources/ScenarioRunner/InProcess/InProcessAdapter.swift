@@ -1,4 +1,5 @@
 import Adapter
+import LerixMock
 import AdapterProtocol
 import Clock
 import HTTP

@@ -1,4 +1,3 @@
-import Adapter
 import HTTP
 import LerixSDK
 import Synchronization
@@ -8,11 +7,8 @@ import Synchronization
 ///
 /// A reply the responder does not give at once (a `delay` fault, which waits on the server's
 /// manual clock) counts as a timeout: the runner, which owns the clock, is the one waiting.
-///
-/// ```swift
-/// let transport = ResponderTransport(responder: mockServer, baseURL: "http://lerix.test")
-/// ```
-public final class ResponderTransport: Transport {
+/// Package-wide: ``LerixMock`` and the scenario runner's in-process adapter build on it.
+package final class ResponderTransport: Transport {
     let responder: any Responder
     let baseURL: String
     /// The last URL sent and its target: a fleet's devices come one after another in creation
@@ -20,12 +16,12 @@ public final class ResponderTransport: Transport {
     /// cutting and copying a new target.
     private let lastTarget = Mutex<(url: String, target: String)?>(nil)
 
-    public init(responder: any Responder, baseURL: String) {
+    package init(responder: any Responder, baseURL: String) {
         self.responder = responder
         self.baseURL = baseURL
     }
 
-    public func send(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
+    package func send(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
         guard let target = target(of: request.url) else {
             completion(.failure(TransportError("no server at \(request.url) (the in-process server is \(baseURL))")))
             return
@@ -55,12 +51,6 @@ extension ResponderTransport {
         lastTarget.withLock { $0 = (url, target) }
         return target
     }
-}
-
-/// The host's network as it is: every `send` has completed (answered, or given up as a timeout)
-/// before it returns, so there is never anything to wait for, nor requests in flight to count.
-extension ResponderTransport: AdapterNetwork {
-    public func runUntilIdle() {}
 }
 
 /// The first reply a responder gives while `respond` runs; one given later is dropped.

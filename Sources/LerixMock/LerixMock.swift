@@ -1,0 +1,217 @@
+import Adapter
+import Clock
+import Dispatch
+import Foundation
+import HTTP
+import HTTPServer
+import JSON
+import LerixSDK
+import MockServer
+import Synchronization
+
+/// The real mock server in this process, for a Swift test: typed admin calls, apps made on the
+/// mock's one virtual clock, and silent pushes delivered to them, with no socket and no sleep.
+///
+/// ```swift
+/// let mock = try LerixMock()
+/// let app = mock.makeApp(platform: .ios, appVersion: "2.3.0")
+/// try mock.create(RequiredUpdateRule(below: "2.4.0"))
+/// #expect(await app.start().screen == .requiredUpdate)
+/// try await mock.advance(by: .days(7))        // server and app move together, no sleep
+/// ```
+///
+/// Every call returns once the work it caused is done: checks answered, pushes delivered to the
+/// apps that own their tokens (and the checks those pushes caused). Each mock is its own server,
+/// so tests run in parallel. ``listen()`` also serves it on a loopback port, for an app on
+/// `URLSessionTransport` or any HTTP client.
+public final class LerixMock: Sendable {
+    /// True time: the server's manual clock and every app's timers.
+    let clock: ManualScheduler
+    /// The project admin calls go to.
+    public let project: String
+    /// The base URL the apps made here use (no socket behind it).
+    public let baseURL: URL
+    let server: MockServer
+    let transport: ResponderTransport
+    let pushQueue: PushQueue
+    private let apps = Mutex<[WeakApp]>([])
+    private let listener = Mutex<(server: HTTPServer, port: Int)?>(nil)
+
+    /// The instant a mock starts at unless told: 2026-12-01T09:00:00Z, so runs repeat.
+    public static let defaultStart = Date(timeIntervalSince1970: 1_796_202_000)
+
+    /// A fresh server at `start` with one project, `demo` unless `project` says otherwise.
+    public init(start: Date = LerixMock.defaultStart, project: String = "demo") throws(MockProblem) {
+        guard StateSnapshot.isValidProjectKey(project) else {
+            throw MockProblem(status: 422, title: "Invalid project key", detail: "\"\(project)\" is not a project key: \(StateSnapshot.projectKeyRule)")
+        }
+        let key = project
+        clock = ManualScheduler(now: Instant(start))
+        self.project = key
+        pushQueue = PushQueue()
+        var options = MockServerOptions(clock: .manual(clock))
+        options.seed = StateSnapshot(projects: [.init(key: key, apnsTopic: "dev.lerix.\(key)", fcmProject: "lerix-\(key)")])
+        options.pushSink = pushQueue
+        do {
+            server = try MockServer(options: options)
+        } catch {
+            throw MockProblem(status: 500, title: "The mock server did not start", detail: "\(error)")
+        }
+        let base = "http://lerix.test"
+        transport = ResponderTransport(responder: server, baseURL: base)
+        baseURL = URL(string: base) ?? URL(fileURLWithPath: "/")   // a literal: always the former
+    }
+
+    // MARK: Apps
+
+    /// An app on this mock: its checks reach the server in process, its timers sit on ``clock``,
+    /// and a push to `pushToken` reaches it. Nothing is sent until you call `start()`.
+    public func makeApp(platform: Platform, appVersion: String? = "1.0.0", build: String? = nil, flavor: Flavor = .native,
+                        sdkName: String? = "swift", sdkVersion: String? = LerixConfiguration.currentSDKVersion,
+                        pushToken: String? = nil, enabled: Bool = true, storage: any Storage = InMemoryStorage(),
+                        clockOffset: Duration = .zero) -> Lerix {
+        let configuration = LerixConfiguration(baseURL: baseURL, project: project, platform: platform, flavor: flavor,
+                                               appVersion: appVersion, build: build, sdkName: sdkName, sdkVersion: sdkVersion,
+                                               enabled: enabled, pushToken: pushToken)
+        let deviceClock = VirtualDeviceClock(scheduler: clock, offsetMilliseconds: Self.milliseconds(in: clockOffset))
+        let app = Lerix(configuration: configuration, clock: deviceClock, transport: transport, storage: storage)
+        apps.withLock { $0.removeAll { $0.app == nil }; $0.append(WeakApp(app: app, token: pushToken)) }
+        return app
+    }
+
+    // MARK: Time
+
+    /// The server's time now (true time; an app's clock may be off by its `clockOffset`).
+    public var now: Date { clock.now.date }
+
+    /// Moves true time forward: server timers (a throttled push) and every app's timers fire
+    /// in order, each push reaching its apps at its instant.
+    public func advance(by duration: Duration) async throws(MockProblem) {
+        try await advance(to: clock.now.adding(milliseconds: Self.milliseconds(in: duration)).date)
+    }
+
+    /// Moves true time forward to `date` (never back: a ``MockProblem`` says so).
+    public func advance(to date: Date) async throws(MockProblem) {
+        let target = Instant(date)
+        guard target >= clock.now else {
+            throw MockProblem(status: 422, title: "Time only goes forward", detail: "\(target.rfc3339) is before the mock's \(clock.now.rfc3339)")
+        }
+        clock.advance(to: target) { _, due in
+            for work in due { work.run() }
+            deliverPushes()
+        }
+        deliverPushes()
+    }
+
+    /// Hands each queued push to the apps that own its tokens; their checks run at once.
+    func deliverPushes() {
+        while let tokens = pushQueue.take() {
+            let owners = apps.withLock { list in list.compactMap { entry in entry.token.map(tokens.contains) == true ? entry.app : nil } }
+            for app in owners { app.didReceiveSilentPush() }
+        }
+    }
+
+    // MARK: Serving on a port
+
+    /// Serves the mock on a free loopback port too (for `URLSessionTransport` or curl); the URL.
+    public func listen() throws -> URL {
+        try listener.withLock { current in
+            if let current { return Self.loopbackURL(port: current.port) }
+            let http = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, clock: clock), responder: server, log: nil)
+            let port = try http.start()
+            current = (http, port)
+            return Self.loopbackURL(port: port)
+        }
+    }
+
+    static func loopbackURL(port: Int) -> URL {
+        var parts = URLComponents()
+        parts.scheme = "http"
+        parts.host = "127.0.0.1"
+        parts.port = port
+        return parts.url ?? URL(fileURLWithPath: "/")   // scheme, host and port always make a URL
+    }
+
+    /// Stops serving the port, if ``listen()`` started one.
+    public func shutdown() {
+        guard let http = listener.withLock({ current -> HTTPServer? in defer { current = nil }; return current?.server }) else { return }
+        let stopped = DispatchSemaphore(value: 0)
+        http.stop(graceful: false) { stopped.signal() }
+        _ = stopped.wait(timeout: .now() + 5)
+    }
+
+    deinit { shutdown() }
+
+    // MARK: Admin calls
+
+    /// Any call on the server, as curl would make it (`admin("GET", "/admin/state")`): the
+    /// answer's body, or the server's problem+json as a ``MockProblem``. The typed calls are
+    /// made of this.
+    @discardableResult
+    public func call(_ method: String, _ path: String, body: Data? = nil) throws(MockProblem) -> Data {
+        Data(try respond(method, path, body.map { [UInt8]($0) }).body)
+    }
+
+    /// One call through the server's own routes (its validation, its problems), then the
+    /// pushes it caused delivered.
+    func respond(_ method: String, _ path: String, _ body: [UInt8]?) throws(MockProblem) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.set("Host", "lerix.test")
+        if body != nil { headers.set("Content-Type", "application/json") }
+        let request = HTTPRequest(method: method, target: path, headers: headers, body: body ?? [])
+        let answer = Mutex<HTTPResponse?>(nil)
+        server.respond(to: request) { reply in
+            if case .response(let response) = reply { answer.withLock { $0 = response } }
+        }
+        deliverPushes()
+        guard let response = answer.withLock({ $0 }) else {
+            throw MockProblem(status: 500, title: "No answer", detail: "\(method) \(path) gave no response")
+        }
+        guard (200..<300).contains(response.status) else {
+            throw MockProblem(status: response.status, problem: response.body.isEmpty ? nil : try? JSON.parse(response.body))
+        }
+        return response
+    }
+
+    /// A call whose answer is JSON.
+    @discardableResult
+    func admin(_ method: String, _ path: String, _ body: JSON? = nil) throws(MockProblem) -> JSON {
+        try json(of: respond(method, path, body?.serialized()))
+    }
+
+    /// A call with a rule's body.
+    @discardableResult
+    func admin(_ method: String, _ path: String, _ rule: some MockRule) throws(MockProblem) -> JSON {
+        try json(of: respond(method, path, [UInt8](rule.jsonBody)))
+    }
+
+    private func json(of response: HTTPResponse) -> JSON {
+        return response.body.isEmpty ? .null : (try? JSON.parse(response.body)) ?? .null
+    }
+
+    /// A duration in whole milliseconds (the precision of every time on the wire).
+    static func milliseconds(in duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+    }
+}
+
+/// Apps are held weakly: a test's app that is gone gets no pushes.
+struct WeakApp: @unchecked Sendable {
+    weak var app: Lerix?
+    let token: String?
+}
+
+/// The mock's push sink: each push's tokens wait here until the mock hands them to the apps,
+/// outside the server's call (an app's check must not run inside the server's push).
+final class PushQueue: PushSink {
+    private let queue = Mutex<[Set<String>]>([])
+
+    func deliver(_ push: OutgoingPush, completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
+        queue.withLock { $0.append(Set(push.tokens.map(\.token))) }
+        completion(push.tokens.enumerated().map { TokenDelivery(token: $0.element.token, result: .delivered, position: $0.offset) })
+    }
+
+    func take() -> Set<String>? {
+        queue.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+    }
+}
