@@ -52,7 +52,48 @@ extension LerixMock {
 
     /// The pushes sent, oldest first.
     public func pushes() throws(MockProblem) -> [PushSummary] {
-        (try admin("GET", projectPath + "/pushes?limit=1000")["pushes"]?.arrayValue ?? []).map(PushSummary.init)
+        try everyPage(projectPath + "/pushes", "pushes").map(PushSummary.init)
+    }
+
+    /// Push `id`'s result per token, in the order it went to them.
+    public func pushResults(_ id: Int) throws(MockProblem) -> [PushResult] {
+        try everyPage(projectPath + "/pushes/\(id)/results", "results").map(PushResult.init)
+    }
+
+    /// The push tokens registered in the project (the apps' own included, once they registered).
+    public func pushTokens() throws(MockProblem) -> [String] {
+        try everyPage(projectPath + "/push-tokens", "push_tokens").compactMap { $0["token"]?.stringValue }
+    }
+
+    /// The release-control changes the admin made, oldest first.
+    public func changes() throws(MockProblem) -> [ChangeRecord] {
+        try everyPage(projectPath + "/changes", "changes").map(ChangeRecord.init)
+    }
+
+    /// Creates another project (apps and the typed calls stay on ``project``; ``call(_:_:body:)``
+    /// reaches the others).
+    public func createProject(_ key: String, apnsTopic: String? = nil, fcmProject: String? = nil) throws(MockProblem) {
+        var pairs: [(String, JSON)] = []
+        if let apnsTopic { pairs.append(("apns_topic", .string(apnsTopic))) }
+        if let fcmProject { pairs.append(("fcm_project", .string(fcmProject))) }
+        try admin("PUT", "/admin/projects/\(key)", .object(pairs))
+    }
+
+    /// The projects' keys.
+    public func projects() throws(MockProblem) -> [String] {
+        (try admin("GET", "/admin/projects")["projects"]?.arrayValue ?? []).compactMap { $0["key"]?.stringValue }
+    }
+
+    /// A listing's items over all its pages, following each page's `next` link.
+    private func everyPage(_ path: String, _ key: String) throws(MockProblem) -> [JSON] {
+        var items: [JSON] = []
+        var next: String? = path
+        while let page = next {
+            let body = try admin("GET", page)
+            items += body[key]?.arrayValue ?? []
+            next = body["next"]?.stringValue
+        }
+        return items
     }
 
     /// The checks the server answered, oldest first.
@@ -109,8 +150,14 @@ public struct PushSummary: Sendable, Equatable {
     public var sentAt: Date?
     /// Tokens per platform it went to.
     public var tokens: [String: Int]
+    /// The change ids it carries.
+    public var changes: [Int]
     /// Tokens the gateway took.
     public var delivered: Int
+    /// Tokens the gateway refused (unregistered ones included).
+    public var failed: Int
+    /// Tokens still waiting for the gateway's answer.
+    public var pending: Int
 
     init(_ json: JSON) {
         id = json["id"]?.intValue ?? 0
@@ -118,7 +165,10 @@ public struct PushSummary: Sendable, Equatable {
         var counts: [String: Int] = [:]
         for (platform, n) in json["tokens"]?.objectValue ?? JSONObject() { counts[platform] = n.intValue ?? 0 }
         tokens = counts
+        changes = (json["changes"]?.arrayValue ?? []).compactMap(\.intValue)
         delivered = json["delivered"]?.intValue ?? 0
+        failed = json["failed"]?.intValue ?? 0
+        pending = json["pending"]?.intValue ?? 0
     }
 }
 
@@ -147,5 +197,46 @@ public struct CheckRecord: Sendable, Equatable {
         status = json["status"]?.intValue ?? 0
         lifetime = json["lifetime"]?.intValue
         etag = json["etag"]?.stringValue
+    }
+}
+
+/// One token's result of a push.
+public struct PushResult: Sendable, Equatable {
+    /// The token.
+    public var token: String
+    /// Its platform.
+    public var platform: String
+    /// `delivered`, `failed`, `unregistered`, `pending` or `no_gateway`.
+    public var result: String
+    /// Why it failed, when it did.
+    public var reason: String?
+
+    init(_ json: JSON) {
+        token = json["token"]?.stringValue ?? ""
+        platform = json["platform"]?.stringValue ?? ""
+        result = json["result"]?.stringValue ?? ""
+        reason = json["reason"]?.stringValue
+    }
+}
+
+/// A release-control change the admin made.
+public struct ChangeRecord: Sendable, Equatable {
+    /// Its id, 1 for the project's first.
+    public var id: Int
+    /// When it was made.
+    public var at: Date?
+    /// `created`, `updated`, `deleted` or `lifted_all`.
+    public var kind: String
+    /// The rule it changed (nil for a lift-all).
+    public var rule: String?
+    /// Whether it blocks apps (and so pushes).
+    public var blocking: Bool
+
+    init(_ json: JSON) {
+        id = json["id"]?.intValue ?? 0
+        at = json["at"]?.stringValue.flatMap(Instant.init(rfc3339:))?.date
+        kind = json["kind"]?.stringValue ?? ""
+        rule = json["rule"]?.stringValue
+        blocking = json["blocking"]?.boolValue ?? false
     }
 }

@@ -175,10 +175,16 @@ enum RuleJSON {
 
 /// A fault on the check endpoint: the next checks (`count`, default every one) get it.
 public enum MockFault: Sendable {
+    /// An error status, with `Retry-After` seconds when given.
     case status(Int, retryAfter: Int? = nil, count: Int? = nil)
+    /// In process an answer that is not given at once is a timeout for the app (its transport
+    /// has nobody to wait for); over ``LerixMock/listen()`` it arrives after `seconds` of the mock's time.
     case delay(seconds: Double, count: Int? = nil)
+    /// The connection reset with no answer.
     case reset(count: Int? = nil)
+    /// A 200 whose body is not JSON.
     case malformed(count: Int? = nil)
+    /// A 200 whose fields have the wrong JSON types.
     case wrongTypes(count: Int? = nil)
 
     var json: JSON {

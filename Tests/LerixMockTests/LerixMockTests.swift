@@ -115,4 +115,24 @@ import Testing
         try await mock.advance(by: .minutes(10) + .seconds(1))
         #expect(app.state.screen == .maintenance)
     }
+
+    /// Pushes, their per-token results, the changes behind them, tokens and projects, typed.
+    @Test func pushesResultsChangesTokensAndProjects() async throws {
+        let mock = try LerixMock()
+        let app = mock.makeApp(platform: .ios, appVersion: "2.3.0", pushToken: "apns-a")
+        _ = await app.start()
+        try mock.registerPushToken("fcm-b", platform: .android)
+        #expect(Set(try mock.pushTokens()) == ["apns-a", "fcm-b"])
+        let rule = try mock.create(RequiredUpdateRule(below: "2.4.0"))
+        let push = try #require(try mock.pushes().first)
+        #expect(push.tokens == ["ios": 1, "android": 1] && push.delivered == 2 && push.failed == 0 && push.pending == 0)
+        #expect(try mock.pushResults(push.id).map(\.result) == ["delivered", "delivered"])
+        let change = try #require(try mock.changes().last)
+        #expect(change.kind == "created" && change.rule == rule && change.blocking && push.changes == [change.id])
+        #expect(throws: MockProblem.self) { try mock.pushResults(99) }
+
+        try mock.createProject("shop", fcmProject: "lerix-shop")
+        #expect(try mock.projects() == ["demo", "shop"])
+        #expect(throws: MockProblem.self) { try mock.createProject("bad key") }
+    }
 }
