@@ -38,29 +38,29 @@ extension JSONRule {
 /// ```swift
 /// let id = try mock.create(RequiredUpdateRule(below: "2.4.0", message: "Please update"))
 /// ```
-public struct RequiredUpdateRule: JSONRule {
-    /// Versions below this one get the update (`2.4.0`).
-    public var below: String
-    /// The platforms it applies to; empty for every platform.
-    public var platforms: [Platform]
-    /// Where the update is, shown by the app.
-    public var storeURL: String?
-    /// The text the app shows.
-    public var message: String?
-
-    /// The rule; the server checks it when it is created.
-    public init(below: String, platforms: [Platform] = [], storeURL: String? = nil, message: String? = nil) {
-        self.below = below
-        self.platforms = platforms
-        self.storeURL = storeURL
-        self.message = message
-    }
-
-    var json: JSON { RuleJSON.update("required_update", below, platforms, storeURL, message) }
-}
+public typealias RequiredUpdateRule = UpdateRule<RequiredUpdate>
 
 /// Offers a new version; the user may tap Later or Skip.
-public struct OptionalUpdateRule: JSONRule {
+public typealias OptionalUpdateRule = UpdateRule<OptionalUpdate>
+
+/// What kind of update an ``UpdateRule`` offers: LerixSDK's ``RequiredUpdate`` or ``OptionalUpdate``.
+public protocol UpdateRuleKind: Sendable {
+    /// The rule's `type` on the wire.
+    static var ruleType: String { get }
+}
+
+extension RequiredUpdate: UpdateRuleKind {
+    /// `required_update`.
+    public static var ruleType: String { "required_update" }
+}
+
+extension OptionalUpdate: UpdateRuleKind {
+    /// `optional_update`.
+    public static var ruleType: String { "optional_update" }
+}
+
+/// An update rule: ``RequiredUpdateRule`` and ``OptionalUpdateRule`` are its two types.
+public struct UpdateRule<Kind: UpdateRuleKind>: JSONRule {
     /// Versions below this one get the update (`2.4.0`).
     public var below: String
     /// The platforms it applies to; empty for every platform.
@@ -78,7 +78,7 @@ public struct OptionalUpdateRule: JSONRule {
         self.message = message
     }
 
-    var json: JSON { RuleJSON.update("optional_update", below, platforms, storeURL, message) }
+    var json: JSON { RuleJSON.update(Kind.ruleType, below, platforms, storeURL, message) }
 }
 
 /// An optional update that becomes required at `becomesRequiredOn`.
