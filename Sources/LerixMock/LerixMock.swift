@@ -34,7 +34,6 @@ public final class LerixMock: Sendable {
     let server: MockServer
     let transport: ResponderTransport
     let pushQueue: PushQueue
-    private let apps = Mutex<[WeakApp]>([])
     private let listener = Mutex<(server: HTTPServer, port: Int)?>(nil)
 
     /// The instant a mock starts at unless told: 2026-12-01T09:00:00Z, so runs repeat.
@@ -75,7 +74,7 @@ public final class LerixMock: Sendable {
                                                enabled: enabled, pushToken: pushToken)
         let deviceClock = VirtualDeviceClock(scheduler: clock, offsetMilliseconds: Self.milliseconds(in: clockOffset))
         let app = Lerix(configuration: configuration, clock: deviceClock, transport: transport, storage: storage)
-        apps.withLock { $0.removeAll { $0.app == nil }; $0.append(WeakApp(app: app, token: pushToken)) }
+        pushQueue.add(app, token: pushToken)
         return app
     }
 
@@ -96,24 +95,23 @@ public final class LerixMock: Sendable {
         guard target >= clock.now else {
             throw MockProblem(status: 422, title: "Time only goes forward", detail: "\(target.rfc3339) is before the mock's \(clock.now.rfc3339)")
         }
-        clock.advance(to: target) { _, due in
-            for work in due { work.run() }
+        pushQueue.duringACall {
+            clock.advance(to: target) { _, due in
+                for work in due { work.run() }
+                deliverPushes()
+            }
             deliverPushes()
         }
-        deliverPushes()
     }
 
     /// Hands each queued push to the apps that own its tokens; their checks run at once.
-    func deliverPushes() {
-        while let tokens = pushQueue.take() {
-            let owners = apps.withLock { list in list.compactMap { entry in entry.token.map(tokens.contains) == true ? entry.app : nil } }
-            for app in owners { app.didReceiveSilentPush() }
-        }
-    }
+    func deliverPushes() { pushQueue.handOn() }
 
     // MARK: Serving on a port
 
     /// Serves the mock on a free loopback port too (for `URLSessionTransport` or curl); the URL.
+    /// A change made over the port pushes to this mock's apps as soon as the server sends it
+    /// (on a queue of the mock's: watch `app.stateUpdates` for what it did).
     public func listen() throws -> URL {
         try listener.withLock { current in
             if let current { return Self.loopbackURL(port: current.port) }
@@ -160,10 +158,12 @@ public final class LerixMock: Sendable {
         if body != nil { headers.set("Content-Type", "application/json") }
         let request = HTTPRequest(method: method, target: path, headers: headers, body: body ?? [])
         let answer = Mutex<HTTPResponse?>(nil)
-        server.respond(to: request) { reply in
-            if case .response(let response) = reply { answer.withLock { $0 = response } }
+        pushQueue.duringACall {
+            server.respond(to: request) { reply in
+                if case .response(let response) = reply { answer.withLock { $0 = response } }
+            }
+            deliverPushes()
         }
-        deliverPushes()
         guard let response = answer.withLock({ $0 }) else {
             throw MockProblem(status: 500, title: "No answer", detail: "\(method) \(path) gave no response")
         }
@@ -201,17 +201,41 @@ struct WeakApp: @unchecked Sendable {
     let token: String?
 }
 
-/// The mock's push sink: each push's tokens wait here until the mock hands them to the apps,
-/// outside the server's call (an app's check must not run inside the server's push).
+/// The mock's push sink and its apps: each push's tokens wait here until the mock hands them
+/// to the apps that own them, outside the server's call (an app's check must not run inside the
+/// server's push).
+///
+/// A push made while no mock call runs (a change sent to the ``LerixMock/listen()`` port) has
+/// nobody to hand it on at the end of a call: it is handed on from a queue of its own.
 final class PushQueue: PushSink {
     private let queue = Mutex<[Set<String>]>([])
+    private let calls = Mutex(0)
+    private let apps = Mutex<[WeakApp]>([])
+    private let handOff = DispatchQueue(label: "lerix-mock.pushes")
 
     func deliver(_ push: OutgoingPush, completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
         queue.withLock { $0.append(Set(push.tokens.map(\.token))) }
         completion(push.tokens.enumerated().map { TokenDelivery(token: $0.element.token, result: .delivered, position: $0.offset) })
+        if calls.withLock({ $0 == 0 }) { handOff.async { [weak self] in self?.handOn() } }
     }
 
-    func take() -> Set<String>? {
-        queue.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+    /// Runs `work` as a mock call: pushes it causes wait for the call to hand them on.
+    func duringACall<T, E: Error>(_ work: () throws(E) -> T) throws(E) -> T {
+        calls.withLock { $0 += 1 }
+        defer { calls.withLock { $0 -= 1 } }
+        return try work()
+    }
+
+    /// `app` gets the pushes to `token` while it lives.
+    func add(_ app: Lerix, token: String?) {
+        apps.withLock { $0.removeAll { $0.app == nil }; $0.append(WeakApp(app: app, token: token)) }
+    }
+
+    /// Hands each queued push to the apps that own its tokens.
+    func handOn() {
+        while let tokens = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            let owners = apps.withLock { list in list.compactMap { entry in entry.token.map(tokens.contains) == true ? entry.app : nil } }
+            for app in owners { app.didReceiveSilentPush() }
+        }
     }
 }

@@ -35,6 +35,31 @@ import Testing
         #expect(String(decoding: body, as: UTF8.self).contains("\"required_update\""))
     }
 
+    /// A change made with curl on the port pushes to the mock's in-process apps too.
+    @Test func aChangeMadeOverThePortPushesToTheApps() async throws {
+        let mock = try LerixMock()
+        defer { mock.shutdown() }
+        let url = try mock.listen()
+        let app = mock.makeApp(platform: .ios, appVersion: "2.3.0", pushToken: "apns-curl")
+        _ = await app.start()
+        _ = await app.enterBackground()
+        let updates = app.stateUpdates
+        let blocked = Task {
+            for await state in updates where state.screen == .requiredUpdate { return true }
+            return false
+        }
+        // Not a timing test: a push that never comes ends the wait as a failure instead of a hang.
+        let giveUp = Task { try await Task.sleep(for: .seconds(20)); blocked.cancel() }
+        defer { giveUp.cancel() }
+        var request = URLRequest(url: url.appendingPathComponent("admin/projects/demo/rules"))
+        request.httpMethod = "POST"
+        request.httpBody = Data(#"{"type": "required_update", "below": "2.4.0"}"#.utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 201)
+        #expect(await blocked.value, "the push reached the app and it checked")
+        #expect(try mock.journal().count == 2, "the launch's check and the push's")
+    }
+
     @Test func timeOnlyGoesForward() async throws {
         let mock = try LerixMock()
         let before = mock.now
