@@ -36,7 +36,7 @@ public final class LerixMock: Sendable {
     let pushQueue: PushQueue
     private let listener = Mutex<(server: HTTPServer, port: Int)?>(nil)
 
-    /// The instant a mock starts at unless told: 2026-12-01T09:00:00Z, so runs repeat.
+    /// The instant a mock starts at unless told: 2026-12-02T09:00:00Z, so runs repeat.
     public static let defaultStart = Date(timeIntervalSince1970: 1_796_202_000)
 
     /// A fresh server at `start` with one project, `demo` unless `project` says otherwise.
@@ -63,7 +63,7 @@ public final class LerixMock: Sendable {
 
     // MARK: Apps
 
-    /// An app on this mock: its checks reach the server in process, its timers sit on ``clock``,
+    /// An app on this mock: its checks reach the server in process, its timers sit on the mock's clock,
     /// and a push to `pushToken` reaches it. Nothing is sent until you call `start()`.
     public func makeApp(platform: Platform, appVersion: String? = "1.0.0", build: String? = nil, flavor: Flavor = .native,
                         sdkName: String? = "swift", sdkVersion: String? = LerixConfiguration.currentSDKVersion,
