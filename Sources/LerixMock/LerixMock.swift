@@ -72,7 +72,7 @@ public final class LerixMock: Sendable {
         let configuration = LerixConfiguration(baseURL: baseURL, project: project, platform: platform, flavor: flavor,
                                                appVersion: appVersion, build: build, sdkName: sdkName, sdkVersion: sdkVersion,
                                                enabled: enabled, pushToken: pushToken)
-        let deviceClock = VirtualDeviceClock(scheduler: clock, offsetMilliseconds: Self.milliseconds(in: clockOffset))
+        let deviceClock = VirtualDeviceClock(scheduler: clock, offsetMilliseconds: clockOffset.milliseconds)
         let app = Lerix(configuration: configuration, clock: deviceClock, transport: transport, storage: storage)
         pushQueue.add(app, token: pushToken)
         return app
@@ -86,7 +86,7 @@ public final class LerixMock: Sendable {
     /// Moves true time forward: server timers (a throttled push) and every app's timers fire
     /// in order, each push reaching its apps at its instant.
     public func advance(by duration: Duration) async throws(MockProblem) {
-        try await advance(to: clock.now.adding(milliseconds: Self.milliseconds(in: duration)).date)
+        try await advance(to: clock.now.adding(milliseconds: duration.milliseconds).date)
     }
 
     /// Moves true time forward to `date` (never back: a ``MockProblem`` says so).
@@ -142,7 +142,7 @@ public final class LerixMock: Sendable {
 
     // MARK: Admin calls
 
-    /// Any call on the server, as curl would make it (`admin("GET", "/admin/state")`): the
+    /// Any call on the server, as curl would make it (`call("GET", "/admin/state")`): the
     /// answer's body, or the server's problem+json as a ``MockProblem``. The typed calls are
     /// made of this.
     @discardableResult
@@ -150,27 +150,26 @@ public final class LerixMock: Sendable {
         Data(try respond(method, path, body.map { [UInt8]($0) }).body)
     }
 
-    /// One call through the server's own routes (its validation, its problems), then the
-    /// pushes it caused delivered.
-    func respond(_ method: String, _ path: String, _ body: [UInt8]?) throws(MockProblem) -> HTTPResponse {
-        var headers = HTTPHeaders()
-        headers.set("Host", "lerix.test")
-        if body != nil { headers.set("Content-Type", "application/json") }
-        let request = HTTPRequest(method: method, target: path, headers: headers, body: body ?? [])
-        let answer = Mutex<HTTPResponse?>(nil)
+    /// One call through the apps' own in-process transport, so through the server's routes (its
+    /// validation, its problems), then the pushes it caused delivered.
+    func respond(_ method: String, _ path: String, _ body: [UInt8]?) throws(MockProblem) -> TransportResponse {
+        let request = TransportRequest(method: method, url: transport.baseURL + path,
+                                       headers: body == nil ? [] : [("Content-Type", "application/json")], body: body ?? [])
+        let answer = Mutex<TransportResult?>(nil)
         pushQueue.duringACall {
-            server.respond(to: request) { reply in
-                if case .response(let response) = reply { answer.withLock { $0 = response } }
-            }
+            transport.send(request) { result in answer.withLock { $0 = result } }
             deliverPushes()
         }
-        guard let response = answer.withLock({ $0 }) else {
+        switch answer.withLock({ $0 }) {
+        case .success(let response) where (200..<300).contains(response.status):
+            return response
+        case .success(let response):
+            throw MockProblem(status: response.status, problem: response.body.isEmpty ? nil : try? JSON.parse(response.body))
+        case .failure(let error):
+            throw MockProblem(status: 500, title: "No answer", detail: "\(method) \(path): \(error)")
+        case nil:
             throw MockProblem(status: 500, title: "No answer", detail: "\(method) \(path) gave no response")
         }
-        guard (200..<300).contains(response.status) else {
-            throw MockProblem(status: response.status, problem: response.body.isEmpty ? nil : try? JSON.parse(response.body))
-        }
-        return response
     }
 
     /// A call whose answer is JSON.
@@ -185,13 +184,8 @@ public final class LerixMock: Sendable {
         try json(of: respond(method, path, [UInt8](rule.jsonBody)))
     }
 
-    private func json(of response: HTTPResponse) -> JSON {
-        return response.body.isEmpty ? .null : (try? JSON.parse(response.body)) ?? .null
-    }
-
-    /// A duration in whole milliseconds (the precision of every time on the wire).
-    static func milliseconds(in duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+    private func json(of response: TransportResponse) -> JSON {
+        response.body.isEmpty ? .null : (try? JSON.parse(response.body)) ?? .null
     }
 }
 
