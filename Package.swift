@@ -25,7 +25,9 @@
 import PackageDescription
 
 /// Release builds without run-time exclusivity checks; debug builds, which the tests run, keep them.
-let uncheckedExclusivityInRelease: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+let uncheckedExclusivityInRelease: [SwiftSetting] = [
+    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
+]
 
 let package = Package(
     name: "lerix-mock",
@@ -55,51 +57,114 @@ let package = Package(
         // Release builds skip the run-time exclusivity checks on the request path (callgrind:
         // ~3k of ~38k instructions per check request went to swift_beginAccess and its
         // thread-local lookups); debug builds, which the tests run, keep them.
-        .target(name: "HTTPServer", dependencies: ["HTTP", "HTTP2", "TLS", "Sockets", "Reactor", "CZlib", "Clock"],
-                swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
-        .target(name: "HTTPClient", dependencies: ["HTTP", "HTTP2", "TLS", "Sockets", "Reactor"], swiftSettings: uncheckedExclusivityInRelease),
+        .target(
+            name: "HTTPServer",
+            dependencies: ["HTTP", "HTTP2", "TLS", "Sockets", "Reactor", "CZlib", "Clock"],
+            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+        ),
+        .target(
+            name: "HTTPClient",
+            dependencies: ["HTTP", "HTTP2", "TLS", "Sockets", "Reactor"],
+            swiftSettings: uncheckedExclusivityInRelease
+        ),
         .target(name: "YAML", dependencies: ["CYAML", "JSON"]),
         .target(name: "ReleaseControl", dependencies: ["Clock", "JSON"]),
-        .target(name: "MockServer", dependencies: ["ReleaseControl", "HTTP", "JSON", "Clock", "YAML"],
-                // The dashboard at /ui: plain files, compiled in so every copy of the binary serves them.
-                resources: [.embedInCode("Dashboard/index.html"), .embedInCode("Dashboard/dashboard.js"),
-                            .embedInCode("Dashboard/dashboard.css")]),
+        .target(
+            name: "MockServer",
+            dependencies: ["ReleaseControl", "HTTP", "JSON", "Clock", "YAML"],
+            // The dashboard at /ui: plain files, compiled in so every copy of the binary serves them.
+            resources: [
+                .embedInCode("Dashboard/index.html"), .embedInCode("Dashboard/dashboard.js"),
+                .embedInCode("Dashboard/dashboard.css"),
+            ]
+        ),
         .target(name: "Persistence", dependencies: ["MockServer", "ReleaseControl", "CSQLite", "JSON", "Clock"]),
         .target(name: "ProviderAuth", dependencies: ["TLS", "HTTP", "JSON", "Clock"]),
-        .target(name: "Push", dependencies: ["MockServer", "ReleaseControl", "HTTP", "HTTP2", "HTTPClient", "Reactor", "HTTPServer", "Sockets", "TLS", "ProviderAuth", "JSON", "Clock"],
-                swiftSettings: uncheckedExclusivityInRelease),
+        .target(
+            name: "Push",
+            dependencies: [
+                "MockServer", "ReleaseControl", "HTTP", "HTTP2", "HTTPClient", "Reactor", "HTTPServer", "Sockets",
+                "TLS", "ProviderAuth", "JSON", "Clock",
+            ],
+            swiftSettings: uncheckedExclusivityInRelease
+        ),
         .target(name: "LerixSDK", dependencies: ["Clock", "JSON"]),
         // One vocabulary for the host and the runner; value names (platforms, modules) are LerixSDK's own.
         .target(name: "AdapterProtocol", dependencies: ["LerixSDK", "JSON", "Clock"]),
-        .target(name: "Adapter", dependencies: ["AdapterProtocol", "LerixSDK", "JSON", "Clock", "HTTP", "HTTPClient", "TLS"]),
+        .target(
+            name: "Adapter",
+            dependencies: ["AdapterProtocol", "LerixSDK", "JSON", "Clock", "HTTP", "HTTPClient", "TLS"]
+        ),
         // What an app team's tests use (Tests/LerixMockFixture is such a package).
-        .target(name: "LerixMock", dependencies: ["MockServer", "Adapter", "LerixSDK", "HTTPServer", "HTTP", "JSON", "Clock"]),
+        .target(
+            name: "LerixMock",
+            dependencies: ["MockServer", "Adapter", "LerixSDK", "HTTPServer", "HTTP", "JSON", "Clock"]
+        ),
         // The spec catalogue is compiled in (a symlink to Scenarios/spec-catalogue.yaml), so
         // `covers` ids are checked wherever scenarios live; rule bodies are checked by ReleaseControl's decoding.
-        .target(name: "ScenarioRunner", dependencies: [
-            "LerixMock", "Adapter", "AdapterProtocol", "LerixSDK", "MockServer", "ReleaseControl", "Push", "HTTPServer", "Persistence", "YAML", "JSON", "Clock", "HTTP", "HTTPClient",
-        ], resources: [.embedInCode("Catalogue/spec-catalogue.yaml"), .embedInCode("Conformance/adapter-protocol.schema.json")]),
-        .executableTarget(name: "lerix-mock", dependencies: [
-            "MockServer", "HTTPServer", "Persistence", "Push", "ProviderAuth", "Adapter", "AdapterProtocol", "ScenarioRunner", "YAML", "JSON", "Clock", "HTTP", "TLS",
-        ]),
+        .target(
+            name: "ScenarioRunner",
+            dependencies: [
+                "LerixMock", "Adapter", "AdapterProtocol", "LerixSDK", "MockServer", "ReleaseControl", "Push",
+                "HTTPServer", "Persistence", "YAML", "JSON", "Clock", "HTTP", "HTTPClient",
+            ],
+            resources: [
+                .embedInCode("Catalogue/spec-catalogue.yaml"), .embedInCode("Conformance/adapter-protocol.schema.json"),
+            ]
+        ),
+        .executableTarget(
+            name: "lerix-mock",
+            dependencies: [
+                "MockServer", "HTTPServer", "Persistence", "Push", "ProviderAuth", "Adapter", "AdapterProtocol",
+                "ScenarioRunner", "YAML", "JSON", "Clock", "HTTP", "TLS",
+            ]
+        ),
 
         // Shared by test targets only: a blocking HTTP client and the spawned binary.
-        .target(name: "TestSupport", dependencies: ["HTTP", "HTTPClient", "Sockets", "JSON", "TLS", "ReleaseControl", "Clock"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport",
+            dependencies: ["HTTP", "HTTPClient", "Sockets", "JSON", "TLS", "ReleaseControl", "Clock"],
+            path: "Tests/TestSupport"
+        ),
 
         .testTarget(name: "ClockTests", dependencies: ["Clock"]),
         .testTarget(name: "JSONTests", dependencies: ["TestSupport", "JSON"]),
         .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP"]),
         .testTarget(name: "TLSTests", dependencies: ["TestSupport", "TLS"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer", "HTTP2", "HTTP", "Sockets", "Clock", "TLS"]),
-        .testTarget(name: "HTTPClientTests", dependencies: ["TestSupport", "HTTPClient", "HTTPServer", "HTTP", "Sockets", "Reactor", "TLS"]),
+        .testTarget(
+            name: "HTTPServerTests",
+            dependencies: ["TestSupport", "HTTPServer", "HTTP2", "HTTP", "Sockets", "Clock", "TLS"]
+        ),
+        .testTarget(
+            name: "HTTPClientTests",
+            dependencies: ["TestSupport", "HTTPClient", "HTTPServer", "HTTP", "Sockets", "Reactor", "TLS"]
+        ),
         .testTarget(name: "YAMLTests", dependencies: ["TestSupport", "YAML", "JSON"]),
         .testTarget(name: "ReleaseControlTests", dependencies: ["TestSupport", "ReleaseControl", "Clock", "JSON"]),
-        .testTarget(name: "PersistenceTests", dependencies: ["TestSupport", "Persistence", "MockServer", "ReleaseControl", "Clock", "JSON"]),
-        .testTarget(name: "MockServerTests", dependencies: ["TestSupport", "MockServer", "ReleaseControl", "HTTP", "JSON", "Clock"]),
-        .testTarget(name: "PushTests", dependencies: ["TestSupport", "Push", "ProviderAuth", "MockServer", "HTTPServer", "HTTP2", "HTTP", "JSON", "Clock", "TLS"]),
+        .testTarget(
+            name: "PersistenceTests",
+            dependencies: ["TestSupport", "Persistence", "MockServer", "ReleaseControl", "Clock", "JSON"]
+        ),
+        .testTarget(
+            name: "MockServerTests",
+            dependencies: ["TestSupport", "MockServer", "ReleaseControl", "HTTP", "JSON", "Clock"]
+        ),
+        .testTarget(
+            name: "PushTests",
+            dependencies: [
+                "TestSupport", "Push", "ProviderAuth", "MockServer", "HTTPServer", "HTTP2", "HTTP", "JSON", "Clock",
+                "TLS",
+            ]
+        ),
         .testTarget(name: "LerixSDKTests", dependencies: ["LerixSDK", "Clock", "JSON"]),
-        .testTarget(name: "AdapterTests", dependencies: ["TestSupport", "Adapter", "AdapterProtocol", "LerixSDK", "JSON", "Clock"]),
-        .testTarget(name: "ScenarioRunnerTests", dependencies: ["TestSupport", "ScenarioRunner", "YAML", "JSON", "Clock"]),
+        .testTarget(
+            name: "AdapterTests",
+            dependencies: ["TestSupport", "Adapter", "AdapterProtocol", "LerixSDK", "JSON", "Clock"]
+        ),
+        .testTarget(
+            name: "ScenarioRunnerTests",
+            dependencies: ["TestSupport", "ScenarioRunner", "YAML", "JSON", "Clock"]
+        ),
         .testTarget(name: "LerixMockTests", dependencies: ["LerixMock", "LerixSDK", "Clock", "JSON"]),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "JSON", "HTTP", "YAML"]),
     ]

@@ -33,7 +33,10 @@ func startServer() -> UInt16 {
     var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
     configuration.limits = HTTPLimits(maxBodyBytes: 8192, maxTargetBytes: 1024, maxHeaderBytes: 4096)
     let instance = HTTPServer(configuration: configuration, responder: FuzzResponder())
-    guard let port = try? instance.start() else { fputs("could not start the server\n", stderr); abort() }
+    guard let port = try? instance.start() else {
+        fputs("could not start the server\n", stderr)
+        abort()
+    }
     server = instance
     serverPort = UInt16(port)
     return serverPort
@@ -56,14 +59,16 @@ public func fuzzConnection(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     address.sin_port = port.bigEndian
     address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
     let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
     }
     guard connected == 0 else { return 0 }
     var offset = 0
     while offset < input.count {
         let end = min(input.count, offset + chunk)
         let written = input[offset..<end].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        if written <= 0 { break }       // the server closed on us: fine
+        if written <= 0 { break }  // the server closed on us: fine
         offset += written
     }
     shutdown(fd, Int32(SHUT_WR))

@@ -40,7 +40,8 @@ private func summary(_ events: [HTTPParserEvent]) -> [String] {
     events.compactMap { event in
         switch event {
         case .request(let request, let keepAlive):
-            return "\(request.method) \(request.target) \(request.version.text) h\(request.headers.count) b\(request.body.count) k\(keepAlive)"
+            return
+                "\(request.method) \(request.target) \(request.version.text) h\(request.headers.count) b\(request.body.count) k\(keepAlive)"
         case .failure(let error):
             return "failure \(error.status)"
         case .expectContinue:

@@ -5,11 +5,19 @@ import HTTP2
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHTTP2Client(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    guard size > 0, let client = try? HTTP2ClientSession(configuration: .init(maxResponseBodyBytes: 4096)) else { return 0 }
+    guard size > 0, let client = try? HTTP2ClientSession(configuration: .init(maxResponseBodyBytes: 4096)) else {
+        return 0
+    }
     let chunk = Int(data[0] & 0x3F) + 1
     for index in 0..<3 {
-        _ = try? client.submit(HTTPRequest(method: index == 1 ? "POST" : "GET", target: "/3/device/\(index)",
-                                           headers: ["Host": "gateway"], body: index == 1 ? Array("{}".utf8) : []))
+        _ = try? client.submit(
+            HTTPRequest(
+                method: index == 1 ? "POST" : "GET",
+                target: "/3/device/\(index)",
+                headers: ["Host": "gateway"],
+                body: index == 1 ? Array("{}".utf8) : []
+            )
+        )
     }
     var output: [UInt8] = []
     client.drainOutput(into: &output)

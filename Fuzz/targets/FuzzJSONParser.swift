@@ -24,8 +24,14 @@ private func check(_ value: JSON) {
     case .object(let object):
         var seen = Set<String>()
         for (key, child) in object {
-            guard seen.insert(key).inserted else { fputs("duplicate key \(key) kept\n", stderr); abort() }
-            guard object[key] == child else { fputs("lookup of \(key) disagrees with the pairs\n", stderr); abort() }
+            guard seen.insert(key).inserted else {
+                fputs("duplicate key \(key) kept\n", stderr)
+                abort()
+            }
+            guard object[key] == child else {
+                fputs("lookup of \(key) disagrees with the pairs\n", stderr)
+                abort()
+            }
             check(child)
         }
     default: break

@@ -7,7 +7,10 @@ import LerixSDK
 public func fuzzSDKAnswer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     guard let answer = try? CheckAnswer.parse(bytes) else { return 0 }
-    guard (try? CheckAnswer.parse(bytes)) == answer else { fputs("two reads of one answer differ\n", stderr); abort() }
+    guard (try? CheckAnswer.parse(bytes)) == answer else {
+        fputs("two reads of one answer differ\n", stderr)
+        abort()
+    }
     _ = answer.isComplete
     return 0
 }

@@ -9,7 +9,10 @@ public func fuzzScenarioParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
     do {
         _ = try Scenario.parse(bytes, file: "fuzz.yaml")
     } catch {
-        guard !error.errors.isEmpty else { fputs("a refusal without errors\n", stderr); abort() }
+        guard !error.errors.isEmpty else {
+            fputs("a refusal without errors\n", stderr)
+            abort()
+        }
         for e in error.errors where e.message.isEmpty {
             fputs("an error without a message: \(e)\n", stderr)
             abort()

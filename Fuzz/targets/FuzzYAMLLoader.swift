@@ -20,7 +20,10 @@ public func fuzzYAMLLoader(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 private func visit(_ value: JSON, pointer: String, _ document: YAMLDocument) {
     let mark = document.mark(for: pointer)
-    guard mark.line >= 1, mark.column >= 1 else { fputs("bad mark for \(pointer)\n", stderr); abort() }
+    guard mark.line >= 1, mark.column >= 1 else {
+        fputs("bad mark for \(pointer)\n", stderr)
+        abort()
+    }
     switch value {
     case .array(let items):
         for (i, item) in items.enumerated() { visit(item, pointer: YAMLDocument.pointer(pointer, i), document) }

@@ -19,16 +19,28 @@ final class AdapterDevice {
     /// The last failed check of earlier processes (the state shows the latest since `create`).
     private var earlierFailure: CheckFailure?
 
-    init(id: String, configuration: LerixConfiguration, clock: VirtualDeviceClock, storage: any Storage,
-         network: any AdapterNetwork, log: @escaping @Sendable (String) -> Void) {
+    init(
+        id: String,
+        configuration: LerixConfiguration,
+        clock: VirtualDeviceClock,
+        storage: any Storage,
+        network: any AdapterNetwork,
+        log: @escaping @Sendable (String) -> Void
+    ) {
         self.id = id
         self.configuration = configuration
         self.clock = clock
         self.storage = storage
         self.transport = DeviceTransport(network: network)
         self.log = log
-        sdk = Lerix(configuration: configuration, clock: clock, transport: transport, storage: storage, online: true,
-                    log: log)
+        sdk = Lerix(
+            configuration: configuration,
+            clock: clock,
+            transport: transport,
+            storage: storage,
+            online: true,
+            log: log
+        )
     }
 
     var isOnline: Bool { transport.isOnline }
@@ -37,8 +49,14 @@ final class AdapterDevice {
     func launch() {
         terminate()
         retire()
-        sdk = Lerix(configuration: configuration, clock: clock, transport: transport, storage: storage,
-                    online: transport.isOnline, log: log)
+        sdk = Lerix(
+            configuration: configuration,
+            clock: clock,
+            transport: transport,
+            storage: storage,
+            online: transport.isOnline,
+            log: log
+        )
         isRunning = true
         sdk.start()
     }
@@ -55,8 +73,14 @@ final class AdapterDevice {
         configuration.appVersion = appVersion
         configuration.build = build
         retire()
-        sdk = Lerix(configuration: configuration, clock: clock, transport: transport, storage: storage,
-                    online: transport.isOnline, log: log)
+        sdk = Lerix(
+            configuration: configuration,
+            clock: clock,
+            transport: transport,
+            storage: storage,
+            online: transport.isOnline,
+            log: log
+        )
     }
 
     func setOnline(_ online: Bool) {

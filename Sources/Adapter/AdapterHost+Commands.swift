@@ -1,6 +1,6 @@
 import AdapterProtocol
-import Foundation
 import Clock
+import Foundation
 import JSON
 import LerixSDK
 
@@ -21,7 +21,7 @@ extension AdapterHost {
             case .launch: device.launch()
             case .terminate: device.terminate()
             default:
-                guard device.isRunning else { break }   // the app is not running: nothing happens
+                guard device.isRunning else { break }  // the app is not running: nothing happens
                 switch command {
                 case .foreground: device.sdk.enterForeground()
                 case .background: device.sdk.enterBackground()
@@ -52,40 +52,64 @@ extension AdapterHost {
     }
 
     private func device(_ id: String, in table: DeviceTable) throws(CommandError) -> AdapterDevice {
-        guard let device = table.devices[id] else { throw CommandError("unknown device \(id)" + (KeySuggestion.nearest(to: id, in: table.order).map { " (did you mean '\($0)'?)" } ?? ""),
-                                                                    pointer: "/device") }
+        guard let device = table.devices[id] else {
+            throw CommandError(
+                "unknown device \(id)"
+                    + (KeySuggestion.nearest(to: id, in: table.order).map { " (did you mean '\($0)'?)" } ?? ""),
+                pointer: "/device"
+            )
+        }
         return device
     }
 
-    private func create(_ id: String, now: Instant?, config: DeviceConfig, replace: Bool, in table: DeviceTable) throws(CommandError) {
+    private func create(
+        _ id: String,
+        now: Instant?,
+        config: DeviceConfig,
+        replace: Bool,
+        in table: DeviceTable
+    ) throws(CommandError) {
         if table.devices[id] != nil && !replace {
-            throw CommandError("device \(id) exists; send \"replace\": true to replace it (its process ends, its counters restart)", pointer: "/device")
+            throw CommandError(
+                "device \(id) exists; send \"replace\": true to replace it (its process ends, its counters restart)",
+                pointer: "/device"
+            )
         }
         if let now {
             if !table.timeKnown {
-                scheduler.advance(to: now)   // nothing is scheduled yet: this only sets the time
+                scheduler.advance(to: now)  // nothing is scheduled yet: this only sets the time
                 table.timeKnown = true
                 options.timeMoved?(now)
             } else if now > scheduler.now {
                 try advance(to: now, table)
             } else if now < scheduler.now {
-                options.log("adapter: create \(id) at \(now.rfc3339), before true time \(scheduler.now.rfc3339); using true time")
+                options.log(
+                    "adapter: create \(id) at \(now.rfc3339), before true time \(scheduler.now.rfc3339); using true time"
+                )
             }
         } else if !table.timeKnown {
             throw CommandError("/now: missing field now (the first create sets true time)", pointer: "/now")
         }
         guard let platform = Platform(rawValue: config.platform) else {
-            throw CommandError("/config/platform: unknown platform '\(config.platform)'" + KeySuggestion.hint(for: config.platform, in: AdapterVocabulary.platforms),
-                               pointer: "/config/platform")
+            throw CommandError(
+                "/config/platform: unknown platform '\(config.platform)'"
+                    + KeySuggestion.hint(for: config.platform, in: AdapterVocabulary.platforms),
+                pointer: "/config/platform"
+            )
         }
         let flavorName = config.flavor ?? Flavor.native.rawValue
         guard let flavor = Flavor(rawValue: flavorName) else {
-            throw CommandError("/config/flavor: unknown flavor '\(flavorName)'" + KeySuggestion.hint(for: flavorName, in: AdapterVocabulary.flavors),
-                               pointer: "/config/flavor")
+            throw CommandError(
+                "/config/flavor: unknown flavor '\(flavorName)'"
+                    + KeySuggestion.hint(for: flavorName, in: AdapterVocabulary.flavors),
+                pointer: "/config/flavor"
+            )
         }
         guard let baseURL = URL(string: config.baseURL), baseURL.scheme != nil, baseURL.host != nil else {
-            throw CommandError("/config/base_url: base_url must be an absolute URL such as http://127.0.0.1:8080, not \(config.baseURL)",
-                               pointer: "/config/base_url")
+            throw CommandError(
+                "/config/base_url: base_url must be an absolute URL such as http://127.0.0.1:8080, not \(config.baseURL)",
+                pointer: "/config/base_url"
+            )
         }
         func setting(_ s: DeviceConfig.Setting, default fallback: String) -> String? {
             switch s {
@@ -95,12 +119,18 @@ extension AdapterHost {
             }
         }
         let configuration = LerixConfiguration(
-            baseURL: baseURL, project: config.project, platform: platform,
-            flavor: flavor, appVersion: config.appVersion, build: config.build,
+            baseURL: baseURL,
+            project: config.project,
+            platform: platform,
+            flavor: flavor,
+            appVersion: config.appVersion,
+            build: config.build,
             // Absent: this SDK's own; null: none, as the runner's journal lookup reads it.
             sdkName: setting(config.sdk, default: "swift"),
             sdkVersion: setting(config.sdkVersion, default: LerixConfiguration.currentSDKVersion),
-            enabled: config.enabled, pushToken: config.pushToken)
+            enabled: config.enabled,
+            pushToken: config.pushToken
+        )
         let storage: any Storage
         if let folder = config.storage, options.disksInMemory {
             let disk = table.disks[folder] ?? InMemoryStorage()
@@ -120,17 +150,31 @@ extension AdapterHost {
         } else {
             table.order.append(id)
         }
-        let clock = VirtualDeviceClock(scheduler: scheduler, offsetMilliseconds: Int64((config.clockOffsetSeconds * 1000).rounded()))
+        let clock = VirtualDeviceClock(
+            scheduler: scheduler,
+            offsetMilliseconds: Int64((config.clockOffsetSeconds * 1000).rounded())
+        )
         let log = options.log
-        table.devices[id] = AdapterDevice(id: id, configuration: configuration, clock: clock, storage: storage,
-                                    network: network, log: { log("device \(id): \($0)") })
+        table.devices[id] = AdapterDevice(
+            id: id,
+            configuration: configuration,
+            clock: clock,
+            storage: storage,
+            network: network,
+            log: { log("device \(id): \($0)") }
+        )
     }
 
     private func track(_ device: AdapterDevice, module name: String, count: Int) throws(CommandError) {
         guard let module = LerixModule(rawValue: name), LerixModule.ingestModules.contains(module) else {
-            throw CommandError("/module: unknown module '\(name)'" + KeySuggestion.hint(for: name, in: AdapterVocabulary.modules), pointer: "/module")
+            throw CommandError(
+                "/module: unknown module '\(name)'" + KeySuggestion.hint(for: name, in: AdapterVocabulary.modules),
+                pointer: "/module"
+            )
         }
-        guard (0...100_000).contains(count) else { throw CommandError("/count: count must be between 0 and 100000", pointer: "/count") }
+        guard (0...100_000).contains(count) else {
+            throw CommandError("/count: count must be between 0 and 100000", pointer: "/count")
+        }
         let items: [JSON] = (0..<count).map { n in
             .object([("device", .string(device.id)), ("module", .string(name)), ("n", .number(Double(n)))])
         }
@@ -142,7 +186,10 @@ extension AdapterHost {
     /// before their requests are awaited.
     func advance(to target: Instant, _ table: DeviceTable) throws(CommandError) {
         guard target >= scheduler.now else {
-            throw CommandError("/to: time cannot go backwards: \(target.rfc3339) is before \(scheduler.now.rfc3339)", pointer: "/to")
+            throw CommandError(
+                "/to: time cannot go backwards: \(target.rfc3339) is before \(scheduler.now.rfc3339)",
+                pointer: "/to"
+            )
         }
         table.timeKnown = true
         scheduler.advance(to: target) { instant, due in
@@ -166,7 +213,8 @@ extension AdapterHost {
         if let token = options.adminToken { headers.append(("Authorization", "Bearer " + token)) }
         let body = JSON.object([("set", .string(instant.rfc3339))]).serialized()
         let log = options.log
-        network.send(TransportRequest(method: "POST", url: base + "/admin/clock", headers: headers, body: body)) { result in
+        network.send(TransportRequest(method: "POST", url: base + "/admin/clock", headers: headers, body: body)) {
+            result in
             switch result {
             case .success(let response) where (200..<300).contains(response.status): break
             case .success(let response): log("adapter: setting the server clock answered \(response.status)")

@@ -17,12 +17,16 @@ extension AdapterHost {
         let state = device.sdk.state  // worked out once: every field below reads this one
         let statistics = device.statistics
         let paused = state.pausedModules.map { JSON.string($0.rawValue) }
-        let queued = JSONObject(uniqueKeysWithValues: LerixModule.ingestModules.map {
-            (key: $0.rawValue, value: .number(Double(state.queued[$0] ?? 0)))
-        })
-        let sent = JSONObject(uniqueKeysWithValues: LerixModule.ingestModules.map {
-            (key: $0.rawValue, value: .number(Double(statistics.sent[$0] ?? 0)))
-        })
+        let queued = JSONObject(
+            uniqueKeysWithValues: LerixModule.ingestModules.map {
+                (key: $0.rawValue, value: .number(Double(state.queued[$0] ?? 0)))
+            }
+        )
+        let sent = JSONObject(
+            uniqueKeysWithValues: LerixModule.ingestModules.map {
+                (key: $0.rawValue, value: .number(Double(statistics.sent[$0] ?? 0)))
+            }
+        )
         let lastFailure = device.lastCheckFailure(in: state)
         func value(_ field: DeviceStateField) -> JSON {
             switch field {

@@ -54,7 +54,11 @@ public final class AdapterHost: Sendable {
     /// - Parameter scheduler: true time to share (the in-process server's manual clock): the
     ///   host's `advance` then fires the server's timers and the devices' in one deadline order,
     ///   and a `create` cannot move time backwards. Without one the host keeps its own.
-    public init(network: any AdapterNetwork = HTTPClientNetwork(), options: Options = Options(), scheduler: ManualScheduler? = nil) {
+    public init(
+        network: any AdapterNetwork = HTTPClientNetwork(),
+        options: Options = Options(),
+        scheduler: ManualScheduler? = nil
+    ) {
         self.network = network
         self.options = options
         self.scheduler = scheduler ?? ManualScheduler(now: Self.beforeAnyTime)
@@ -79,7 +83,7 @@ public final class AdapterHost: Sendable {
     public func deliverPush(token: String) {
         pushes.withLock { $0.append(token) }
         // A command in progress (maybe our own caller) drains the queue itself.
-        guard let _ = serial.withLockIfAvailable({ table in drainPushes(table) }) else { return }
+        guard serial.withLockIfAvailable({ table in drainPushes(table) }) != nil else { return }
     }
 
     /// Hands queued pushes to their devices and waits for the checks they start.
@@ -94,7 +98,7 @@ public final class AdapterHost: Sendable {
             for token in tokens {
                 for id in table.order {
                     guard let device = table.devices[id], device.configuration.pushToken == token, device.isRunning,
-                          device.configuration.supportsPush
+                        device.configuration.supportsPush
                     else { continue }
                     device.sdk.didReceiveSilentPush()
                 }

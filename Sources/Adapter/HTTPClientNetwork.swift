@@ -76,7 +76,10 @@ public final class HTTPClientNetwork: AdapterNetwork, Sendable {
         client = Self.makeClient(configuration, trustingAlso: options.trustedCAFile)
     }
 
-    private static func makeClient(_ configuration: HTTPClient.Configuration, trustingAlso ca: String?) -> Result<HTTPClient, TransportError> {
+    private static func makeClient(
+        _ configuration: HTTPClient.Configuration,
+        trustingAlso ca: String?
+    ) -> Result<HTTPClient, TransportError> {
         var configuration = configuration
         if let ca {
             do {
@@ -166,9 +169,13 @@ public final class HTTPClientNetwork: AdapterNetwork, Sendable {
     private static func transportResult(_ result: Result<ReceivedResponse, HTTPClientError>) -> TransportResult {
         switch result {
         case .success(let received):
-            return .success(TransportResponse(status: received.status,
-                                              headers: received.headers.fields.map { ($0.name, $0.value) },
-                                              body: received.body))
+            return .success(
+                TransportResponse(
+                    status: received.status,
+                    headers: received.headers.fields.map { ($0.name, $0.value) },
+                    body: received.body
+                )
+            )
         case .failure(let error):
             return .failure(TransportError(error.description))
         }
@@ -180,11 +187,18 @@ public final class HTTPClientNetwork: AdapterNetwork, Sendable {
         var fields: [HTTPField] = []
         fields.reserveCapacity(request.headers.count + 1)
         fields.append(HTTPField("User-Agent", userAgent))
-        for header in request.headers where !TransportResponse.namesEqual(header.name, "host")
-            && !TransportResponse.namesEqual(header.name, "connection") {
+        for header in request.headers
+        where !TransportResponse.namesEqual(header.name, "host")
+            && !TransportResponse.namesEqual(header.name, "connection")
+        {
             fields.append(HTTPField(header.name, header.value))
         }
-        return HTTPRequest(method: request.method, target: url.target, headers: HTTPHeaders(fields: fields), body: request.body)
+        return HTTPRequest(
+            method: request.method,
+            target: url.target,
+            headers: HTTPHeaders(fields: fields),
+            body: request.body
+        )
     }
 
     private static let userAgent = "lerix-swift-sdk/\(LerixConfiguration.currentSDKVersion) (adapter)"

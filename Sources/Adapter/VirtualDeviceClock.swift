@@ -40,6 +40,8 @@ public final class VirtualDeviceClock: LerixSDK.DeviceClock {
 
     @discardableResult
     public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> any DeviceTimer {
-        SchedulerDeviceTimer(scheduler.schedule(at: scheduler.now.adding(milliseconds: max(0, delay.milliseconds)), work))
+        SchedulerDeviceTimer(
+            scheduler.schedule(at: scheduler.now.adding(milliseconds: max(0, delay.milliseconds)), work)
+        )
     }
 }

@@ -16,7 +16,9 @@ public enum AdapterCommand: String, CaseIterable, Sendable {
     case state
 
     /// The app events that take only `device` (a scenario's `- launch: phone`).
-    public static let appEvents: [AdapterCommand] = [.launch, .foreground, .background, .push, .refresh, .terminate, .later, .skip]
+    public static let appEvents: [AdapterCommand] = [
+        .launch, .foreground, .background, .push, .refresh, .terminate, .later, .skip,
+    ]
 
     /// The keys a request of this command may hold besides `id` and `cmd` (ADAPTER.md's table);
     /// any other key is refused, so a misspelt field never falls back to a default.
@@ -62,7 +64,9 @@ public struct AdapterCapability: RawRepresentable, Hashable, Sendable, CustomStr
     public static let clockOffset = AdapterCapability(rawValue: "clock_offset")
     public static let track = AdapterCapability(rawValue: "track")
     public static let refresh = AdapterCapability(rawValue: "refresh")
-    public static let features: [AdapterCapability] = [.push, .offlineDeadline, .install, .clockOffset, .track, .refresh]
+    public static let features: [AdapterCapability] = [
+        .push, .offlineDeadline, .install, .clockOffset, .track, .refresh,
+    ]
 
     public static func platform(_ name: String) -> AdapterCapability { AdapterCapability(rawValue: "platform:" + name) }
     public static func flavor(_ name: String) -> AdapterCapability { AdapterCapability(rawValue: "flavor:" + name) }

@@ -55,8 +55,10 @@ public enum AdapterRequest: Sendable, Equatable {
         case .network(let device, let online):
             pairs += [("device", .string(device)), ("online", .bool(online))]
         case .install(let device, let appVersion, let build):
-            pairs += [("device", .string(device)), ("app_version", appVersion.map(JSON.string) ?? .null),
-                      ("build", build.map(JSON.string) ?? .null)]
+            pairs += [
+                ("device", .string(device)), ("app_version", appVersion.map(JSON.string) ?? .null),
+                ("build", build.map(JSON.string) ?? .null),
+            ]
         case .track(let device, let module, let count):
             pairs += [("device", .string(device)), ("module", .string(module)), ("count", .number(Double(count)))]
         case .setClock(let device, let seconds):
@@ -73,8 +75,10 @@ public enum AdapterRequest: Sendable, Equatable {
         let fields = CommandFields(object)
         let name = try fields.string("cmd")
         guard let command = AdapterCommand(rawValue: name) else {
-            throw AdapterCommandError("unknown command \(name)" + KeySuggestion.hint(for: name, in: AdapterCommand.allCases.map(\.rawValue)),
-                                      pointer: "/cmd")
+            throw AdapterCommandError(
+                "unknown command \(name)" + KeySuggestion.hint(for: name, in: AdapterCommand.allCases.map(\.rawValue)),
+                pointer: "/cmd"
+            )
         }
         // One check for every command: a key it does not take is refused, never ignored.
         try fields.checkKeys(["id", "cmd"] + command.fieldNames, in: "a `\(name)` request")
@@ -85,7 +89,12 @@ public enum AdapterRequest: Sendable, Equatable {
             let device = try fields.string("device")
             let replace = try fields.bool("replace", default: false)
             let now = fields.has("now") ? try fields.time("now") : nil
-            self = .create(device: device, now: now, config: try DeviceConfig(decoding: try fields.object("config")), replace: replace)
+            self = .create(
+                device: device,
+                now: now,
+                config: try DeviceConfig(decoding: try fields.object("config")),
+                replace: replace
+            )
         case .launch, .foreground, .background, .push, .refresh, .terminate, .later, .skip:
             self = .appEvent(command, device: try fields.string("device"))
         case .state:
@@ -94,10 +103,20 @@ public enum AdapterRequest: Sendable, Equatable {
             self = .network(device: try fields.string("device"), online: try fields.bool("online"))
         case .install:
             let device = try fields.string("device")
-            guard object["app_version"] != nil else { throw fields.missing("app_version", " (null for an app without a version)") }
-            self = .install(device: device, appVersion: try fields.optionalString("app_version"), build: try fields.optionalString("build"))
+            guard object["app_version"] != nil else {
+                throw fields.missing("app_version", " (null for an app without a version)")
+            }
+            self = .install(
+                device: device,
+                appVersion: try fields.optionalString("app_version"),
+                build: try fields.optionalString("build")
+            )
         case .track:
-            self = .track(device: try fields.string("device"), module: try fields.string("module"), count: try fields.int("count"))
+            self = .track(
+                device: try fields.string("device"),
+                module: try fields.string("module"),
+                count: try fields.int("count")
+            )
         case .setClock:
             let device = try fields.string("device")
             guard fields.has("clock_offset_seconds") else { throw fields.missing("clock_offset_seconds") }

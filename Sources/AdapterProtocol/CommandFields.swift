@@ -26,11 +26,19 @@ public struct CommandFields: Sendable {
     func pointer(_ name: String) -> String { base + "/" + FieldProblem.escape(name) }
 
     func missing(_ name: String, _ what: String = "") -> AdapterCommandError {
-        AdapterCommandError(FieldProblem(pointer: pointer(name), message: "missing field \(name)\(what)", kind: .missingField))
+        AdapterCommandError(
+            FieldProblem(pointer: pointer(name), message: "missing field \(name)\(what)", kind: .missingField)
+        )
     }
 
     func wrongType(_ name: String, _ want: String, _ value: JSON) -> AdapterCommandError {
-        AdapterCommandError(FieldProblem(pointer: pointer(name), message: "\(name) must be \(want), not \(value.typeName)", kind: .wrongType))
+        AdapterCommandError(
+            FieldProblem(
+                pointer: pointer(name),
+                message: "\(name) must be \(want), not \(value.typeName)",
+                kind: .wrongType
+            )
+        )
     }
 
     public func string(_ name: String) throws(AdapterCommandError) -> String {
@@ -68,15 +76,22 @@ public struct CommandFields: Sendable {
 
     public func number(_ name: String, default fallback: Double) throws(AdapterCommandError) -> Double {
         guard let value = object[name], value != .null else { return fallback }
-        guard let n = value.numberValue, n.isFinite, abs(n) < 1e12 else { throw wrongType(name, "a number of seconds", value) }
+        guard let n = value.numberValue, n.isFinite, abs(n) < 1e12 else {
+            throw wrongType(name, "a number of seconds", value)
+        }
         return n
     }
 
     public func time(_ name: String) throws(AdapterCommandError) -> Instant {
         let text = try string(name)
         guard let instant = Instant(rfc3339: text) else {
-            throw AdapterCommandError(FieldProblem(pointer: pointer(name), message: "\(name) must be an RFC 3339 time like 2026-12-02T11:00:00.000Z, not \(text)",
-                                                   kind: .invalidValue))
+            throw AdapterCommandError(
+                FieldProblem(
+                    pointer: pointer(name),
+                    message: "\(name) must be an RFC 3339 time like 2026-12-02T11:00:00.000Z, not \(text)",
+                    kind: .invalidValue
+                )
+            )
         }
         return instant
     }

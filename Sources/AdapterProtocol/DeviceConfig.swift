@@ -31,9 +31,20 @@ public struct DeviceConfig: Sendable, Equatable {
     public var enabled: Bool
     public var clockOffsetSeconds: Double
 
-    public init(baseURL: String, project: String, platform: String, flavor: String? = nil, appVersion: String? = nil,
-                build: String? = nil, sdk: Setting = .absent, sdkVersion: Setting = .absent, storage: String? = nil,
-                pushToken: String? = nil, enabled: Bool = true, clockOffsetSeconds: Double = 0) {
+    public init(
+        baseURL: String,
+        project: String,
+        platform: String,
+        flavor: String? = nil,
+        appVersion: String? = nil,
+        build: String? = nil,
+        sdk: Setting = .absent,
+        sdkVersion: Setting = .absent,
+        storage: String? = nil,
+        pushToken: String? = nil,
+        enabled: Bool = true,
+        clockOffsetSeconds: Double = 0
+    ) {
         self.baseURL = baseURL
         self.project = project
         self.platform = platform
@@ -56,7 +67,9 @@ public struct DeviceConfig: Sendable, Equatable {
             case .value(let text): return .string(text)
             }
         }
-        var pairs: [(String, JSON)] = [("base_url", .string(baseURL)), ("project", .string(project)), ("platform", .string(platform))]
+        var pairs: [(String, JSON)] = [
+            ("base_url", .string(baseURL)), ("project", .string(project)), ("platform", .string(platform)),
+        ]
         if let flavor { pairs.append(("flavor", .string(flavor))) }
         pairs.append(("app_version", appVersion.map(JSON.string) ?? .null))
         pairs.append(("build", build.map(JSON.string) ?? .null))
@@ -70,8 +83,10 @@ public struct DeviceConfig: Sendable, Equatable {
     }
 
     /// The keys `config` may hold (ADAPTER.md's `create`).
-    public static let fieldNames = ["base_url", "project", "platform", "flavor", "app_version", "build", "sdk", "sdk_version",
-                                    "storage", "push_token", "enabled", "clock_offset_seconds"]
+    public static let fieldNames = [
+        "base_url", "project", "platform", "flavor", "app_version", "build", "sdk", "sdk_version",
+        "storage", "push_token", "enabled", "clock_offset_seconds",
+    ]
 
     init(decoding config: CommandFields) throws(AdapterCommandError) {
         try config.checkKeys(Self.fieldNames, in: "`create`'s config")
@@ -79,12 +94,19 @@ public struct DeviceConfig: Sendable, Equatable {
             guard config.object[name] != nil else { return .absent }
             return Setting(try config.optionalString(name))
         }
-        self.init(baseURL: try config.string("base_url"), project: try config.string("project"),
-                  platform: try config.string("platform"), flavor: try config.optionalString("flavor"),
-                  appVersion: try config.optionalString("app_version"), build: try config.optionalString("build"),
-                  sdk: try setting("sdk"), sdkVersion: try setting("sdk_version"),
-                  storage: try config.optionalString("storage"), pushToken: try config.optionalString("push_token"),
-                  enabled: try config.bool("enabled", default: true),
-                  clockOffsetSeconds: try config.number("clock_offset_seconds", default: 0))
+        self.init(
+            baseURL: try config.string("base_url"),
+            project: try config.string("project"),
+            platform: try config.string("platform"),
+            flavor: try config.optionalString("flavor"),
+            appVersion: try config.optionalString("app_version"),
+            build: try config.optionalString("build"),
+            sdk: try setting("sdk"),
+            sdkVersion: try setting("sdk_version"),
+            storage: try config.optionalString("storage"),
+            pushToken: try config.optionalString("push_token"),
+            enabled: try config.bool("enabled", default: true),
+            clockOffsetSeconds: try config.number("clock_offset_seconds", default: 0)
+        )
     }
 }

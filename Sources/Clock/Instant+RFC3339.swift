@@ -33,14 +33,28 @@ extension Instant {
 
     /// The 24 bytes of a four-digit-year time, `2026-12-02T11:00:00.000Z`, at the start of `buffer`.
     private static func putRFC3339(
-        _ year: Int64, _ month: Int64, _ day: Int64, _ secondOfDay: Int64, _ milli: Int64,
+        _ year: Int64,
+        _ month: Int64,
+        _ day: Int64,
+        _ secondOfDay: Int64,
+        _ milli: Int64,
         in buffer: UnsafeMutableBufferPointer<UInt8>
     ) {
         func put(_ value: Int64, _ width: Int, at offset: Int) { Self.putDigits(value, width, at: offset, in: buffer) }
-        put(year, 4, at: 0); buffer[4] = 45; put(month, 2, at: 5); buffer[7] = 45; put(day, 2, at: 8)
-        buffer[10] = 84; put(secondOfDay / 3600, 2, at: 11); buffer[13] = 58
-        put(secondOfDay % 3600 / 60, 2, at: 14); buffer[16] = 58; put(secondOfDay % 60, 2, at: 17)
-        buffer[19] = 46; put(milli, 3, at: 20); buffer[23] = 90
+        put(year, 4, at: 0)
+        buffer[4] = 45
+        put(month, 2, at: 5)
+        buffer[7] = 45
+        put(day, 2, at: 8)
+        buffer[10] = 84
+        put(secondOfDay / 3600, 2, at: 11)
+        buffer[13] = 58
+        put(secondOfDay % 3600 / 60, 2, at: 14)
+        buffer[16] = 58
+        put(secondOfDay % 60, 2, at: 17)
+        buffer[19] = 46
+        put(milli, 3, at: 20)
+        buffer[23] = 90
     }
 
     /// Writes `value` as `width` decimal digits (zero-padded) at `offset`: the fixed-width
@@ -55,10 +69,17 @@ extension Instant {
 
     /// The instants RFC 3339 writes with a four-digit year (0000-01-01 to 9999-12-31 UTC): the
     /// only ones the wire carries, so inputs outside them are refused.
-    public static let rfc3339Range = Instant(millisecondsSinceEpoch: -62_167_219_200_000)...Instant(millisecondsSinceEpoch: 253_402_300_799_999)
+    public static let rfc3339Range =
+        Instant(millisecondsSinceEpoch: -62_167_219_200_000)...Instant(millisecondsSinceEpoch: 253_402_300_799_999)
 
     /// Years outside 0...9999 (never on the wire, but formatting must not trap).
-    static func widePaddedRFC3339(_ year: Int64, _ month: Int64, _ day: Int64, _ secondOfDay: Int64, _ milli: Int64) -> String {
+    static func widePaddedRFC3339(
+        _ year: Int64,
+        _ month: Int64,
+        _ day: Int64,
+        _ secondOfDay: Int64,
+        _ milli: Int64
+    ) -> String {
         var out = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
         out += "T" + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay % 3600 / 60, 2) + ":" + pad(secondOfDay % 60, 2)
         return out + "." + pad(milli, 3) + "Z"
@@ -93,11 +114,11 @@ extension Instant {
             return true
         }
         guard let year = digits(4), expect(45), let month = digits(2), expect(45), let day = digits(2),
-              expect(84, or: 116, or: 32), let hour = digits(2), expect(58), let minute = digits(2), expect(58),
-              let second = digits(2)
+            expect(84, or: 116, or: 32), let hour = digits(2), expect(58), let minute = digits(2), expect(58),
+            let second = digits(2)
         else { return nil }
         guard (1...12).contains(month), day >= 1, day <= Self.daysIn(month: month, year: year),
-              hour < 24, minute < 60, second < 61
+            hour < 24, minute < 60, second < 61
         else { return nil }
         var milli: Int64 = 0
         if i < b.count, b[i] == 46 {
@@ -171,7 +192,8 @@ extension Instant {
 extension Int64 {
     /// Floor division and the non-negative remainder, so times before 1970 format correctly.
     func floorDivided(by d: Int64) -> (Int64, Int64) {
-        let q = self / d, r = self % d
+        let q = self / d
+        let r = self % d
         return r < 0 ? (q - 1, r + d) : (q, r)
     }
 }

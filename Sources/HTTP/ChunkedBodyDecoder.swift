@@ -28,8 +28,13 @@ struct ChunkedBodyDecoder: Sendable, Equatable {
     var state = State.size
     private var trailerBytes = 0
 
-    mutating func decode(_ data: UnsafeRawBufferPointer, from start: Int, into body: inout [UInt8],
-                         maxBodyBytes: Int, maxTrailerBytes: Int) -> Outcome {
+    mutating func decode(
+        _ data: UnsafeRawBufferPointer,
+        from start: Int,
+        into body: inout [UInt8],
+        maxBodyBytes: Int,
+        maxTrailerBytes: Int
+    ) -> Outcome {
         var pos = start
         let count = data.count
         while true {
@@ -49,7 +54,9 @@ struct ChunkedBodyDecoder: Sendable, Equatable {
                     trailerBytes = 0
                     state = .trailers
                 } else if size > maxBodyBytes - body.count {
-                    return .failure(HTTPParseError(status: 413, message: "the body is larger than \(maxBodyBytes) bytes"))
+                    return .failure(
+                        HTTPParseError(status: 413, message: "the body is larger than \(maxBodyBytes) bytes")
+                    )
                 } else {
                     state = .data(remaining: size)
                 }
@@ -57,7 +64,7 @@ struct ChunkedBodyDecoder: Sendable, Equatable {
             case .data(let remaining):
                 let take = min(remaining, count - pos)
                 if take > 0 {
-                    body.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[pos ..< pos + take]))
+                    body.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[pos..<pos + take]))
                     pos += take
                 }
                 if take < remaining {
@@ -80,7 +87,10 @@ struct ChunkedBodyDecoder: Sendable, Equatable {
                 state = .size
 
             case .trailers:
-                let tooLarge = HTTPParseError(status: 431, message: "the trailer section is larger than \(maxTrailerBytes) bytes")
+                let tooLarge = HTTPParseError(
+                    status: 431,
+                    message: "the trailer section is larger than \(maxTrailerBytes) bytes"
+                )
                 guard let lf = HTTPRequestParser.firstLF(data, from: pos) else {
                     // + 1: a CR may still wait for its LF.
                     if trailerBytes + (count - pos) > maxTrailerBytes + 1 { return .failure(tooLarge) }

@@ -15,7 +15,8 @@ public enum EntityTag {
     /// so it scans bytes and allocates nothing for native strings.
     public static func matches(ifNoneMatch: String, etag: String) -> Bool {
         if ifNoneMatch == etag { return true }
-        var header = ifNoneMatch, tag = etag
+        var header = ifNoneMatch
+        var tag = etag
         return header.withUTF8 { h in
             tag.withUTF8 { t in matches(header: h, etag: t) }
         }
@@ -41,7 +42,8 @@ public enum EntityTag {
             if end - start == 1, h[start] == UInt8(ascii: "*") { return true }
             let member = opaqueRange(h, start, end)
             if member.count == wanted.count,
-               zip(member, wanted).allSatisfy({ h[$0] == t[$1] }) {
+                zip(member, wanted).allSatisfy({ h[$0] == t[$1] })
+            {
                 return true
             }
         }
@@ -51,11 +53,15 @@ public enum EntityTag {
     /// The range of the opaque part of the tag in `b[start..<end]`: without surrounding white
     /// space, a `W/` prefix and the surrounding quotes.
     static func opaqueRange(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Range<Int> {
-        var s = start, e = end
+        var s = start
+        var e = end
         while s < e, isSpace(b[s]) { s += 1 }
         while e > s, isSpace(b[e - 1]) { e -= 1 }
         if e - s >= 2, b[s] == UInt8(ascii: "W") || b[s] == UInt8(ascii: "w"), b[s + 1] == UInt8(ascii: "/") { s += 2 }
-        if e - s >= 2, b[s] == 0x22, b[e - 1] == 0x22 { s += 1; e -= 1 }
+        if e - s >= 2, b[s] == 0x22, b[e - 1] == 0x22 {
+            s += 1
+            e -= 1
+        }
         return s..<e
     }
 

@@ -107,12 +107,14 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// ``namesEqual(_:_:)`` for two names of one length.
     @usableFromInline
     static func sameLengthNamesEqual(_ a: String, _ b: String) -> Bool {
-        let ua = a.utf8, ub = b.utf8
+        let ua = a.utf8
+        let ub = b.utf8
         let contiguous = ua.withContiguousStorageIfAvailable { pa in
             ub.withContiguousStorageIfAvailable { pb in bytesEqualFolded(pa, pb) }
         }
         if let contiguous, let result = contiguous { return result }
-        var ia = ua.makeIterator(), ib = ub.makeIterator()
+        var ia = ua.makeIterator()
+        var ib = ub.makeIterator()
         while true {
             switch (ia.next(), ib.next()) {
             case (nil, nil): return true
@@ -129,8 +131,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// Equal-length buffers, ASCII letters folded to lower case.
     @inline(__always)
     static func bytesEqualFolded(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        for i in 0 ..< a.count {
-            let x = a[i], y = b[i]
+        for i in 0..<a.count {
+            let x = a[i]
+            let y = b[i]
             if x == y { continue }
             let lx = x >= 65 && x <= 90 ? x | 0x20 : x
             let ly = y >= 65 && y <= 90 ? y | 0x20 : y

@@ -13,8 +13,13 @@ public struct HTTPRequest: Sendable {
     public var headers: HTTPHeaders
     public var body: [UInt8]
 
-    public init(method: String, target: String, version: HTTPVersion = .http1_1,
-                headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    public init(
+        method: String,
+        target: String,
+        version: HTTPVersion = .http1_1,
+        headers: HTTPHeaders = HTTPHeaders(),
+        body: [UInt8] = []
+    ) {
         self.method = method
         self.target = target
         self.version = version
@@ -24,7 +29,8 @@ public struct HTTPRequest: Sendable {
 
     /// The path part of the target, percent-decoded ("/" when empty).
     public var path: String {
-        let raw = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let raw =
+            target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
         let decoded = PercentDecoding.decode(raw, plusIsSpace: false) ?? raw
         return decoded.isEmpty ? "/" : decoded
     }
@@ -55,6 +61,8 @@ public struct HTTPRequest: Sendable {
     }
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
+// The cases read as the versions' wire names (HTTP/1.0, HTTP/1.1).
 public enum HTTPVersion: Sendable, Equatable {
     case http1_0
     case http1_1

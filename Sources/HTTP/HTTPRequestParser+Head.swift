@@ -34,25 +34,29 @@ extension HTTPRequestParser {
         guard targetEnd > targetStart, i < end else {
             return .bad("the request line is not \"METHOD target HTTP/1.1\"")
         }
-        for j in targetStart ..< targetEnd where data[j] <= 0x20 || data[j] >= 0x7F {
+        for j in targetStart..<targetEnd where data[j] <= 0x20 || data[j] >= 0x7F {
             return .bad("the request target holds a byte that must be percent-encoded")
         }
         let versionStart = i + 1
         guard end - versionStart == 8,
-              data[versionStart] == UInt8(ascii: "H"), data[versionStart + 1] == UInt8(ascii: "T"),
-              data[versionStart + 2] == UInt8(ascii: "T"), data[versionStart + 3] == UInt8(ascii: "P"),
-              data[versionStart + 4] == UInt8(ascii: "/"), data[versionStart + 6] == UInt8(ascii: "."),
-              data[versionStart + 5].isDigit, data[versionStart + 7].isDigit
+            data[versionStart] == UInt8(ascii: "H"), data[versionStart + 1] == UInt8(ascii: "T"),
+            data[versionStart + 2] == UInt8(ascii: "T"), data[versionStart + 3] == UInt8(ascii: "P"),
+            data[versionStart + 4] == UInt8(ascii: "/"), data[versionStart + 6] == UInt8(ascii: "."),
+            data[versionStart + 5].isDigit, data[versionStart + 7].isDigit
         else {
             return .bad("the request line does not end in an HTTP version such as HTTP/1.1")
         }
-        let major = data[versionStart + 5], minor = data[versionStart + 7]
+        let major = data[versionStart + 5]
+        let minor = data[versionStart + 7]
         guard major == UInt8(ascii: "1"), minor == UInt8(ascii: "1") || minor == UInt8(ascii: "0") else {
-            return HTTPParseError(status: 505, message: "only HTTP/1.0 and HTTP/1.1 are spoken here (HTTP/2 needs the connection preface)")
+            return HTTPParseError(
+                status: 505,
+                message: "only HTTP/1.0 and HTTP/1.1 are spoken here (HTTP/2 needs the connection preface)"
+            )
         }
         pending.version = minor == UInt8(ascii: "1") ? .http1_1 : .http1_0
         pending.method = Self.method(data, from: start, to: methodEnd)
-        let target = UnsafeRawBufferPointer(rebasing: data[targetStart ..< targetEnd])
+        let target = UnsafeRawBufferPointer(rebasing: data[targetStart..<targetEnd])
         if target[0] == UInt8(ascii: "/") {
             pending.target = String(decoding: target, as: UTF8.self)
             return nil
@@ -83,7 +87,11 @@ extension HTTPRequestParser {
     }
 
     /// The error for a request line that grew past every limit without ending.
-    func unfinishedRequestLineError(_ data: UnsafeRawBufferPointer, from start: Int, to available: Int) -> HTTPParseError {
+    func unfinishedRequestLineError(
+        _ data: UnsafeRawBufferPointer,
+        from start: Int,
+        to available: Int
+    ) -> HTTPParseError {
         // Only the first maxTargetBytes + 65 bytes count: every split of the input has those.
         let end = min(available, start + limits.maxTargetBytes + 65)
         var i = start
@@ -100,11 +108,15 @@ extension HTTPRequestParser {
 
     /// Common methods share one string instead of decoding bytes each time.
     static func method(_ data: UnsafeRawBufferPointer, from start: Int, to end: Int) -> String {
-        let bytes = UnsafeRawBufferPointer(rebasing: data[start ..< end])
+        let bytes = UnsafeRawBufferPointer(rebasing: data[start..<end])
         switch bytes.count {
         case 3:
-            if bytes[0] == UInt8(ascii: "G") && bytes[1] == UInt8(ascii: "E") && bytes[2] == UInt8(ascii: "T") { return "GET" }
-            if bytes[0] == UInt8(ascii: "P") && bytes[1] == UInt8(ascii: "U") && bytes[2] == UInt8(ascii: "T") { return "PUT" }
+            if bytes[0] == UInt8(ascii: "G") && bytes[1] == UInt8(ascii: "E") && bytes[2] == UInt8(ascii: "T") {
+                return "GET"
+            }
+            if bytes[0] == UInt8(ascii: "P") && bytes[1] == UInt8(ascii: "U") && bytes[2] == UInt8(ascii: "T") {
+                return "PUT"
+            }
         case 4:
             if bytes.elementsEqual("POST".utf8) { return "POST" }
             if bytes.elementsEqual("HEAD".utf8) { return "HEAD" }
@@ -116,7 +128,11 @@ extension HTTPRequestParser {
 
     /// Parses the field lines in `data[start..<end]` into `pending.headers` and works out
     /// the framing (RFC 9112 §6): Transfer-Encoding, Content-Length, Connection, Expect, Host.
-    mutating func parseFields(_ data: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Result<Framing, HTTPParseError> {
+    mutating func parseFields(
+        _ data: UnsafeRawBufferPointer,
+        from start: Int,
+        to end: Int
+    ) -> Result<Framing, HTTPParseError> {
         var fields: [HTTPField] = []
         fields.reserveCapacity(8)
         var framingFields = FramingFields()
@@ -131,7 +147,7 @@ extension HTTPRequestParser {
             case .failure(let error): return .failure(error)
             case .success(let value): field = value
             }
-            let name = UnsafeRawBufferPointer(rebasing: data[lineStart ..< field.nameEnd])
+            let name = UnsafeRawBufferPointer(rebasing: data[lineStart..<field.nameEnd])
             switch name.count {
             case 4 where name.equalsLowercased("host"):
                 hosts += 1
@@ -154,7 +170,9 @@ extension HTTPRequestParser {
         pending.headers.fields = fields
 
         if pending.version == .http1_1 && hosts != 1 || hosts > 1 {
-            return .failure(.bad(hosts == 0 ? "an HTTP/1.1 request needs a Host field" : "the request has more than one Host field"))
+            return .failure(
+                .bad(hosts == 0 ? "an HTTP/1.1 request needs a Host field" : "the request has more than one Host field")
+            )
         }
         pendingKeepAlive = framingFields.keepAlive(pending.version)
         let codings = framingFields.codings
@@ -174,17 +192,25 @@ extension HTTPRequestParser {
                 if coding.lowercasedASCII == "chunked" {
                     return .failure(.bad("chunked is applied more than once"))
                 }
-                return .failure(HTTPParseError(status: 501, message: "the transfer coding \"\(coding)\" is not supported"))
+                return .failure(
+                    HTTPParseError(status: 501, message: "the transfer coding \"\(coding)\" is not supported")
+                )
             }
             body = .chunked
         } else if let contentLength = framingFields.contentLength, contentLength > 0 {
             body = .length(contentLength)
         }
-        return .success(Framing(body: body, expectContinue: expectContinue && pending.version == .http1_1 && body != .none))
+        return .success(
+            Framing(body: body, expectContinue: expectContinue && pending.version == .http1_1 && body != .none)
+        )
     }
 
     /// One field line `name: value` in `data[start..<end]` (line end excluded).
-    static func parseField(_ data: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Result<(name: String, value: String, nameEnd: Int), HTTPParseError> {
+    static func parseField(
+        _ data: UnsafeRawBufferPointer,
+        from start: Int,
+        to end: Int
+    ) -> Result<(name: String, value: String, nameEnd: Int), HTTPParseError> {
         if data[start] == .sp || data[start] == .htab {
             return .failure(.bad("a field line starts with whitespace (obsolete line folding is not accepted)"))
         }
@@ -198,14 +224,14 @@ extension HTTPRequestParser {
         while valueStart < end && (data[valueStart] == .sp || data[valueStart] == .htab) { valueStart += 1 }
         var valueEnd = end
         while valueEnd > valueStart && (data[valueEnd - 1] == .sp || data[valueEnd - 1] == .htab) { valueEnd -= 1 }
-        for j in valueStart ..< valueEnd {
+        for j in valueStart..<valueEnd {
             let b = data[j]
             if (b < 0x20 && b != .htab) || b == 0x7F {
                 return .failure(.bad("a header field value holds a control character"))
             }
         }
-        let name = fieldName(UnsafeRawBufferPointer(rebasing: data[start ..< nameEnd]))
-        let value = String(decoding: UnsafeRawBufferPointer(rebasing: data[valueStart ..< valueEnd]), as: UTF8.self)
+        let name = fieldName(UnsafeRawBufferPointer(rebasing: data[start..<nameEnd]))
+        let value = String(decoding: UnsafeRawBufferPointer(rebasing: data[valueStart..<valueEnd]), as: UTF8.self)
         return .success((name: name, value: value, nameEnd: nameEnd))
     }
 
@@ -259,12 +285,18 @@ extension HTTPRequestParser {
     }
 
     /// `1a;name=value` in `data[start..<lf]`: the chunk size, extensions ignored.
-    static func parseChunkSize(_ data: UnsafeRawBufferPointer, from start: Int, to lf: Int) -> Result<Int, HTTPParseError> {
+    static func parseChunkSize(
+        _ data: UnsafeRawBufferPointer,
+        from start: Int,
+        to lf: Int
+    ) -> Result<Int, HTTPParseError> {
         let end = lf > start && data[lf - 1] == .cr ? lf - 1 : lf
         var i = start
         var size = 0
         while i < end, let digit = PercentDecoding.hex(data[i]) {
-            if i - start >= 15 { return .failure(HTTPParseError(status: 413, message: "a chunk is larger than the body limit")) }
+            if i - start >= 15 {
+                return .failure(HTTPParseError(status: 413, message: "a chunk is larger than the body limit"))
+            }
             size = size * 16 + Int(digit)
             i += 1
         }
@@ -273,7 +305,7 @@ extension HTTPRequestParser {
         guard i == end || data[i] == .semicolon else {
             return .failure(.bad("a chunk-size line holds something other than a size and extensions"))
         }
-        for j in i ..< end where data[j] < 0x20 && data[j] != .htab {
+        for j in i..<end where data[j] < 0x20 && data[j] != .htab {
             return .failure(.bad("a chunk extension holds a control character"))
         }
         return .success(size)
@@ -286,11 +318,11 @@ extension UInt8 {
     /// RFC 9110 tchar: the bytes a method or field name may hold.
     var isTokenChar: Bool {
         switch self {
-        case UInt8(ascii: "a") ... UInt8(ascii: "z"), UInt8(ascii: "A") ... UInt8(ascii: "Z"), 48 ... 57:
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), 48...57:
             return true
         case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-             UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-             UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
             return true
         default:
             return false
@@ -303,7 +335,7 @@ extension UnsafeRawBufferPointer {
     func equals(_ text: StaticString) -> Bool {
         guard count == text.utf8CodeUnitCount else { return false }
         let p = text.utf8Start
-        for i in 0 ..< count where self[i] != p[i] { return false }
+        for i in 0..<count where self[i] != p[i] { return false }
         return true
     }
 
@@ -311,7 +343,7 @@ extension UnsafeRawBufferPointer {
     func equalsLowercased(_ lower: StaticString) -> Bool {
         guard count == lower.utf8CodeUnitCount else { return false }
         let p = lower.utf8Start
-        for i in 0 ..< count {
+        for i in 0..<count {
             let b = self[i]
             let folded = b >= 65 && b <= 90 ? b | 0x20 : b
             if folded != p[i] { return false }

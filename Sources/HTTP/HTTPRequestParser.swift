@@ -169,7 +169,8 @@ public struct HTTPRequestParser: Sendable {
                         lineEnd = i
                         if let error = parseRequestLine(data, from: base, to: base + i) { return fail(error) }
                     } else if data[base + i - 1] == .lf
-                                || (data[base + i - 1] == .cr && data[base + i - 2] == .lf) {
+                        || (data[base + i - 1] == .cr && data[base + i - 2] == .lf)
+                    {
                         headEnd = i
                         break
                     }
@@ -219,7 +220,7 @@ public struct HTTPRequestParser: Sendable {
             case .fixedBody(let remaining):
                 let take = min(remaining, count - pos)
                 if take > 0 {
-                    pending.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[pos ..< pos + take]))
+                    pending.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[pos..<pos + take]))
                     pos += take
                 }
                 if take == remaining { return (complete(), pos) }
@@ -227,8 +228,13 @@ public struct HTTPRequestParser: Sendable {
                 return (nil, pos)
 
             case .chunked:
-                switch chunks.decode(data, from: pos, into: &pending.body, maxBodyBytes: limits.maxBodyBytes,
-                                     maxTrailerBytes: limits.maxHeaderBytes) {
+                switch chunks.decode(
+                    data,
+                    from: pos,
+                    into: &pending.body,
+                    maxBodyBytes: limits.maxBodyBytes,
+                    maxTrailerBytes: limits.maxHeaderBytes
+                ) {
                 case .needMore(let used): return (nil, used)
                 case .complete(let used): return (complete(), used)
                 case .failure(let error): return fail(error)
@@ -247,7 +253,8 @@ public struct HTTPRequestParser: Sendable {
             while i + 8 <= count {
                 // A zero byte of `word ^ LFs` is an LF; the lowest flagged byte is the first one
                 // (the borrow that can flag a later byte never reaches an earlier one).
-                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ 0x0A0A_0A0A_0A0A_0A0A
+                let word =
+                    UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ 0x0A0A_0A0A_0A0A_0A0A
                 let zeros = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
                 if zeros != 0 { return i + zeros.trailingZeroBitCount / 8 }
                 i += 8

@@ -15,7 +15,9 @@ public enum HTTPRequestSerializer {
     /// - Parameter authority: the `Host` field (``HTTPURL/authority``), written first unless
     ///   the request carries its own `Host`.
     public static func write(_ request: HTTPRequest, authority: String, to out: inout [UInt8]) {
-        out.reserveCapacity(out.count + 128 + request.target.utf8.count + request.headers.count * 32 + request.body.count)
+        out.reserveCapacity(
+            out.count + 128 + request.target.utf8.count + request.headers.count * 32 + request.body.count
+        )
         out.append(contentsOf: request.method.utf8)
         out.append(.sp)
         out.append(contentsOf: request.target.utf8)
@@ -29,7 +31,10 @@ public enum HTTPRequestSerializer {
         for field in request.headers.fields {
             let name = field.name.utf8
             if name.count == 14 && HTTPHeaders.namesEqual(field.name, "content-length")
-                || name.count == 17 && HTTPHeaders.namesEqual(field.name, "transfer-encoding") { continue }
+                || name.count == 17 && HTTPHeaders.namesEqual(field.name, "transfer-encoding")
+            {
+                continue
+            }
             out.append(contentsOf: name)
             out.append(.colon)
             out.append(.sp)

@@ -17,7 +17,11 @@ extension HTTPResponseParser {
 
     /// Parses the head in `data[start..<end]` (`end` is where the empty line starts) into
     /// `pending` and works out how the body is framed.
-    mutating func parseHead(_ data: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Result<Framing, HTTPResponseParseError> {
+    mutating func parseHead(
+        _ data: UnsafeRawBufferPointer,
+        from start: Int,
+        to end: Int
+    ) -> Result<Framing, HTTPResponseParseError> {
         guard let lf = HTTPRequestParser.firstLF(data, from: start), lf <= end else {
             return .failure(malformed("the response has no status line"))
         }
@@ -36,7 +40,10 @@ extension HTTPResponseParser {
             case .failure(let error): return .failure(malformed("a response header field: " + error.message))
             case .success(let value): field = value
             }
-            switch framingFields.take(name: UnsafeRawBufferPointer(rebasing: data[lineStart ..< field.nameEnd]), value: field.value) {
+            switch framingFields.take(
+                name: UnsafeRawBufferPointer(rebasing: data[lineStart..<field.nameEnd]),
+                value: field.value
+            ) {
             case .contentLengthNotANumber:
                 return .failure(malformed("the response's Content-Length '\(field.value)' is not one decimal number"))
             case .contentLengthsDisagree(let previous, let length):
@@ -51,8 +58,9 @@ extension HTTPResponseParser {
 
         let status = pending.status
         let keepAlive = framingFields.keepAlive(pending.version)
-        let codings = framingFields.codings, contentLength = framingFields.contentLength
-        if (100 ..< 200).contains(status) {
+        let codings = framingFields.codings
+        let contentLength = framingFields.contentLength
+        if (100..<200).contains(status) {
             return .success(Framing(body: status == 101 ? .switchingProtocols : .informational, keepAlive: false))
         }
         if expected[expectedStart] || status == 204 || status == 304 {
@@ -67,16 +75,24 @@ extension HTTPResponseParser {
                 return .success(Framing(body: .untilClose, keepAlive: false))
             }
             for coding in codings.dropLast() {
-                return .failure(malformed(coding.lowercasedASCII == "chunked"
-                    ? "the response applies chunked more than once"
-                    : "the response's transfer coding '\(coding)' is not supported (only chunked)"))
+                return .failure(
+                    malformed(
+                        coding.lowercasedASCII == "chunked"
+                            ? "the response applies chunked more than once"
+                            : "the response's transfer coding '\(coding)' is not supported (only chunked)"
+                    )
+                )
             }
             return .success(Framing(body: .chunked, keepAlive: keepAlive))
         }
         if let contentLength {
             if contentLength > limits.maxBodyBytes {
-                return .failure(HTTPResponseParseError(.tooLarge,
-                    "the response body (Content-Length \(contentLength)) is larger than \(limits.maxBodyBytes) bytes"))
+                return .failure(
+                    HTTPResponseParseError(
+                        .tooLarge,
+                        "the response body (Content-Length \(contentLength)) is larger than \(limits.maxBodyBytes) bytes"
+                    )
+                )
             }
             return .success(Framing(body: contentLength == 0 ? .none : .length(contentLength), keepAlive: keepAlive))
         }
@@ -84,33 +100,46 @@ extension HTTPResponseParser {
     }
 
     /// `HTTP/1.1 200 OK` in `data[start..<end]`; the reason phrase may be empty or missing.
-    private mutating func parseStatusLine(_ data: UnsafeRawBufferPointer, from start: Int, to end: Int) -> HTTPResponseParseError? {
+    private mutating func parseStatusLine(
+        _ data: UnsafeRawBufferPointer,
+        from start: Int,
+        to end: Int
+    ) -> HTTPResponseParseError? {
         // Made only for an error: building it for every answer cost more than parsing the line.
-        var shape: String { "the status line \(HTTPResponseParser.preview(data, from: start, to: end)) is not \"HTTP/1.1 200 Reason\"" }
+        var shape: String {
+            "the status line \(HTTPResponseParser.preview(data, from: start, to: end)) is not \"HTTP/1.1 200 Reason\""
+        }
         guard end - start >= 12,
-              data[start] == UInt8(ascii: "H"), data[start + 1] == UInt8(ascii: "T"), data[start + 2] == UInt8(ascii: "T"),
-              data[start + 3] == UInt8(ascii: "P"), data[start + 4] == UInt8(ascii: "/"), data[start + 5].isDigit,
-              data[start + 6] == UInt8(ascii: "."), data[start + 7].isDigit, data[start + 8] == .sp
+            data[start] == UInt8(ascii: "H"), data[start + 1] == UInt8(ascii: "T"),
+            data[start + 2] == UInt8(ascii: "T"),
+            data[start + 3] == UInt8(ascii: "P"), data[start + 4] == UInt8(ascii: "/"), data[start + 5].isDigit,
+            data[start + 6] == UInt8(ascii: "."), data[start + 7].isDigit, data[start + 8] == .sp
         else {
             return malformed(shape)
         }
-        guard data[start + 5] == UInt8(ascii: "1"), data[start + 7] == UInt8(ascii: "1") || data[start + 7] == UInt8(ascii: "0") else {
-            return malformed("the server answered in HTTP/\(Character(Unicode.Scalar(data[start + 5]))).\(Character(Unicode.Scalar(data[start + 7]))), not HTTP/1.0 or HTTP/1.1")
+        guard data[start + 5] == UInt8(ascii: "1"),
+            data[start + 7] == UInt8(ascii: "1") || data[start + 7] == UInt8(ascii: "0")
+        else {
+            return malformed(
+                "the server answered in HTTP/\(Character(Unicode.Scalar(data[start + 5]))).\(Character(Unicode.Scalar(data[start + 7]))), not HTTP/1.0 or HTTP/1.1"
+            )
         }
         var status = 0
-        for i in start + 9 ..< start + 12 {
+        for i in start + 9..<start + 12 {
             guard data[i].isDigit else { return malformed(shape) }
             status = status * 10 + Int(data[i] - 48)
         }
-        guard (100 ... 599).contains(status) else { return malformed("the status code \(status) is not in 100...599") }
+        guard (100...599).contains(status) else { return malformed("the status code \(status) is not in 100...599") }
         guard end == start + 12 || data[start + 12] == .sp else { return malformed(shape) }
         let reasonStart = min(start + 13, end)
-        for i in reasonStart ..< end where (data[i] < 0x20 && data[i] != .htab) || data[i] == 0x7F {
+        for i in reasonStart..<end where (data[i] < 0x20 && data[i] != .htab) || data[i] == 0x7F {
             return malformed("the reason phrase holds a control character")
         }
         pending.version = data[start + 7] == UInt8(ascii: "1") ? .http1_1 : .http1_0
         pending.status = status
-        pending.reason = reasonStart < end ? String(decoding: UnsafeRawBufferPointer(rebasing: data[reasonStart ..< end]), as: UTF8.self) : ""
+        pending.reason =
+            reasonStart < end
+            ? String(decoding: UnsafeRawBufferPointer(rebasing: data[reasonStart..<end]), as: UTF8.self) : ""
         return nil
     }
 
@@ -122,7 +151,10 @@ extension HTTPResponseParser {
     static func preview(_ data: UnsafeRawBufferPointer, from start: Int, to end: Int? = nil) -> String {
         let stop = end ?? data.count
         let cut = min(stop, start + 40)
-        let text = String(decoding: data[start ..< cut].map { $0 >= 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: ".") }, as: UTF8.self)
+        let text = String(
+            decoding: data[start..<cut].map { $0 >= 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: ".") },
+            as: UTF8.self
+        )
         return "\"\(text)\"" + (stop > cut ? "..." : "")
     }
 }

@@ -129,14 +129,38 @@ public struct HTTPResponseParser: Sendable {
             return [.response(finish(keepAlive: false))]
         case .head where !hasPartialResponse:
             guard outstandingResponses > 0 else { return [] }
-            return [.failure(HTTPResponseParseError(.closedBeforeResponse, "the server closed the connection before answering"))]
+            return [
+                .failure(
+                    HTTPResponseParseError(.closedBeforeResponse, "the server closed the connection before answering")
+                )
+            ]
         case .head:
-            return [.failure(HTTPResponseParseError(.truncated, "the server closed the connection in the middle of a response head"))]
+            return [
+                .failure(
+                    HTTPResponseParseError(
+                        .truncated,
+                        "the server closed the connection in the middle of a response head"
+                    )
+                )
+            ]
         case .fixedBody(let remaining):
-            return [.failure(HTTPResponseParseError(.truncated,
-                "the server closed the connection \(remaining) bytes before the end of a \(pending.body.count + remaining)-byte body"))]
+            return [
+                .failure(
+                    HTTPResponseParseError(
+                        .truncated,
+                        "the server closed the connection \(remaining) bytes before the end of a \(pending.body.count + remaining)-byte body"
+                    )
+                )
+            ]
         case .chunked:
-            return [.failure(HTTPResponseParseError(.truncated, "the server closed the connection in the middle of a chunked body"))]
+            return [
+                .failure(
+                    HTTPResponseParseError(
+                        .truncated,
+                        "the server closed the connection in the middle of a chunked body"
+                    )
+                )
+            ]
         }
     }
 
@@ -184,7 +208,10 @@ public struct HTTPResponseParser: Sendable {
         return min(used, data.count)
     }
 
-    private mutating func parseUnclamped(_ data: UnsafeRawBufferPointer, into events: inout [HTTPResponseParserEvent]) -> Int {
+    private mutating func parseUnclamped(
+        _ data: UnsafeRawBufferPointer,
+        into events: inout [HTTPResponseParserEvent]
+    ) -> Int {
         var pos = 0
         let count = data.count
         while true {
@@ -196,8 +223,13 @@ public struct HTTPResponseParser: Sendable {
                 guard pos < count else { return pos }
                 guard outstandingResponses > 0 else {
                     if holdsUnannouncedResponses { return pos }
-                    return fail(HTTPResponseParseError(.unexpected, "the server sent bytes no request asked for: \(Self.preview(data, from: pos))"),
-                                into: &events)
+                    return fail(
+                        HTTPResponseParseError(
+                            .unexpected,
+                            "the server sent bytes no request asked for: \(Self.preview(data, from: pos))"
+                        ),
+                        into: &events
+                    )
                 }
                 guard let headEnd = findHeadEnd(data, from: pos) else {
                     if count - pos > limits.maxHeadBytes {
@@ -242,7 +274,7 @@ public struct HTTPResponseParser: Sendable {
             case .fixedBody(let remaining):
                 let take = min(remaining, count - pos)
                 if take > 0 {
-                    pending.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[pos ..< pos + take]))
+                    pending.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[pos..<pos + take]))
                     pos += take
                 }
                 if take < remaining {
@@ -259,15 +291,26 @@ public struct HTTPResponseParser: Sendable {
                 return count
 
             case .chunked:
-                switch chunks.decode(data, from: pos, into: &pending.body, maxBodyBytes: limits.maxBodyBytes,
-                                     maxTrailerBytes: limits.maxHeadBytes) {
+                switch chunks.decode(
+                    data,
+                    from: pos,
+                    into: &pending.body,
+                    maxBodyBytes: limits.maxBodyBytes,
+                    maxTrailerBytes: limits.maxHeadBytes
+                ) {
                 case .needMore(let used):
                     return used
                 case .complete(let used):
                     pos = used
                     events.append(.response(finish(keepAlive: pending.keepAlive)))
                 case .failure(let error):
-                    return fail(HTTPResponseParseError(error.status == 400 ? .malformed : .tooLarge, "the chunked body: " + error.message), into: &events)
+                    return fail(
+                        HTTPResponseParseError(
+                            error.status == 400 ? .malformed : .tooLarge,
+                            "the chunked body: " + error.message
+                        ),
+                        into: &events
+                    )
                 }
             }
         }
@@ -284,7 +327,10 @@ public struct HTTPResponseParser: Sendable {
     /// Where the head starting at `start` ends: the empty line's first byte and the byte after
     /// it (LF or CRLF line ends), or nil when it has not all arrived. Resumes where the last
     /// search stopped.
-    private mutating func findHeadEnd(_ data: UnsafeRawBufferPointer, from start: Int) -> (emptyLineStart: Int, next: Int)? {
+    private mutating func findHeadEnd(
+        _ data: UnsafeRawBufferPointer,
+        from start: Int
+    ) -> (emptyLineStart: Int, next: Int)? {
         var i = start + max(scanned, 1)
         while i < data.count {
             if data[i] == .lf {

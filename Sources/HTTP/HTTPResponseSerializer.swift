@@ -20,10 +20,23 @@ public enum HTTPResponseSerializer {
     ///   - headOnly: the answer to `HEAD`: framing as for the body, body left out.
     ///   - date: a `Date` field written after the response's own, as framing is: the server
     ///     owns it, and adding it to `response.headers` would copy them for every answer.
-    public static func write(_ response: HTTPResponse, to out: inout [UInt8], keepAlive: Bool,
-                             requestVersion: HTTPVersion = .http1_1, headOnly: Bool = false, date: String? = nil) {
-        writeHead(response, to: &out, keepAlive: keepAlive, requestVersion: requestVersion, framing: .length, date: date)
-        let status = (100 ... 599).contains(response.status) ? response.status : 500
+    public static func write(
+        _ response: HTTPResponse,
+        to out: inout [UInt8],
+        keepAlive: Bool,
+        requestVersion: HTTPVersion = .http1_1,
+        headOnly: Bool = false,
+        date: String? = nil
+    ) {
+        writeHead(
+            response,
+            to: &out,
+            keepAlive: keepAlive,
+            requestVersion: requestVersion,
+            framing: .length,
+            date: date
+        )
+        let status = (100...599).contains(response.status) ? response.status : 500
         if status >= 200 && status != 204 && status != 304 && !headOnly {
             out.append(contentsOf: response.body)
         }
@@ -32,10 +45,20 @@ public enum HTTPResponseSerializer {
     /// The head of a streamed response (``HTTPReply/stream``): chunked on HTTP/1.1; an
     /// HTTP/1.0 peer gets a body that ends when the connection closes. The connection
     /// closes after the stream either way.
-    public static func writeStreamHead(_ response: HTTPResponse, to out: inout [UInt8], requestVersion: HTTPVersion,
-                                       date: String? = nil) {
-        writeHead(response, to: &out, keepAlive: false, requestVersion: requestVersion,
-                  framing: requestVersion == .http1_0 ? .untilClose : .chunked, date: date)
+    public static func writeStreamHead(
+        _ response: HTTPResponse,
+        to out: inout [UInt8],
+        requestVersion: HTTPVersion,
+        date: String? = nil
+    ) {
+        writeHead(
+            response,
+            to: &out,
+            keepAlive: false,
+            requestVersion: requestVersion,
+            framing: requestVersion == .http1_0 ? .untilClose : .chunked,
+            date: date
+        )
     }
 
     /// One chunk of a chunked body (RFC 9112 §7.1); nothing for no bytes (that would end it).
@@ -54,9 +77,15 @@ public enum HTTPResponseSerializer {
 
     private enum Framing { case length, chunked, untilClose }
 
-    private static func writeHead(_ response: HTTPResponse, to out: inout [UInt8], keepAlive: Bool,
-                                  requestVersion: HTTPVersion, framing: Framing, date: String?) {
-        let status = (100 ... 599).contains(response.status) ? response.status : 500
+    private static func writeHead(
+        _ response: HTTPResponse,
+        to out: inout [UInt8],
+        keepAlive: Bool,
+        requestVersion: HTTPVersion,
+        framing: Framing,
+        date: String?
+    ) {
+        let status = (100...599).contains(response.status) ? response.status : 500
         out.append(contentsOf: statusLines[status])
         for field in response.headers.fields {
             let name = field.name.utf8
@@ -99,8 +128,13 @@ public enum HTTPResponseSerializer {
     }
 
     /// `response` as bytes (tests and one-off writers; servers reuse one buffer).
-    public static func bytes(_ response: HTTPResponse, keepAlive: Bool = true,
-                             requestVersion: HTTPVersion = .http1_1, headOnly: Bool = false, date: String? = nil) -> [UInt8] {
+    public static func bytes(
+        _ response: HTTPResponse,
+        keepAlive: Bool = true,
+        requestVersion: HTTPVersion = .http1_1,
+        headOnly: Bool = false,
+        date: String? = nil
+    ) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(128 + response.body.count)
         write(response, to: &out, keepAlive: keepAlive, requestVersion: requestVersion, headOnly: headOnly, date: date)
@@ -119,9 +153,12 @@ public enum HTTPResponseSerializer {
             out.append(UInt8(48 + value % 10))
             return
         }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var n = value
         var count = 0
         withUnsafeMutableBytes(of: &digits) { buffer in
@@ -135,7 +172,7 @@ public enum HTTPResponseSerializer {
     }
 
     /// `HTTP/1.1 <status> <reason>\r\n` for every status 0...599, encoded once.
-    static let statusLines: [[UInt8]] = (0 ... 599).map { status in
+    static let statusLines: [[UInt8]] = (0...599).map { status in
         Array("HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(status))\r\n".utf8)
     }
 

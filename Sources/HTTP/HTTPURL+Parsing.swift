@@ -22,7 +22,9 @@ extension HTTPURL {
             throw failure("expected http:// or https:// followed by a host, such as http://127.0.0.1:8080")
         }
 
-        let authorityEnd = bytes.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
+        let authorityEnd =
+            bytes.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            ?? bytes.endIndex
         let authority = bytes[..<authorityEnd]
         var rest = bytes[authorityEnd...]
         if let hash = rest.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
@@ -60,9 +62,11 @@ extension HTTPURL {
         if isIPv6 {
             if let problem = Self.ipv6Problem(hostBytes) { throw failure(problem) }
         } else if let bad = hostBytes.first(where: { !$0.isHostNameByte }) {
-            throw failure(bad >= 0x80
-                ? "the host holds non-ASCII letters: give its ASCII (punycode, xn--...) form"
-                : "the host holds \(Self.describe(bad)), which a host name cannot")
+            throw failure(
+                bad >= 0x80
+                    ? "the host holds non-ASCII letters: give its ASCII (punycode, xn--...) form"
+                    : "the host holds \(Self.describe(bad)), which a host name cannot"
+            )
         }
 
         var port = scheme.defaultPort
@@ -80,12 +84,18 @@ extension HTTPURL {
             pathBytes = rest[..<q]
             queryBytes = rest[rest.index(after: q)...]
         }
-        if let problem = Self.encodingProblem(pathBytes, part: "path") ?? queryBytes.flatMap({ Self.encodingProblem($0, part: "query") }) {
+        if let problem = Self.encodingProblem(pathBytes, part: "path")
+            ?? queryBytes.flatMap({ Self.encodingProblem($0, part: "query") })
+        {
             throw failure(problem)
         }
-        self.init(scheme: scheme, host: String(decoding: hostBytes, as: UTF8.self), port: port,
-                  path: pathBytes.isEmpty ? "/" : String(decoding: pathBytes, as: UTF8.self),
-                  query: queryBytes.map { String(decoding: $0, as: UTF8.self) })
+        self.init(
+            scheme: scheme,
+            host: String(decoding: hostBytes, as: UTF8.self),
+            port: port,
+            path: pathBytes.isEmpty ? "/" : String(decoding: pathBytes, as: UTF8.self),
+            query: queryBytes.map { String(decoding: $0, as: UTF8.self) }
+        )
     }
 
     /// Why `bytes` cannot go into a request target as they are (the server's own parser refuses
@@ -100,7 +110,8 @@ extension HTTPURL {
             if b == UInt8(ascii: "%") {
                 let first = bytes.index(after: index)
                 guard first < bytes.endIndex, bytes.index(after: first) < bytes.endIndex,
-                      PercentDecoding.hex(bytes[first]) != nil, PercentDecoding.hex(bytes[bytes.index(after: first)]) != nil
+                    PercentDecoding.hex(bytes[first]) != nil,
+                    PercentDecoding.hex(bytes[bytes.index(after: first)]) != nil
                 else {
                     return "the \(part) holds a '%' not followed by two hexadecimal digits (a literal '%' is %25)"
                 }
@@ -126,7 +137,8 @@ extension HTTPURL {
                     guard isIPv4(part) else { return malformed }
                     groups += 2
                 } else {
-                    guard (1...4).contains(part.utf8.count), part.utf8.allSatisfy({ PercentDecoding.hex($0) != nil }) else { return malformed }
+                    guard (1...4).contains(part.utf8.count), part.utf8.allSatisfy({ PercentDecoding.hex($0) != nil })
+                    else { return malformed }
                     groups += 1
                 }
             }
@@ -136,9 +148,11 @@ extension HTTPURL {
 
     static func isIPv4(_ text: Substring) -> Bool {
         let octets = text.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets.allSatisfy { octet in
-            (1...3).contains(octet.utf8.count) && octet.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } && Int(octet).map { $0 <= 255 } == true
-        }
+        return octets.count == 4
+            && octets.allSatisfy { octet in
+                (1...3).contains(octet.utf8.count) && octet.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
+                    && Int(octet).map { $0 <= 255 } == true
+            }
     }
 
     /// A byte named for an error message.
@@ -160,7 +174,7 @@ extension UInt8 {
     fileprivate var isHostNameByte: Bool {
         switch self {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), 48...57,
-             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
             return true
         default:
             return false

@@ -20,8 +20,14 @@ public struct ReceivedResponse: Sendable {
     /// `keep-alive`, `Connection: close`, a body delimited by the close, or a protocol switch.
     public var keepAlive: Bool
 
-    public init(version: HTTPVersion = .http1_1, status: Int, reason: String = "", headers: HTTPHeaders = HTTPHeaders(),
-                body: [UInt8] = [], keepAlive: Bool = true) {
+    public init(
+        version: HTTPVersion = .http1_1,
+        status: Int,
+        reason: String = "",
+        headers: HTTPHeaders = HTTPHeaders(),
+        body: [UInt8] = [],
+        keepAlive: Bool = true
+    ) {
         self.version = version
         self.status = status
         self.reason = reason

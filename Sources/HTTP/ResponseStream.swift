@@ -43,7 +43,12 @@ public final class ResponseStream: Sendable {
     }
     private let state = Mutex(State())
 
-    public init(maxBufferedBytes: Int = 256 << 10, heartbeat: [UInt8] = [], heartbeatSeconds: Int = 15, lifetimeMilliseconds: Int? = nil) {
+    public init(
+        maxBufferedBytes: Int = 256 << 10,
+        heartbeat: [UInt8] = [],
+        heartbeatSeconds: Int = 15,
+        lifetimeMilliseconds: Int? = nil
+    ) {
         self.maxBufferedBytes = max(1, maxBufferedBytes)
         self.heartbeat = heartbeat
         self.heartbeatSeconds = max(1, heartbeatSeconds)

@@ -84,7 +84,7 @@ public struct DenseTable<Value> {
     }
 
     /// Every live key, oldest first.
-    @inlinable public var keys: [Int] { (head ..< slots.count).compactMap { slots[$0] == nil ? nil : base + $0 } }
+    @inlinable public var keys: [Int] { (head..<slots.count).compactMap { slots[$0] == nil ? nil : base + $0 } }
 
     /// Every live value, oldest key first.
     @inlinable public var values: [Value] { slots[head...].compactMap { $0 } }

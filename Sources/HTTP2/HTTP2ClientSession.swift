@@ -31,9 +31,13 @@ public final class HTTP2ClientSession {
         /// strings of the rest.
         public var keptResponseFields: [String]?
 
-        public init(scheme: String = "http", defaultAuthority: String = "localhost",
-                    maxResponseBodyBytes: Int = 16 << 20, initialWindowSize: UInt32 = 1 << 20,
-                    keptResponseFields: [String]? = nil) {
+        public init(
+            scheme: String = "http",
+            defaultAuthority: String = "localhost",
+            maxResponseBodyBytes: Int = 16 << 20,
+            initialWindowSize: UInt32 = 1 << 20,
+            keptResponseFields: [String]? = nil
+        ) {
             self.scheme = scheme
             self.defaultAuthority = defaultAuthority
             self.maxResponseBodyBytes = maxResponseBodyBytes
@@ -72,8 +76,10 @@ public final class HTTP2ClientSession {
         nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
         var entries = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
-                                   value: configuration.initialWindowSize),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
+                value: configuration.initialWindowSize
+            ),
         ]
         let rv = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count)
         if rv != 0 { throw HTTP2Error.library(Int(rv), "submitting SETTINGS") }
@@ -128,14 +134,17 @@ public final class HTTP2ClientSession {
             template.fill(&nvScratch, path: UnsafeBufferPointer(path))
             return nvScratch.withUnsafeBufferPointer { nva -> Int32 in
                 if body.isEmpty { return nghttp2_submit_request(session, nil, nva.baseAddress, nva.count, nil, nil) }
-                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: clientReadBody)
+                var provider = nghttp2_data_provider(
+                    source: nghttp2_data_source(ptr: nil),
+                    read_callback: clientReadBody
+                )
                 return nghttp2_submit_request(session, nil, nva.baseAddress, nva.count, &provider, nil)
             }
         }
         if id < 0 { throw HTTP2Error.library(Int(id), "submitting a request") }
         let stream = ClientStream()
         stream.requestBody = body
-        stream.template = template   // nghttp2 points into it until the HEADERS are framed
+        stream.template = template  // nghttp2 points into it until the HEADERS are framed
         streams[Int(id)] = stream
         return id
     }
@@ -207,15 +216,26 @@ public final class HTTP2ClientSession {
 
     /// Cancels one request.
     public func cancel(_ streamID: Int32) {
-        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, HTTP2ErrorCode.cancel.rawValue)
+        _ = nghttp2_submit_rst_stream(
+            session,
+            UInt8(NGHTTP2_FLAG_NONE.rawValue),
+            streamID,
+            HTTP2ErrorCode.cancel.rawValue
+        )
     }
 
     /// Sends GOAWAY. Graceful: open streams still complete.
     public func terminate(graceful: Bool) {
         guard !failed else { return }
         if graceful {
-            _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue),
-                                      nghttp2_session_get_last_proc_stream_id(session), 0, nil, 0)
+            _ = nghttp2_submit_goaway(
+                session,
+                UInt8(NGHTTP2_FLAG_NONE.rawValue),
+                nghttp2_session_get_last_proc_stream_id(session),
+                0,
+                nil,
+                0
+            )
         } else {
             _ = nghttp2_session_terminate_session(session, 0)
         }
@@ -240,7 +260,10 @@ public final class HTTP2ClientSession {
     }
 
     private static func makeSession() throws -> OpaquePointer {
-        try NGHTTP2Session.make(role: "client", installCallbacks: installClientCallbacks) { session, callbacks, option in
+        try NGHTTP2Session.make(role: "client", installCallbacks: installClientCallbacks) {
+            session,
+            callbacks,
+            option in
             nghttp2_session_client_new2(session, callbacks, nil, option)
         }
     }

@@ -46,9 +46,13 @@ public final class HTTP2RequestTemplate: @unchecked Sendable {
         // request and is copied.
         let noCopy = UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue | NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue)
         nva = block.spans.enumerated().map { i, span in
-            nghttp2_nv(name: base + span.nameStart, value: base + span.nameStart + span.nameCount,
-                       namelen: span.nameCount, valuelen: span.valueCount,
-                       flags: span.flags | (i == Self.pathIndex ? UInt8(NGHTTP2_NV_FLAG_NONE.rawValue) : noCopy))
+            nghttp2_nv(
+                name: base + span.nameStart,
+                value: base + span.nameStart + span.nameCount,
+                namelen: span.nameCount,
+                valuelen: span.valueCount,
+                flags: span.flags | (i == Self.pathIndex ? UInt8(NGHTTP2_NV_FLAG_NONE.rawValue) : noCopy)
+            )
         }
     }
 

@@ -14,7 +14,8 @@ extension HTTP2ServerSession {
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
             guard let frame, let session = HTTP2ServerSession.from(userData) else { return 0 }
             if frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
-               frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
+                frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
+            {
                 let stream = ServerStream()
                 stream.startedAt = session.now
                 session.streams[frame.pointee.hd.stream_id] = stream
@@ -22,11 +23,20 @@ extension HTTP2ServerSession {
             }
             return 0
         }
-        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, userData in
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) {
+            _,
+            frame,
+            name,
+            nameLength,
+            value,
+            valueLength,
+            _,
+            userData in
             guard let frame, let name, let value, let session = HTTP2ServerSession.from(userData),
-                  frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
-                  frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST,
-                  let stream = session.stream(decoding: frame.pointee.hd.stream_id) else { return 0 }
+                frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+                frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST,
+                let stream = session.stream(decoding: frame.pointee.hd.stream_id)
+            else { return 0 }
             // Past a limit nothing more is stored (the answer is 414 or 431 either way), but
             // the block is still decoded to its end: HPACK state must stay in step.
             let limits = session.configuration.limits
@@ -37,7 +47,10 @@ extension HTTP2ServerSession {
                 if valueLength > limits.maxTargetBytes { stream.targetTooLong = true }
             } else if !isPseudo || isAuthority {
                 // As its HTTP/1.1 field line would count; `:authority` is the Host field.
-                stream.headerBytes += HTTPLimits.fieldLineBytes(nameBytes: isAuthority ? 4 : nameLength, valueBytes: valueLength)
+                stream.headerBytes += HTTPLimits.fieldLineBytes(
+                    nameBytes: isAuthority ? 4 : nameLength,
+                    valueBytes: valueLength
+                )
                 if stream.headerBytes > limits.maxHeaderBytes { stream.headersTooLarge = true }
             }
             if stream.targetTooLong || stream.headersTooLarge {
@@ -48,10 +61,10 @@ extension HTTP2ServerSession {
             let valueText = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
             if isPseudo {
                 switch nameBytes.count {
-                case 5 where isPath: stream.path = valueText                                 // :path
-                case 7 where name[1] == UInt8(ascii: "m"): stream.method = valueText         // :method
-                case 10 where isAuthority: stream.authority = valueText                      // :authority
-                default: break                                                          // :scheme, :protocol
+                case 5 where isPath: stream.path = valueText  // :path
+                case 7 where name[1] == UInt8(ascii: "m"): stream.method = valueText  // :method
+                case 10 where isAuthority: stream.authority = valueText  // :authority
+                default: break  // :scheme, :protocol
                 }
             } else {
                 // Room for a usual request's fields and the Host made from :authority at once.
@@ -62,7 +75,8 @@ extension HTTP2ServerSession {
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, userData in
             guard let data, let session = HTTP2ServerSession.from(userData),
-                  let stream = session.streams[streamID], !stream.bodyTooLarge else { return 0 }
+                let stream = session.streams[streamID], !stream.bodyTooLarge
+            else { return 0 }
             if stream.body.count + length > session.configuration.limits.maxBodyBytes {
                 stream.bodyTooLarge = true
                 stream.body = []
@@ -102,9 +116,12 @@ extension HTTP2ServerSession {
         guard let stream = stream(decoding: streamID), !stream.delivered else { return }
         stream.delivered = true
         let limits = configuration.limits
-        let rejection = stream.targetTooLong ? limits.targetTooLong
-            : stream.headersTooLarge ? limits.headerSectionTooLarge
-            : stream.bodyTooLarge ? limits.bodyTooLarge : nil
+        let rejection =
+            stream.targetTooLong
+            ? limits.targetTooLong
+            : stream.headersTooLarge
+                ? limits.headerSectionTooLarge
+                : stream.bodyTooLarge ? limits.bodyTooLarge : nil
         if let rejection {
             stream.body = []
             events.append(.rejected(streamID: streamID, rejection))
@@ -117,7 +134,13 @@ extension HTTP2ServerSession {
             headers.add("Host", stream.authority)
         }
         let target = stream.path.isEmpty ? stream.authority : stream.path
-        let request = HTTPRequest(method: stream.method, target: target, version: .http2, headers: headers, body: stream.body)
+        let request = HTTPRequest(
+            method: stream.method,
+            target: target,
+            version: .http2,
+            headers: headers,
+            body: stream.body
+        )
         stream.body = []
         events.append(.request(streamID: streamID, request))
     }
@@ -126,7 +149,8 @@ extension HTTP2ServerSession {
 /// Copies the next piece of a stream's response body into nghttp2's frame buffer.
 let serverReadBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
     guard let buffer, let flags, let session = HTTP2ServerSession.from(userData),
-          let stream = session.streams[streamID] else {
+        let stream = session.streams[streamID]
+    else {
         return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
     }
     let remaining = stream.responseBody.count - stream.responseOffset

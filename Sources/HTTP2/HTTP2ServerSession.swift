@@ -27,8 +27,11 @@ public final class HTTP2ServerSession {
         /// SETTINGS_INITIAL_WINDOW_SIZE for request bodies.
         public var initialWindowSize: UInt32
 
-        public init(maxConcurrentStreams: UInt32 = 128, limits: HTTPLimits = HTTPLimits(),
-                    initialWindowSize: UInt32 = 1 << 20) {
+        public init(
+            maxConcurrentStreams: UInt32 = 128,
+            limits: HTTPLimits = HTTPLimits(),
+            initialWindowSize: UInt32 = 1 << 20
+        ) {
             self.maxConcurrentStreams = maxConcurrentStreams
             self.limits = limits
             self.initialWindowSize = initialWindowSize
@@ -67,10 +70,14 @@ public final class HTTP2ServerSession {
         self.session = try Self.makeSession()
         nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
         var entries = [
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
-                                   value: configuration.maxConcurrentStreams),
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
-                                   value: configuration.initialWindowSize),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
+                value: configuration.maxConcurrentStreams
+            ),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
+                value: configuration.initialWindowSize
+            ),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
         ]
         let rv = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count)
@@ -110,9 +117,9 @@ public final class HTTP2ServerSession {
             let id = UInt16(payload[i]) << 8 | UInt16(payload[i + 1])
             let value = payload[(i + 2)..<(i + 6)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             switch id {
-            case 0x2: if value > 1 { return false }                          // ENABLE_PUSH
-            case 0x4: if value > 0x7FFF_FFFF { return false }                // INITIAL_WINDOW_SIZE
-            case 0x5: if value < 16_384 || value > 16_777_215 { return false } // MAX_FRAME_SIZE
+            case 0x2: if value > 1 { return false }  // ENABLE_PUSH
+            case 0x4: if value > 0x7FFF_FFFF { return false }  // INITIAL_WINDOW_SIZE
+            case 0x5: if value < 16_384 || value > 16_777_215 { return false }  // MAX_FRAME_SIZE
             default: break
             }
             i += 6
@@ -208,8 +215,10 @@ public final class HTTP2ServerSession {
         stream.responded = true
         var block = HeaderBlock(capacity: head.headers.count + 1)
         block.addStatus(head.status)
-        for field in head.headers where !HeaderBlock.isConnectionSpecific(field.name)
-            && !HTTPHeadersNames.equal("content-length", field.name) {
+        for field in head.headers
+        where !HeaderBlock.isConnectionSpecific(field.name)
+            && !HTTPHeadersNames.equal("content-length", field.name)
+        {
             block.add(field.name, field.value)
         }
         guard stream.method != "HEAD" else {
@@ -239,7 +248,12 @@ public final class HTTP2ServerSession {
     public func cancelStreaming(_ streamID: Int32) {
         guard let stream = streams[streamID], stream.streaming else { return }
         stream.streamEnded = true
-        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, HTTP2ErrorCode.cancel.rawValue)
+        _ = nghttp2_submit_rst_stream(
+            session,
+            UInt8(NGHTTP2_FLAG_NONE.rawValue),
+            streamID,
+            HTTP2ErrorCode.cancel.rawValue
+        )
     }
 
     /// Whether `streamID` is still open (the client has not reset it).
@@ -297,7 +311,10 @@ public final class HTTP2ServerSession {
     }
 
     private static func makeSession() throws -> OpaquePointer {
-        try NGHTTP2Session.make(role: "server", installCallbacks: installServerCallbacks) { session, callbacks, option in
+        try NGHTTP2Session.make(role: "server", installCallbacks: installServerCallbacks) {
+            session,
+            callbacks,
+            option in
             nghttp2_session_server_new2(session, callbacks, nil, option)
         }
     }

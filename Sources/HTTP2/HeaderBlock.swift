@@ -11,7 +11,7 @@ struct HeaderBlock {
     var bytes: [UInt8] { storage }
 
     init(capacity: Int = 8) {
-        storage.reserveCapacity(capacity * 32 + 16)   // names and values of a usual answer without growing
+        storage.reserveCapacity(capacity * 32 + 16)  // names and values of a usual answer without growing
         spans.reserveCapacity(capacity)
     }
 
@@ -39,11 +39,12 @@ struct HeaderBlock {
         storage.append(contentsOf: name)
         if hasUpper {
             storage.withUnsafeMutableBufferPointer { buf in
-                for i in start ..< start + name.count where buf[i] >= 65 && buf[i] <= 90 { buf[i] += 32 }
+                for i in start..<start + name.count where buf[i] >= 65 && buf[i] <= 90 { buf[i] += 32 }
             }
         }
         storage.append(contentsOf: value)
-        let indexing = Self.neverIndexed(storage, from: start, count: name.count)
+        let indexing =
+            Self.neverIndexed(storage, from: start, count: name.count)
             ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
         spans.append((start, name.count, value.count, indexing))
         return true
@@ -64,7 +65,7 @@ struct HeaderBlock {
 
     private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ literal: StaticString) -> Bool {
         let p = literal.utf8Start
-        for i in 0 ..< literal.utf8CodeUnitCount where bytes[start + i] != p[i] { return false }
+        for i in 0..<literal.utf8CodeUnitCount where bytes[start + i] != p[i] { return false }
         return true
     }
 
@@ -120,12 +121,13 @@ struct HeaderBlock {
             guard let base = buf.baseAddress, !spans.isEmpty else { return body(nil, 0) }
             return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: spans.count) { nva -> R in
                 for (i, span) in spans.enumerated() {
-                    nva[i] = nghttp2_nv(   // a C struct: plain stores into the fresh buffer are fine
+                    nva[i] = nghttp2_nv(  // a C struct: plain stores into the fresh buffer are fine
                         name: base + span.nameStart,
                         value: base + span.nameStart + span.nameCount,
                         namelen: span.nameCount,
                         valuelen: span.valueCount,
-                        flags: span.flags)
+                        flags: span.flags
+                    )
                 }
                 return body(UnsafePointer(nva.baseAddress), spans.count)
             }
@@ -150,7 +152,8 @@ enum HTTPHeadersNames {
     /// settles most comparisons without reading a byte.
     static func equal(_ lower: String, _ other: String) -> Bool {
         guard lower.utf8.count == other.utf8.count else { return false }
-        var a = lower.utf8.makeIterator(), b = other.utf8.makeIterator()
+        var a = lower.utf8.makeIterator()
+        var b = other.utf8.makeIterator()
         while true {
             switch (a.next(), b.next()) {
             case (nil, nil): return true

@@ -27,7 +27,9 @@ public struct BlockingHTTPClient: Sendable {
     /// Sends `request` to the origin of `url` and waits for the answer (or the error).
     public func send(_ request: HTTPRequest, to url: HTTPURL) throws(HTTPClientError) -> ReceivedResponse {
         guard !client.reactor.isCurrent else {
-            throw .cancelled("BlockingHTTPClient called on its reactor's own queue, where it would wait for itself; use HTTPClient.send with a completion there")
+            throw .cancelled(
+                "BlockingHTTPClient called on its reactor's own queue, where it would wait for itself; use HTTPClient.send with a completion there"
+            )
         }
         let box = ResultBox()
         client.send(request, to: url) { result in

@@ -48,8 +48,14 @@ public final class ClientSocket: ReactorHandler, @unchecked Sendable {
     /// - Parameters:
     ///   - addresses: tried in order until one connects (from `SocketAddress.lookup`); not empty.
     ///   - connectTimeout: nanoseconds for TCP and the TLS handshake together.
-    public init(reactor: Reactor, peer: String, addresses: [SocketAddress], security: TransportSecurity,
-                connectTimeout: UInt64, delegate: any ClientSocketDelegate) {
+    public init(
+        reactor: Reactor,
+        peer: String,
+        addresses: [SocketAddress],
+        security: TransportSecurity,
+        connectTimeout: UInt64,
+        delegate: any ClientSocketDelegate
+    ) {
         self.reactor = reactor
         self.peer = peer
         self.addresses = addresses
@@ -235,7 +241,7 @@ public final class ClientSocket: ReactorHandler, @unchecked Sendable {
         case .peerClosed:
             if phase == .established { peerFinished() }
         case .failed(let reason):
-            writeWire()   // the alert, if any
+            writeWire()  // the alert, if any
             fail(.tlsFailed(peer: peer, reason: reason))
         }
     }
@@ -284,7 +290,9 @@ public final class ClientSocket: ReactorHandler, @unchecked Sendable {
             let result: IOResult
             do {
                 let start = wireOffset
-                result = try wire.withUnsafeBytes { try Posix.write(fd, UnsafeRawBufferPointer(rebasing: $0[start...])) }
+                result = try wire.withUnsafeBytes {
+                    try Posix.write(fd, UnsafeRawBufferPointer(rebasing: $0[start...]))
+                }
             } catch {
                 fail(ioFailure(error))
                 return

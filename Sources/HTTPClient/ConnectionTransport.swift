@@ -20,8 +20,11 @@ public protocol ConnectionTransport: AnyObject {
     func start(wire: inout [UInt8])
     /// Bytes read from the socket. Plaintext for the protocol goes to `deliver` (valid only
     /// during the call); bytes to send back (handshake messages, alerts) go into `wire`.
-    func receive(_ bytes: UnsafeRawBufferPointer, wire: inout [UInt8],
-                 deliver: (UnsafeRawBufferPointer) -> Void) -> TransportState
+    func receive(
+        _ bytes: UnsafeRawBufferPointer,
+        wire: inout [UInt8],
+        deliver: (UnsafeRawBufferPointer) -> Void
+    ) -> TransportState
     /// Plaintext from the protocol, as wire bytes (TLS holds it until the handshake is done).
     func send(_ plaintext: UnsafeRawBufferPointer, wire: inout [UInt8])
     /// The protocol is done: TLS queues its close_notify.
@@ -45,8 +48,11 @@ public final class PlaintextTransport: ConnectionTransport {
     public var negotiatedProtocol: String? { nil }
     public func start(wire: inout [UInt8]) {}
 
-    public func receive(_ bytes: UnsafeRawBufferPointer, wire: inout [UInt8],
-                        deliver: (UnsafeRawBufferPointer) -> Void) -> TransportState {
+    public func receive(
+        _ bytes: UnsafeRawBufferPointer,
+        wire: inout [UInt8],
+        deliver: (UnsafeRawBufferPointer) -> Void
+    ) -> TransportState {
         deliver(bytes)
         return .open
     }

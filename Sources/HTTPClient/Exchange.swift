@@ -14,8 +14,12 @@ final class Exchange: @unchecked Sendable {
     /// Written to a socket at least once.
     var written = false
 
-    init(request: HTTPRequest, origin: Origin, addresses: [SocketAddress],
-         completion: @escaping @Sendable (Result<ReceivedResponse, HTTPClientError>) -> Void) {
+    init(
+        request: HTTPRequest,
+        origin: Origin,
+        addresses: [SocketAddress],
+        completion: @escaping @Sendable (Result<ReceivedResponse, HTTPClientError>) -> Void
+    ) {
         self.request = request
         self.origin = origin
         self.addresses = addresses

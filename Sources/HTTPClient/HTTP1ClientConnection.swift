@@ -36,8 +36,14 @@ final class HTTP1ClientConnection: ClientSocketDelegate {
         self.origin = origin
         self.parser = HTTPResponseParser(limits: pool.configuration.responseLimits)
         self.idleSince = Reactor.now()
-        let socket = ClientSocket(reactor: pool.reactor, peer: origin.description, addresses: addresses, security: security,
-                                  connectTimeout: pool.configuration.connectTimeoutNanoseconds, delegate: self)
+        let socket = ClientSocket(
+            reactor: pool.reactor,
+            peer: origin.description,
+            addresses: addresses,
+            security: security,
+            connectTimeout: pool.configuration.connectTimeoutNanoseconds,
+            delegate: self
+        )
         self.socket = socket
         socket.start()
     }
@@ -57,7 +63,13 @@ final class HTTP1ClientConnection: ClientSocketDelegate {
 
     func socketEstablished(_ socket: ClientSocket) {
         if origin.isSecure, let agreed = socket.negotiatedProtocol, agreed != "http/1.1" {
-            end(.tlsFailed(peer: origin.description, reason: "the server chose \(agreed) by ALPN; this client speaks http/1.1"), .failAll)
+            end(
+                .tlsFailed(
+                    peer: origin.description,
+                    reason: "the server chose \(agreed) by ALPN; this client speaks http/1.1"
+                ),
+                .failAll
+            )
             return
         }
         idleSince = Reactor.now()
@@ -88,7 +100,8 @@ final class HTTP1ClientConnection: ClientSocketDelegate {
 
     var socketDeadline: UInt64 {
         if inFlightHead < inFlight.count {
-            return pool.configuration.readTimeoutNanoseconds == 0 ? 0 : lastProgress &+ pool.configuration.readTimeoutNanoseconds
+            return pool.configuration.readTimeoutNanoseconds == 0
+                ? 0 : lastProgress &+ pool.configuration.readTimeoutNanoseconds
         }
         if queued.isEmpty, pool.configuration.idleTimeoutNanoseconds > 0 {
             return idleSince &+ pool.configuration.idleTimeoutNanoseconds
@@ -99,8 +112,10 @@ final class HTTP1ClientConnection: ClientSocketDelegate {
     func socketDeadlinePassed(_ socket: ClientSocket) {
         if inFlightHead < inFlight.count {
             // The oldest request waited too long; those behind it cannot be answered before it.
-            let timedOut = HTTPClientError.readTimedOut(peer: origin.description,
-                                                        milliseconds: Int(pool.configuration.readTimeoutNanoseconds / 1_000_000))
+            let timedOut = HTTPClientError.readTimedOut(
+                peer: origin.description,
+                milliseconds: Int(pool.configuration.readTimeoutNanoseconds / 1_000_000)
+            )
             popInFlight()?.finish(.failure(timedOut))
             end(timedOut, .oldestAnswered)
         } else {
@@ -151,7 +166,10 @@ final class HTTP1ClientConnection: ClientSocketDelegate {
                     // The server read the oldest request (or not) and closed: the pool's policy decides.
                     end(.closedEarly(peer: peer, detail: "before answering"), .diedUnderOldest)
                 case .truncated:
-                    let truncated = HTTPClientError.closedEarly(peer: peer, detail: "in the middle of a response (\(error.message))")
+                    let truncated = HTTPClientError.closedEarly(
+                        peer: peer,
+                        detail: "in the middle of a response (\(error.message))"
+                    )
                     popInFlight()?.finish(.failure(truncated))
                     end(truncated, .oldestAnswered)
                 case .malformed, .tooLarge, .unexpected:

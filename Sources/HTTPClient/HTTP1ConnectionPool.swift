@@ -36,8 +36,12 @@ final class HTTP1ConnectionPool {
     var requestWrites = 0
 
     var statistics: HTTPClient.Statistics {
-        HTTPClient.Statistics(connectionsOpen: connectionCount, connectionsOpened: connectionsOpened, requestsResent: requestsResent,
-                              requestWrites: requestWrites)
+        HTTPClient.Statistics(
+            connectionsOpen: connectionCount,
+            connectionsOpened: connectionsOpened,
+            requestsResent: requestsResent,
+            requestWrites: requestWrites
+        )
     }
 
     /// Takes requests sent together: each goes to a connection (or waits) as if sent alone, and
@@ -100,7 +104,9 @@ final class HTTP1ConnectionPool {
 
     /// The TLS context could not be made: everything for this origin fails the same way.
     private func failOrigin(_ origin: Origin, with exchange: Exchange) {
-        exchange.finish(.failure(tls.failure ?? .connectFailed(peer: origin.description, reason: "no connection could be opened")))
+        exchange.finish(
+            .failure(tls.failure ?? .connectFailed(peer: origin.description, reason: "no connection could be opened"))
+        )
     }
 
     private func open(_ origin: Origin) -> HTTP1ClientConnection? {
@@ -132,8 +138,12 @@ final class HTTP1ConnectionPool {
     /// A connection is gone: forget it, send again what its fate and the retry policy allow
     /// (each request at most once more after it was written), fail the rest with `error`, and
     /// give waiting requests a connection.
-    func connectionClosed(_ connection: HTTP1ClientConnection, unanswered: [Exchange], error: HTTPClientError,
-                          fate: UnansweredFate) {
+    func connectionClosed(
+        _ connection: HTTP1ClientConnection,
+        unanswered: [Exchange],
+        error: HTTPClientError,
+        fate: UnansweredFate
+    ) {
         let origin = connection.origin
         connections[origin]?.removeAll { $0 === connection }
         if connections[origin]?.isEmpty == true { connections[origin] = nil }

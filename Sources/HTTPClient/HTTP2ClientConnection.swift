@@ -49,8 +49,12 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
         /// The response fields kept (lowercase names); nil keeps every one.
         public var keptResponseFields: [String]?
 
-        public init(connectTimeoutNanoseconds: UInt64 = 2_000_000_000, requestTimeoutNanoseconds: UInt64 = 10_000_000_000,
-                    maxResponseBodyBytes: Int = 64 << 10, keptResponseFields: [String]? = nil) {
+        public init(
+            connectTimeoutNanoseconds: UInt64 = 2_000_000_000,
+            requestTimeoutNanoseconds: UInt64 = 10_000_000_000,
+            maxResponseBodyBytes: Int = 64 << 10,
+            keptResponseFields: [String]? = nil
+        ) {
             self.connectTimeoutNanoseconds = connectTimeoutNanoseconds
             self.requestTimeoutNanoseconds = requestTimeoutNanoseconds
             self.maxResponseBodyBytes = maxResponseBodyBytes
@@ -95,18 +99,34 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
     ///   - label: names the peer in every reason (a URL: "https://api.push.apple.com").
     ///   - authority: `:authority` of every request that has no `Host` of its own.
     ///   - addresses: tried in order until one connects.
-    public init(reactor: Reactor, label: String, authority: String, addresses: [SocketAddress], security: TransportSecurity,
-                configuration: Configuration = Configuration(), onEvent: @escaping (Event) -> Void) {
+    public init(
+        reactor: Reactor,
+        label: String,
+        authority: String,
+        addresses: [SocketAddress],
+        security: TransportSecurity,
+        configuration: Configuration = Configuration(),
+        onEvent: @escaping (Event) -> Void
+    ) {
         self.reactor = reactor
         self.label = label
         self.configuration = configuration
         self.security = security
         self.onEvent = onEvent
-        sessionConfiguration = HTTP2ClientSession.Configuration(scheme: security.isTLS ? "https" : "http", defaultAuthority: authority,
-                                                                maxResponseBodyBytes: configuration.maxResponseBodyBytes,
-                                                                keptResponseFields: configuration.keptResponseFields)
-        socket = ClientSocket(reactor: reactor, peer: authority, addresses: addresses, security: security,
-                              connectTimeout: configuration.connectTimeoutNanoseconds, delegate: self)
+        sessionConfiguration = HTTP2ClientSession.Configuration(
+            scheme: security.isTLS ? "https" : "http",
+            defaultAuthority: authority,
+            maxResponseBodyBytes: configuration.maxResponseBodyBytes,
+            keptResponseFields: configuration.keptResponseFields
+        )
+        socket = ClientSocket(
+            reactor: reactor,
+            peer: authority,
+            addresses: addresses,
+            security: security,
+            connectTimeout: configuration.connectTimeoutNanoseconds,
+            delegate: self
+        )
     }
 
     /// Starts connecting; the outcome arrives as `.ready` or `.closed`, never before this returns.
@@ -148,7 +168,9 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
         streams[Int(streamID)] = requestID
         maxOpenStreams = max(maxOpenStreams, streams.count)
         let now = Reactor.now()
-        deadlines.append(Deadline(streamID: streamID, sentAt: now, deadline: now &+ configuration.requestTimeoutNanoseconds))
+        deadlines.append(
+            Deadline(streamID: streamID, sentAt: now, deadline: now &+ configuration.requestTimeoutNanoseconds)
+        )
     }
 
     /// Hands whatever the session has ready to the socket, which writes it at once (or at the
@@ -237,8 +259,11 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
         let now = Reactor.now()
         if !settings.reported {
             guard now >= connectDeadline else { return }
-            close(reason: "connect to \(label) timed out after \(configuration.connectTimeoutNanoseconds / 1_000_000) ms: "
-                + "TCP connected but no HTTP/2 SETTINGS arrived")
+            close(
+                reason:
+                    "connect to \(label) timed out after \(configuration.connectTimeoutNanoseconds / 1_000_000) ms: "
+                    + "TCP connected but no HTTP/2 SETTINGS arrived"
+            )
             return
         }
         while let head = deadlines.first, head.deadline <= now {

@@ -98,8 +98,11 @@ public final class HTTPClient: Sendable {
 
     /// Sends `request` (its `target` in origin form, "/path?query") to the origin of `url`
     /// (scheme, host, port; its path is not used). `completion` runs once, on the reactor's queue.
-    public func send(_ request: HTTPRequest, to url: HTTPURL,
-                     completion: @escaping @Sendable (Result<ReceivedResponse, HTTPClientError>) -> Void) {
+    public func send(
+        _ request: HTTPRequest,
+        to url: HTTPURL,
+        completion: @escaping @Sendable (Result<ReceivedResponse, HTTPClientError>) -> Void
+    ) {
         let origin = Origin(url)
         let addresses: [SocketAddress]
         do {
@@ -131,8 +134,10 @@ public final class HTTPClient: Sendable {
     ///     // results[0] answers checkA, results[1] checkB
     /// }
     /// ```
-    public func send(_ requests: [AddressedRequest],
-                     completion: @escaping @Sendable ([Result<ReceivedResponse, HTTPClientError>]) -> Void) {
+    public func send(
+        _ requests: [AddressedRequest],
+        completion: @escaping @Sendable ([Result<ReceivedResponse, HTTPClientError>]) -> Void
+    ) {
         guard !requests.isEmpty else {
             reactor.queue.async { completion([]) }
             return
@@ -158,15 +163,21 @@ public final class HTTPClient: Sendable {
                 }
                 previous = (item.url, origin, addresses)
             }
-            exchanges.append(Exchange(request: item.request, origin: origin, addresses: addresses) { result in
-                outcomes.record(result, at: index)
-            })
+            exchanges.append(
+                Exchange(request: item.request, origin: origin, addresses: addresses) { result in
+                    outcomes.record(result, at: index)
+                }
+            )
         }
         submit(exchanges, thenFail: failed, in: outcomes)
     }
 
     /// Hands `exchanges` to the pool on the reactor's queue (at once when already there), in one hop.
-    private func submit(_ exchanges: [Exchange], thenFail failed: [(Int, HTTPClientError)] = [], in outcomes: BatchOutcomes? = nil) {
+    private func submit(
+        _ exchanges: [Exchange],
+        thenFail failed: [(Int, HTTPClientError)] = [],
+        in outcomes: BatchOutcomes? = nil
+    ) {
         let pool = self.pool
         let work: @Sendable () -> Void = {
             pool.value.submit(exchanges)
@@ -177,7 +188,8 @@ public final class HTTPClient: Sendable {
 
     /// ``send(_:to:completion:)`` for async callers.
     public func send(_ request: HTTPRequest, to url: HTTPURL) async throws(HTTPClientError) -> ReceivedResponse {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<ReceivedResponse, HTTPClientError>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<ReceivedResponse, HTTPClientError>, Never>) in
             send(request, to: url) { continuation.resume(returning: $0) }
         }
         return try result.get()

@@ -26,8 +26,11 @@ public final class TLSTransport: ConnectionTransport {
         session.drainCiphertext(into: &wire)
     }
 
-    public func receive(_ bytes: UnsafeRawBufferPointer, wire: inout [UInt8],
-                        deliver: (UnsafeRawBufferPointer) -> Void) -> TransportState {
+    public func receive(
+        _ bytes: UnsafeRawBufferPointer,
+        wire: inout [UInt8],
+        deliver: (UnsafeRawBufferPointer) -> Void
+    ) -> TransportState {
         session.receive(bytes)
         let outcome = session.readPlaintext(into: buffer, deliver: deliver)
         session.drainCiphertext(into: &wire)

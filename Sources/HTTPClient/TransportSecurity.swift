@@ -18,7 +18,10 @@ public enum TransportSecurity: Sendable {
             return PlaintextTransport()
         case .tls(let context, let peerName):
             do {
-                return TLSTransport(session: try context.makeSession(peerName: peerName), buffer: reactor.plaintextBuffer)
+                return TLSTransport(
+                    session: try context.makeSession(peerName: peerName),
+                    buffer: reactor.plaintextBuffer
+                )
             } catch {
                 throw .tlsFailed(peer: peerName, reason: "could not start: \(error)")
             }

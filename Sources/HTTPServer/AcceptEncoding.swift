@@ -13,7 +13,10 @@ public struct AcceptEncoding: Sendable, Equatable {
     public let entries: [(coding: String, quality: Double)]
 
     public init(_ header: String?) {
-        guard let header else { entries = []; return }
+        guard let header else {
+            entries = []
+            return
+        }
         entries = header.split(separator: ",").compactMap(Self.parseEntry)
     }
 
@@ -61,7 +64,8 @@ public struct AcceptEncoding: Sendable, Equatable {
         guard let first = bytes.first, first == UInt8(ascii: "0") || first == UInt8(ascii: "1") else { return nil }
         guard bytes.count > 1 else { return Double(first - 48) }
         guard bytes[1] == UInt8(ascii: "."), bytes.count <= 5,
-              bytes[2...].allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+            bytes[2...].allSatisfy({ $0 >= 48 && $0 <= 57 })
+        else { return nil }
         var value = Double(first - 48)
         var scale = 0.1
         for digit in bytes[2...] {

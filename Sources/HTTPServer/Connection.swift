@@ -126,7 +126,8 @@ final class Connection: ReactorHandler, @unchecked Sendable {
             flushOutput()
             notifyIfDrained()
         }
-        if reading && !readPaused && !isOutputBacklogged && !events.isDisjoint(with: [.readable, .readHangup, .hangup]) {
+        if reading && !readPaused && !isOutputBacklogged && !events.isDisjoint(with: [.readable, .readHangup, .hangup])
+        {
             readAvailable()
         } else if events.contains(.hangup) {
             // Both directions are gone and nothing is left to read: no one to answer.
@@ -356,7 +357,9 @@ final class Connection: ReactorHandler, @unchecked Sendable {
             let result: IOResult
             do {
                 let start = offset
-                result = try buffer.withUnsafeBytes { try Posix.write(fd, UnsafeRawBufferPointer(rebasing: $0[start...])) }
+                result = try buffer.withUnsafeBytes {
+                    try Posix.write(fd, UnsafeRawBufferPointer(rebasing: $0[start...]))
+                }
             } catch {
                 return .failed
             }
@@ -475,7 +478,8 @@ final class Connection: ReactorHandler, @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(loop.queue))
         #endif
         if !lingering, !hasPendingOutput,
-           var response = fresh ? HTTP1Handler.headTimedOut : handler?.timeoutResponse {
+            var response = fresh ? HTTP1Handler.headTimedOut : handler?.timeoutResponse
+        {
             context.finalize(&response, for: HTTPRequest(method: "-", target: "-"))
             let bytes = HTTPResponseSerializer.bytes(response, keepAlive: false, date: loop.date.current())
             if let tls {

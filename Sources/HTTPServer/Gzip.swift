@@ -16,8 +16,16 @@ public enum Gzip {
     /// The gzip member (RFC 1952) for `input`. `level` is zlib's 0...9 (6 balances speed and size).
     public static func compress(_ input: [UInt8], level: Int32 = 6) throws(Failure) -> [UInt8] {
         var stream = z_stream()
-        let initResult = deflateInit2_(&stream, level, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY,
-                                       zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+        let initResult = deflateInit2_(
+            &stream,
+            level,
+            Z_DEFLATED,
+            31,
+            8,
+            Z_DEFAULT_STRATEGY,
+            zlibVersion(),
+            Int32(MemoryLayout<z_stream>.size)
+        )
         guard initResult == Z_OK else { throw Failure(description: "zlib deflateInit2 failed (\(initResult))") }
         defer { deflateEnd(&stream) }
         let bound = Int(deflateBound(&stream, uLong(input.count)))
@@ -60,13 +68,18 @@ public enum Gzip {
                     return outBuf.count - Int(stream.avail_out)
                 }
                 output.append(contentsOf: chunk[0..<produced])
-                if output.count > maxBytes { result = Z_MEM_ERROR; return }
+                if output.count > maxBytes {
+                    result = Z_MEM_ERROR
+                    return
+                }
                 if result == Z_BUF_ERROR && produced > 0 { result = Z_OK }  // room ran out: go on
             }
         }
         if output.count > maxBytes { throw Failure(description: "gzip body inflates beyond \(maxBytes) bytes") }
         guard result == Z_STREAM_END else {
-            throw Failure(description: result == Z_BUF_ERROR ? "gzip body is truncated" : "gzip body is corrupt (zlib \(result))")
+            throw Failure(
+                description: result == Z_BUF_ERROR ? "gzip body is truncated" : "gzip body is corrupt (zlib \(result))"
+            )
         }
         return output
     }

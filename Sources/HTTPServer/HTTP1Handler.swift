@@ -12,7 +12,9 @@ import HTTP2
 final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     /// The HTTP/2 client connection preface (RFC 9113 §3.4).
     static let preface: [UInt8] = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
-    static let switchingToH2C: [UInt8] = Array("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n".utf8)
+    static let switchingToH2C: [UInt8] = Array(
+        "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n".utf8
+    )
 
     /// A request waiting for its answer, or an answer waiting for earlier ones.
     private struct Slot {
@@ -90,18 +92,18 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
             i += 1
             prefaceMatched += 1
         }
-        if prefaceMatched < preface.count && i == bytes.count { return }   // still a prefix: wait
+        if prefaceMatched < preface.count && i == bytes.count { return }  // still a prefix: wait
         protocolDecided = true
         if prefaceMatched == preface.count, let factory = connection.context.http2 {
             acceptingRequests = false
-            var all = Array(preface[0 ..< before])
+            var all = Array(preface[0..<before])
             all.append(contentsOf: bytes)
             connection.switchHandler(to: factory.makeHandler(for: connection), feeding: all)
             return
         }
         // Not HTTP/2 (or no HTTP/2 here: the parser answers "PRI * HTTP/2.0" with 505).
         if before > 0 {
-            preface[0 ..< before].withUnsafeBytes { process($0) }
+            preface[0..<before].withUnsafeBytes { process($0) }
         }
         process(bytes)
     }
@@ -153,8 +155,14 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
             case .failure(let error):
                 acceptingRequests = false
                 let request = HTTPRequest(method: "-", target: "-")
-                slots.append(Slot(request: request, keepAlive: false, startedAt: logging ? ServerContext.now() : 0,
-                                  reply: .response(ProblemResponse.make(error))))
+                slots.append(
+                    Slot(
+                        request: request,
+                        keepAlive: false,
+                        startedAt: logging ? ServerContext.now() : 0,
+                        reply: .response(ProblemResponse.make(error))
+                    )
+                )
                 writeReady()
             }
         }
@@ -163,7 +171,8 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     private func dispatch(_ request: HTTPRequest, keepAlive: Bool, rest: inout UnsafeRawBufferPointer) {
         // h2c is cleartext only: over TLS the upgrade is ignored (ALPN is the way to h2 there).
         if pendingCount == 0, connection.tls == nil, let factory = connection.context.http2,
-           let settings = Self.h2cUpgradeSettings(request) {
+            let settings = Self.h2cUpgradeSettings(request)
+        {
             acceptingRequests = false
             connection.enqueue { $0.append(contentsOf: Self.switchingToH2C) }
             var leftover = parser.takeBufferedBytes()
@@ -177,7 +186,9 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
         let sequence = firstSequence + pendingCount
         var stored = request
         stored.body = []
-        slots.append(Slot(request: stored, keepAlive: keepAlive, startedAt: logging ? ServerContext.now() : 0, reply: nil))
+        slots.append(
+            Slot(request: stored, keepAlive: keepAlive, startedAt: logging ? ServerContext.now() : 0, reply: nil)
+        )
         let loop = connection.loop
         responding = true
         connection.context.responder.respond(to: request) { [self] reply in
@@ -199,9 +210,9 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     /// The `HTTP2-Settings` value of an `Upgrade: h2c` request, else nil.
     static func h2cUpgradeSettings(_ request: HTTPRequest) -> String? {
         guard request.version == .http1_1, let settings = request.headers["HTTP2-Settings"],
-              request.headers.containsToken("h2c", in: "Upgrade"),
-              request.headers.values("HTTP2-Settings").count == 1,
-              HTTP2ServerSession.acceptsUpgradeSettings(settings)   // else answer as HTTP/1.1 (RFC 9113 §3.2 of 7540)
+            request.headers.containsToken("h2c", in: "Upgrade"),
+            request.headers.values("HTTP2-Settings").count == 1,
+            HTTP2ServerSession.acceptsUpgradeSettings(settings)  // else answer as HTTP/1.1 (RFC 9113 §3.2 of 7540)
         else { return nil }
         return settings
     }
@@ -216,7 +227,7 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
         guard index >= head, index < slots.count, slots[index].reply == nil else { return }
         slots[index].reply = reply
         if responding {
-            answeredWhileResponding = true   // dispatch writes once the responder let go of its copy
+            answeredWhileResponding = true  // dispatch writes once the responder let go of its copy
             return
         }
         writeReady()
@@ -244,22 +255,37 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
                 streamHead.body = []
                 let date = connection.loop.date.current()
                 connection.enqueue {
-                    HTTPResponseSerializer.writeStreamHead(streamHead, to: &$0, requestVersion: slot.request.version, date: date)
+                    HTTPResponseSerializer.writeStreamHead(
+                        streamHead,
+                        to: &$0,
+                        requestVersion: slot.request.version,
+                        date: date
+                    )
                 }
                 if logging { log(slot, status: streamHead.status, bytes: 0) }
                 // Nothing is answered after a stream: the connection ends with it.
                 acceptingRequests = false
                 slots.removeAll()
                 head = 0
-                startStreaming(stream, headOnly: slot.request.method == "HEAD", chunked: slot.request.version != .http1_0)
+                startStreaming(
+                    stream,
+                    headOnly: slot.request.method == "HEAD",
+                    chunked: slot.request.version != .http1_0
+                )
                 return
             case .response(var response):
                 connection.context.finalize(&response, for: slot.request)
                 let headOnly = slot.request.method == "HEAD"
                 let date = connection.loop.date.current()
                 connection.enqueue {
-                    HTTPResponseSerializer.write(response, to: &$0, keepAlive: slot.keepAlive,
-                                                 requestVersion: slot.request.version, headOnly: headOnly, date: date)
+                    HTTPResponseSerializer.write(
+                        response,
+                        to: &$0,
+                        keepAlive: slot.keepAlive,
+                        requestVersion: slot.request.version,
+                        headOnly: headOnly,
+                        date: date
+                    )
                 }
                 if logging { log(slot, status: response.status, bytes: headOnly ? 0 : response.body.count) }
                 if !slot.keepAlive {
@@ -279,7 +305,9 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
 
     /// Parses the requests held back by a pause once both reasons for it are gone.
     private func resumeParsingIfPossible() {
-        guard parsingPaused, !processing, pendingCount <= maxPipelined / 2, !connection.isOutputBacklogged else { return }
+        guard parsingPaused, !processing, pendingCount <= maxPipelined / 2, !connection.isOutputBacklogged else {
+            return
+        }
         parsingPaused = false
         process(UnsafeRawBufferPointer(start: nil, count: 0))
         if !parsingPaused { connection.resumeReading() }
@@ -293,8 +321,16 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     private func log(_ slot: Slot, status: Int?, bytes: Int) {
         guard let batch = connection.loop.requestLog else { return }
         let elapsed = ServerContext.now() &- slot.startedAt
-        batch.record(RequestLogEntry(method: slot.request.method, target: slot.request.target, status: status,
-                                     bytes: bytes, microseconds: Int(elapsed / 1000), version: slot.request.version))
+        batch.record(
+            RequestLogEntry(
+                method: slot.request.method,
+                target: slot.request.target,
+                status: status,
+                bytes: bytes,
+                microseconds: Int(elapsed / 1000),
+                version: slot.request.version
+            )
+        )
     }
 
     // MARK: Ending

@@ -22,5 +22,9 @@ import HTTP
 /// An HTTP/2 handler sends responses through ``ServerContext/finalize(_:for:)`` too.
 protocol HTTP2ConnectionFactory: Sendable {
     func makeHandler(for connection: Connection) -> any ConnectionHandler
-    func makeUpgradedHandler(for connection: Connection, request: HTTPRequest, settings: String) -> any ConnectionHandler
+    func makeUpgradedHandler(
+        for connection: Connection,
+        request: HTTPRequest,
+        settings: String
+    ) -> any ConnectionHandler
 }

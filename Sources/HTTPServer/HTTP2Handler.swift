@@ -105,10 +105,13 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
                 var response = ProblemResponse.make(error)
                 finalize(&response, for: stored)
                 session.respond(response, to: stream)
-                log(InFlight(request: stored, startedAt: logging ? ServerContext.now() : 0),
-                    status: response.status, bytes: response.body.count)
+                log(
+                    InFlight(request: stored, startedAt: logging ? ServerContext.now() : 0),
+                    status: response.status,
+                    bytes: response.body.count
+                )
             case .connectionError:
-                break   // the session queued a GOAWAY; `pump` closes once it is written
+                break  // the session queued a GOAWAY; `pump` closes once it is written
             }
         }
         pump()
@@ -153,7 +156,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
 
     private func deliver(_ reply: consuming HTTPReply, on stream: Int32) {
         if stream == respondingStream {
-            if inlineReply == nil { inlineReply = reply }   // dispatch delivers it once respond returns
+            if inlineReply == nil { inlineReply = reply }  // dispatch delivers it once respond returns
             return
         }
         guard !closed, let session, let entry = inFlight.removeValue(forKey: stream) else { return }
@@ -206,8 +209,16 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
     private func log(_ entry: InFlight, status: Int?, bytes: Int) {
         guard logging, let batch = connection.loop.requestLog else { return }
         let elapsed = ServerContext.now() &- entry.startedAt
-        batch.record(RequestLogEntry(method: entry.request.method, target: entry.request.target, status: status,
-                                     bytes: bytes, microseconds: Int(elapsed / 1000), version: .http2))
+        batch.record(
+            RequestLogEntry(
+                method: entry.request.method,
+                target: entry.request.target,
+                status: status,
+                bytes: bytes,
+                microseconds: Int(elapsed / 1000),
+                version: .http2
+            )
+        )
     }
 
     // MARK: Ending
@@ -287,7 +298,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
         connection.assertOnLoop()
         for (stream, body) in outgoing {
             if !session.isOpen(stream) {
-                endStream(stream)   // the client reset it
+                endStream(stream)  // the client reset it
             } else if quietStreams.contains(stream) && !body.heartbeat.isEmpty {
                 if session.appendStreamBody(body.heartbeat, to: stream) == nil { endStream(stream) }
             }
@@ -320,7 +331,11 @@ struct HTTP2HandlerFactory: HTTP2ConnectionFactory {
         HTTP2Handler(connection: connection)
     }
 
-    func makeUpgradedHandler(for connection: Connection, request: HTTPRequest, settings: String) -> any ConnectionHandler {
+    func makeUpgradedHandler(
+        for connection: Connection,
+        request: HTTPRequest,
+        settings: String
+    ) -> any ConnectionHandler {
         var request = request
         request.headers.set("HTTP2-Settings", settings)
         return HTTP2Handler(connection: connection, upgrading: request)

@@ -44,12 +44,20 @@ extension HTTPServer {
         /// server built without HTTP/2 would); on by default.
         public var speaksHTTP2 = true
 
-        public init(host: String = "127.0.0.1", port: Int = 8080, limits: HTTPLimits = HTTPLimits(),
-                    headerReadTimeout: Duration = .seconds(10), requestReadTimeout: Duration = .seconds(30),
-                    idleTimeout: Duration = .seconds(75),
-                    maxConnections: Int = 16_384, eventLoopCount: Int = Posix.processorCount,
-                    maxPipelinedRequests: Int = 64, shutdownGracePeriod: Duration = .seconds(30),
-                    clock: any Clock = SystemClock(), tls: TLSContext? = nil) {
+        public init(
+            host: String = "127.0.0.1",
+            port: Int = 8080,
+            limits: HTTPLimits = HTTPLimits(),
+            headerReadTimeout: Duration = .seconds(10),
+            requestReadTimeout: Duration = .seconds(30),
+            idleTimeout: Duration = .seconds(75),
+            maxConnections: Int = 16_384,
+            eventLoopCount: Int = Posix.processorCount,
+            maxPipelinedRequests: Int = 64,
+            shutdownGracePeriod: Duration = .seconds(30),
+            clock: any Clock = SystemClock(),
+            tls: TLSContext? = nil
+        ) {
             self.host = host
             self.port = port
             self.limits = limits

@@ -47,17 +47,26 @@ public final class HTTPServer: @unchecked Sendable {
     /// - Parameters:
     ///   - log: where the request log lines go (one line per request, batched per event-loop
     ///     wake-up); nil for none.
-    public init(configuration: Configuration = Configuration(), responder: any Responder,
-                log: (any RequestLogSink)? = nil) {
+    public init(
+        configuration: Configuration = Configuration(),
+        responder: any Responder,
+        log: (any RequestLogSink)? = nil
+    ) {
         self.configuration = configuration
-        let context = ServerContext(configuration: configuration, responder: responder, log: log,
-                                    http2: Self.makeHTTP2Factory(configuration))
+        let context = ServerContext(
+            configuration: configuration,
+            responder: responder,
+            log: log,
+            http2: Self.makeHTTP2Factory(configuration)
+        )
         self.context = context
         let live = self.live
         var loops: [EventLoop] = []
-        for index in 0 ..< max(1, configuration.eventLoopCount) {
+        for index in 0..<max(1, configuration.eventLoopCount) {
             do {
-                loops.append(try EventLoop(context: context, index: index) { live.value.subtract(1, ordering: .relaxed) })
+                loops.append(
+                    try EventLoop(context: context, index: index) { live.value.subtract(1, ordering: .relaxed) }
+                )
             } catch {
                 // Out of descriptors already: `start()` reports it.
                 break
@@ -80,7 +89,9 @@ public final class HTTPServer: @unchecked Sendable {
             if state.started { throw HTTPServerError(message: "the server was already started") }
             state.started = true
         }
-        if loops.isEmpty { throw HTTPServerError(message: "could not create an epoll instance (out of file descriptors?)") }
+        if loops.isEmpty {
+            throw HTTPServerError(message: "could not create an epoll instance (out of file descriptors?)")
+        }
         Posix.raiseOpenFileLimit()
         let opened = try TCPListener.open(host: configuration.host, port: configuration.port)
         listenerFD = opened.fd
@@ -102,7 +113,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private func acceptConnections() {
-        for _ in 0 ..< 256 {
+        for _ in 0..<256 {
             let fd: Int32
             do {
                 guard let accepted = try Posix.accept(listenerFD) else { return }
@@ -177,7 +188,8 @@ public final class HTTPServer: @unchecked Sendable {
     private func finishStopIfDone() -> Bool {
         let completions: [@Sendable () -> Void]? = state.withLock { state in
             guard state.stopping, state.listenerClosed, !state.finished || !state.completions.isEmpty,
-                  live.value.load(ordering: .relaxed) == 0 else { return nil }
+                live.value.load(ordering: .relaxed) == 0
+            else { return nil }
             state.finished = true
             let completions = state.completions
             state.completions = []

@@ -23,7 +23,10 @@ enum ProblemResponse {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
             case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
-            case 0 ..< 0x20: out.append(contentsOf: "\\u00".utf8); out.append(hex(byte >> 4)); out.append(hex(byte & 15))
+            case 0..<0x20:
+                out.append(contentsOf: "\\u00".utf8)
+                out.append(hex(byte >> 4))
+                out.append(hex(byte & 15))
             default: out.append(byte)
             }
         }

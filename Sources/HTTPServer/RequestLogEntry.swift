@@ -59,6 +59,6 @@ public struct RequestLogEntry: Sendable {
     }
 }
 
-private extension UInt8 {
-    static let space = UInt8(ascii: " ")
+extension UInt8 {
+    fileprivate static let space = UInt8(ascii: " ")
 }

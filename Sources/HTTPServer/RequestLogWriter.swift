@@ -41,29 +41,33 @@ public final class RequestLogWriter: RequestLogSink {
 
     /// Queues one line (a newline is added).
     public func write(_ line: String) {
-        schedule(state.withLock { state -> Bool in
-            if state.pending.count + line.utf8.count + 1 > maxPendingBytes {
-                state.dropped += 1
-            } else {
-                state.pending.append(contentsOf: line.utf8)
-                state.pending.append(10)
+        schedule(
+            state.withLock { state -> Bool in
+                if state.pending.count + line.utf8.count + 1 > maxPendingBytes {
+                    state.dropped += 1
+                } else {
+                    state.pending.append(contentsOf: line.utf8)
+                    state.pending.append(10)
+                }
+                return state.claimDrain()
             }
-            return state.claimDrain()
-        })
+        )
     }
 
     /// Queues a batch of whole lines (each with its newline): all of it, or, when it does
     /// not fit, none of it (counted as dropped lines).
     public func write(lines: UnsafeRawBufferPointer) {
         guard !lines.isEmpty else { return }
-        schedule(state.withLock { state -> Bool in
-            if state.pending.count + lines.count > maxPendingBytes {
-                state.dropped += lines.reduce(0) { $0 + ($1 == 10 ? 1 : 0) }
-            } else {
-                state.pending.append(contentsOf: lines)
+        schedule(
+            state.withLock { state -> Bool in
+                if state.pending.count + lines.count > maxPendingBytes {
+                    state.dropped += lines.reduce(0) { $0 + ($1 == 10 ? 1 : 0) }
+                } else {
+                    state.pending.append(contentsOf: lines)
+                }
+                return state.claimDrain()
             }
-            return state.claimDrain()
-        })
+        )
     }
 
     private func schedule(_ needed: Bool) {

@@ -32,8 +32,9 @@ public struct ResponseCaching: Sendable {
             return
         }
         guard response.status == 200, request.method == "GET" || request.method == "HEAD",
-              !response.headers.contains("ETag"), !response.headers.contains("Last-Modified"),
-              !response.headers.containsToken("no-store", in: "Cache-Control") else { return }
+            !response.headers.contains("ETag"), !response.headers.contains("Last-Modified"),
+            !response.headers.containsToken("no-store", in: "Cache-Control")
+        else { return }
         let etag = Self.etag(of: response.body)
         response.headers.add("ETag", etag)
         if let ifNoneMatch = request.headers["If-None-Match"], EntityTag.matches(ifNoneMatch: ifNoneMatch, etag: etag) {

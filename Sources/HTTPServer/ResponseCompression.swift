@@ -27,8 +27,9 @@ public struct ResponseCompression: Sendable {
         guard isCompressible(response) else { return }
         Self.addVary(to: &response.headers)
         guard AcceptEncoding(acceptEncoding).allowsGzip,
-              let packed = try? Gzip.compress(response.body, level: level),
-              packed.count < response.body.count else { return }
+            let packed = try? Gzip.compress(response.body, level: level),
+            packed.count < response.body.count
+        else { return }
         response.body = packed
         response.headers.set("Content-Encoding", "gzip")
         if response.headers.contains("Content-Length") {
@@ -39,7 +40,8 @@ public struct ResponseCompression: Sendable {
     /// Large enough, has a body by status, not already encoded, not an already-compressed media type.
     public func isCompressible(_ response: HTTPResponse) -> Bool {
         guard response.body.count >= minimumBytes,
-              response.status >= 200, response.status != 204, response.status != 304, response.status != 206 else { return false }
+            response.status >= 200, response.status != 204, response.status != 304, response.status != 206
+        else { return false }
         if let encoding = response.headers["Content-Encoding"], encoding.lowercased() != "identity" { return false }
         if let type = response.headers["Content-Type"]?.lowercased() {
             for prefix in ["image/", "audio/", "video/", "font/woff"] where type.hasPrefix(prefix) {
@@ -52,7 +54,10 @@ public struct ResponseCompression: Sendable {
     }
 
     static func addVary(to headers: inout HTTPHeaders) {
-        guard let vary = headers["Vary"] else { headers.add("Vary", "Accept-Encoding"); return }
+        guard let vary = headers["Vary"] else {
+            headers.add("Vary", "Accept-Encoding")
+            return
+        }
         // The common value, said already: no list to split.
         if HTTPHeaders.namesEqual(vary, "Accept-Encoding") { return }
         let names = vary.split(separator: ",").map { $0.trimmingSpaces().lowercased() }

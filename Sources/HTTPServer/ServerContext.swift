@@ -21,8 +21,12 @@ final class ServerContext: Sendable {
     let compression = ResponseCompression()
     let caching = ResponseCaching()
 
-    init(configuration: HTTPServer.Configuration, responder: any Responder,
-         log: (any RequestLogSink)?, http2: (any HTTP2ConnectionFactory)?) {
+    init(
+        configuration: HTTPServer.Configuration,
+        responder: any Responder,
+        log: (any RequestLogSink)?,
+        http2: (any HTTP2ConnectionFactory)?
+    ) {
         self.configuration = configuration
         self.responder = responder
         self.endsBatches = responder.wantsBatchEnds

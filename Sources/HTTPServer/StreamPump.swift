@@ -49,12 +49,12 @@ final class StreamPump: @unchecked Sendable {
         connection.assertOnLoop()
         let (bytes, ending) = stream.take()
         if ending == .overflowed || connection.pendingOutputBytes > Self.maxBacklogBytes {
-            connection.close()   // too slow: drop the reader rather than buffer for it
+            connection.close()  // too slow: drop the reader rather than buffer for it
             return
         }
         append(bytes)
         if ending == .finished {
-            finish()   // may close (and free) the connection: touch nothing after it
+            finish()  // may close (and free) the connection: touch nothing after it
             return
         }
         connection.flushSoon()
@@ -68,7 +68,7 @@ final class StreamPump: @unchecked Sendable {
         append(bytes)
         if framing == .chunked { connection.enqueue { $0.append(contentsOf: HTTPResponseSerializer.lastChunk) } }
         stop()
-        connection.closeAfterFlush()   // last: it may close and free the connection
+        connection.closeAfterFlush()  // last: it may close and free the connection
     }
 
     /// A quiet stream gets the heartbeat, so a peer that vanished makes a write fail.

@@ -1,4 +1,3 @@
-
 /// The keys one kind of body may hold, decided in one place for every body lerix-mock reads:
 /// rules, project settings, clock moves, faults, snapshots and `--config` files.
 ///
@@ -26,7 +25,12 @@ public struct BodyFields: Sendable {
     /// `below` on a maintenance window is explained rather than only refused.
     public var elsewhere: [String: String]
 
-    public init(name: String, writable: [String], shown: [(key: String, value: JSON?)] = [], elsewhere: [String: String] = [:]) {
+    public init(
+        name: String,
+        writable: [String],
+        shown: [(key: String, value: JSON?)] = [],
+        elsewhere: [String: String] = [:]
+    ) {
         self.name = name
         self.writable = writable
         self.shown = shown
@@ -41,15 +45,24 @@ public struct BodyFields: Sendable {
             if let entry = shown.first(where: { $0.key == key }) {
                 if object[key] == .null { continue }  // null counts as absent, as for every field
                 guard let current = entry.value else {
-                    problems.append(FieldProblem(pointer: pointer, message: "\(key) is set by the server; leave it out",
-                                                 kind: .invalidValue))
+                    problems.append(
+                        FieldProblem(
+                            pointer: pointer,
+                            message: "\(key) is set by the server; leave it out",
+                            kind: .invalidValue
+                        )
+                    )
                     continue
                 }
                 if object[key] != current {
-                    problems.append(FieldProblem(
-                        pointer: pointer,
-                        message: "\(key) is set by the server (it is \(current.serializedString) here); leave it out or send it unchanged",
-                        kind: .invalidValue))
+                    problems.append(
+                        FieldProblem(
+                            pointer: pointer,
+                            message:
+                                "\(key) is set by the server (it is \(current.serializedString) here); leave it out or send it unchanged",
+                            kind: .invalidValue
+                        )
+                    )
                 }
                 continue
             }

@@ -1,4 +1,3 @@
-
 /// One bad field in a request body, located by a JSON pointer (RFC 6901) into that body.
 ///
 /// Its ``Kind`` says what sort of mistake it is, the same way for every body the mock reads

@@ -59,7 +59,9 @@ public struct JSONSchema: Sendable {
             let allowed = types.arrayValue?.compactMap(\.stringValue) ?? types.stringValue.map { [$0] } ?? []
             let actual = Self.typeName(of: value)
             if !allowed.contains(where: actual.contains) {
-                out.append("\(here): expected \(allowed.joined(separator: " or ")), found \(actual[0]) \(Self.short(value))")
+                out.append(
+                    "\(here): expected \(allowed.joined(separator: " or ")), found \(actual[0]) \(Self.short(value))"
+                )
                 return
             }
         }
@@ -70,14 +72,22 @@ public struct JSONSchema: Sendable {
             out.append("\(here): expected \(Self.short(constant)), found \(Self.short(value))")
         }
         if let n = value.numberValue {
-            if let min = keywords["minimum"]?.numberValue, n < min { out.append("\(here): \(Self.short(value)) is below the minimum \(Self.short(.number(min)))") }
-            if let max = keywords["maximum"]?.numberValue, n > max { out.append("\(here): \(Self.short(value)) is above the maximum \(Self.short(.number(max)))") }
+            if let min = keywords["minimum"]?.numberValue, n < min {
+                out.append("\(here): \(Self.short(value)) is below the minimum \(Self.short(.number(min)))")
+            }
+            if let max = keywords["maximum"]?.numberValue, n > max {
+                out.append("\(here): \(Self.short(value)) is above the maximum \(Self.short(.number(max)))")
+            }
         }
         if let text = value.stringValue {
-            if let min = keywords["minLength"]?.intValue, text.count < min { out.append("\(here): shorter than \(min) characters") }
+            if let min = keywords["minLength"]?.intValue, text.count < min {
+                out.append("\(here): shorter than \(min) characters")
+            }
             if let pattern = keywords["pattern"]?.stringValue {
                 if let regex = try? Regex(pattern) {
-                    if (try? regex.firstMatch(in: text)) == nil { out.append("\(here): \(Self.short(value)) does not match \(pattern)") }
+                    if (try? regex.firstMatch(in: text)) == nil {
+                        out.append("\(here): \(Self.short(value)) does not match \(pattern)")
+                    }
                 } else {
                     out.append("\(here): the schema's pattern \(pattern) does not compile")
                 }
@@ -119,7 +129,8 @@ public struct JSONSchema: Sendable {
             if !needed.contains(matching) {
                 if matching == 0 {
                     // The closest option's problems say most about what to fix.
-                    out += tries.min { $0.count < $1.count } ?? ["\(here): matches none of the \(options.count) options"]
+                    out +=
+                        tries.min { $0.count < $1.count } ?? ["\(here): matches none of the \(options.count) options"]
                 } else {
                     out.append("\(here): matches \(matching) of the options, \(keyword) wants exactly one")
                 }

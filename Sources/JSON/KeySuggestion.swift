@@ -45,7 +45,8 @@ public enum KeySuggestion {
     /// Edit distance counting an insertion, deletion, substitution or swap of two neighbours
     /// as one edit (optimal string alignment, the Damerau-Levenshtein variant).
     public static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         return distance(a, b, atMost: max(a.count, b.count)) ?? max(a.count, b.count)
     }
 

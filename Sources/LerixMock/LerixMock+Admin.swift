@@ -47,7 +47,11 @@ extension LerixMock {
 
     /// A push token no app of this mock owns (an app's own token comes with ``makeApp``).
     public func registerPushToken(_ token: String, platform: Platform) throws(MockProblem) {
-        try admin("PUT", "/v1/projects/\(project)/push-tokens/\(token)", .object([("platform", .string(platform.rawValue))]))
+        try admin(
+            "PUT",
+            "/v1/projects/\(project)/push-tokens/\(token)",
+            .object([("platform", .string(platform.rawValue))])
+        )
     }
 
     /// The pushes sent, oldest first.
@@ -98,7 +102,8 @@ extension LerixMock {
 
     /// The checks the server answered, oldest first.
     public func journal() throws(MockProblem) -> [CheckRecord] {
-        (try admin("GET", "/admin/requests?project=\(project)&limit=100000")["requests"]?.arrayValue ?? []).reversed().map(CheckRecord.init)
+        (try admin("GET", "/admin/requests?project=\(project)&limit=100000")["requests"]?.arrayValue ?? []).reversed()
+            .map(CheckRecord.init)
     }
 
     /// Items received per module.

@@ -42,14 +42,20 @@ public final class LerixMock: Sendable {
     /// A fresh server at `start` with one project, `demo` unless `project` says otherwise.
     public init(start: Date = LerixMock.defaultStart, project: String = "demo") throws(MockProblem) {
         guard StateSnapshot.isValidProjectKey(project) else {
-            throw MockProblem(status: 422, title: "Invalid project key", detail: "\"\(project)\" is not a project key: \(StateSnapshot.projectKeyRule)")
+            throw MockProblem(
+                status: 422,
+                title: "Invalid project key",
+                detail: "\"\(project)\" is not a project key: \(StateSnapshot.projectKeyRule)"
+            )
         }
         let key = project
         clock = ManualScheduler(now: Instant(start))
         self.project = key
         pushQueue = PushQueue()
         var options = MockServerOptions(clock: .manual(clock))
-        options.seed = StateSnapshot(projects: [.init(key: key, apnsTopic: "dev.lerix.\(key)", fcmProject: "lerix-\(key)")])
+        options.seed = StateSnapshot(projects: [
+            .init(key: key, apnsTopic: "dev.lerix.\(key)", fcmProject: "lerix-\(key)")
+        ])
         options.pushSink = pushQueue
         do {
             server = try MockServer(options: options)
@@ -58,20 +64,37 @@ public final class LerixMock: Sendable {
         }
         let base = "http://lerix.test"
         transport = ResponderTransport(responder: server, baseURL: base)
-        baseURL = URL(string: base) ?? URL(fileURLWithPath: "/")   // a literal: always the former
+        baseURL = URL(string: base) ?? URL(fileURLWithPath: "/")  // a literal: always the former
     }
 
     // MARK: Apps
 
     /// An app on this mock: its checks reach the server in process, its timers sit on the mock's clock,
     /// and a push to `pushToken` reaches it. Nothing is sent until you call `start()`.
-    public func makeApp(platform: Platform, appVersion: String? = "1.0.0", build: String? = nil, flavor: Flavor = .native,
-                        sdkName: String? = "swift", sdkVersion: String? = LerixConfiguration.currentSDKVersion,
-                        pushToken: String? = nil, enabled: Bool = true, storage: any Storage = InMemoryStorage(),
-                        clockOffset: Duration = .zero) -> Lerix {
-        let configuration = LerixConfiguration(baseURL: baseURL, project: project, platform: platform, flavor: flavor,
-                                               appVersion: appVersion, build: build, sdkName: sdkName, sdkVersion: sdkVersion,
-                                               enabled: enabled, pushToken: pushToken)
+    public func makeApp(
+        platform: Platform,
+        appVersion: String? = "1.0.0",
+        build: String? = nil,
+        flavor: Flavor = .native,
+        sdkName: String? = "swift",
+        sdkVersion: String? = LerixConfiguration.currentSDKVersion,
+        pushToken: String? = nil,
+        enabled: Bool = true,
+        storage: any Storage = InMemoryStorage(),
+        clockOffset: Duration = .zero
+    ) -> Lerix {
+        let configuration = LerixConfiguration(
+            baseURL: baseURL,
+            project: project,
+            platform: platform,
+            flavor: flavor,
+            appVersion: appVersion,
+            build: build,
+            sdkName: sdkName,
+            sdkVersion: sdkVersion,
+            enabled: enabled,
+            pushToken: pushToken
+        )
         let deviceClock = VirtualDeviceClock(scheduler: clock, offsetMilliseconds: clockOffset.milliseconds)
         let app = Lerix(configuration: configuration, clock: deviceClock, transport: transport, storage: storage)
         pushQueue.add(app, token: pushToken)
@@ -93,7 +116,11 @@ public final class LerixMock: Sendable {
     public func advance(to date: Date) async throws(MockProblem) {
         let target = Instant(date)
         guard target >= clock.now else {
-            throw MockProblem(status: 422, title: "Time only goes forward", detail: "\(target.rfc3339) is before the mock's \(clock.now.rfc3339)")
+            throw MockProblem(
+                status: 422,
+                title: "Time only goes forward",
+                detail: "\(target.rfc3339) is before the mock's \(clock.now.rfc3339)"
+            )
         }
         pushQueue.duringACall {
             clock.advance(to: target) { _, due in
@@ -115,7 +142,11 @@ public final class LerixMock: Sendable {
     public func listen() throws -> URL {
         try listener.withLock { current in
             if let current { return Self.loopbackURL(port: current.port) }
-            let http = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, clock: clock), responder: server, log: nil)
+            let http = HTTPServer(
+                configuration: .init(host: "127.0.0.1", port: 0, clock: clock),
+                responder: server,
+                log: nil
+            )
             let port = try http.start()
             current = (http, port)
             return Self.loopbackURL(port: port)
@@ -127,12 +158,17 @@ public final class LerixMock: Sendable {
         parts.scheme = "http"
         parts.host = "127.0.0.1"
         parts.port = port
-        return parts.url ?? URL(fileURLWithPath: "/")   // scheme, host and port always make a URL
+        return parts.url ?? URL(fileURLWithPath: "/")  // scheme, host and port always make a URL
     }
 
     /// Stops serving the port, if ``listen()`` started one.
     public func shutdown() {
-        guard let http = listener.withLock({ current -> HTTPServer? in defer { current = nil }; return current?.server }) else { return }
+        guard
+            let http = listener.withLock({ current -> HTTPServer? in
+                defer { current = nil }
+                return current?.server
+            })
+        else { return }
         let stopped = DispatchSemaphore(value: 0)
         http.stop(graceful: false) { stopped.signal() }
         _ = stopped.wait(timeout: .now() + 5)
@@ -153,8 +189,12 @@ public final class LerixMock: Sendable {
     /// One call through the apps' own in-process transport, so through the server's routes (its
     /// validation, its problems), then the pushes it caused delivered.
     func respond(_ method: String, _ path: String, _ body: [UInt8]?) throws(MockProblem) -> TransportResponse {
-        let request = TransportRequest(method: method, url: transport.baseURL + path,
-                                       headers: body == nil ? [] : [("Content-Type", "application/json")], body: body ?? [])
+        let request = TransportRequest(
+            method: method,
+            url: transport.baseURL + path,
+            headers: body == nil ? [] : [("Content-Type", "application/json")],
+            body: body ?? []
+        )
         let answer = Mutex<TransportResult?>(nil)
         pushQueue.duringACall {
             transport.send(request) { result in answer.withLock { $0 = result } }
@@ -164,7 +204,10 @@ public final class LerixMock: Sendable {
         case .success(let response) where (200..<300).contains(response.status):
             return response
         case .success(let response):
-            throw MockProblem(status: response.status, problem: response.body.isEmpty ? nil : try? JSON.parse(response.body))
+            throw MockProblem(
+                status: response.status,
+                problem: response.body.isEmpty ? nil : try? JSON.parse(response.body)
+            )
         case .failure(let error):
             throw MockProblem(status: 500, title: "No answer", detail: "\(method) \(path): \(error)")
         case nil:
@@ -209,7 +252,11 @@ final class PushQueue: PushSink {
 
     func deliver(_ push: OutgoingPush, completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
         queue.withLock { $0.append(Set(push.tokens.map(\.token))) }
-        completion(push.tokens.enumerated().map { TokenDelivery(token: $0.element.token, result: .delivered, position: $0.offset) })
+        completion(
+            push.tokens.enumerated().map {
+                TokenDelivery(token: $0.element.token, result: .delivered, position: $0.offset)
+            }
+        )
         if calls.withLock({ $0 == 0 }) { handOff.async { [weak self] in self?.handOn() } }
     }
 
@@ -222,13 +269,18 @@ final class PushQueue: PushSink {
 
     /// `app` gets the pushes to `token` while it lives.
     func add(_ app: Lerix, token: String?) {
-        apps.withLock { $0.removeAll { $0.app == nil }; $0.append(WeakApp(app: app, token: token)) }
+        apps.withLock {
+            $0.removeAll { $0.app == nil }
+            $0.append(WeakApp(app: app, token: token))
+        }
     }
 
     /// Hands each queued push to the apps that own its tokens.
     func handOn() {
         while let tokens = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
-            let owners = apps.withLock { list in list.compactMap { entry in entry.token.map(tokens.contains) == true ? entry.app : nil } }
+            let owners = apps.withLock { list in
+                list.compactMap { entry in entry.token.map(tokens.contains) == true ? entry.app : nil }
+            }
             for app in owners { app.didReceiveSilentPush() }
         }
     }

@@ -95,7 +95,13 @@ public struct RecommendedUpdateRule: JSONRule {
     public var message: String?
 
     /// The rule; the server checks it when it is created.
-    public init(below: String, becomesRequiredOn: Date, platforms: [Platform] = [], storeURL: String? = nil, message: String? = nil) {
+    public init(
+        below: String,
+        becomesRequiredOn: Date,
+        platforms: [Platform] = [],
+        storeURL: String? = nil,
+        message: String? = nil
+    ) {
         self.below = below
         self.becomesRequiredOn = becomesRequiredOn
         self.platforms = platforms
@@ -104,7 +110,9 @@ public struct RecommendedUpdateRule: JSONRule {
     }
 
     var json: JSON {
-        guard case .object(var o) = RuleJSON.update("recommended_update", below, platforms, storeURL, message) else { return .null }
+        guard case .object(var o) = RuleJSON.update("recommended_update", below, platforms, storeURL, message) else {
+            return .null
+        }
         o["becomes_required_on"] = .string(Instant(becomesRequiredOn).rfc3339)
         return .object(o)
     }
@@ -130,7 +138,10 @@ public struct MaintenanceRule: JSONRule {
     }
 
     var json: JSON {
-        var pairs: [(String, JSON)] = [("type", "maintenance"), ("starts_at", .string(Instant(startsAt).rfc3339)), ("ends_at", .string(Instant(endsAt).rfc3339))]
+        var pairs: [(String, JSON)] = [
+            ("type", "maintenance"), ("starts_at", .string(Instant(startsAt).rfc3339)),
+            ("ends_at", .string(Instant(endsAt).rfc3339)),
+        ]
         if !platforms.isEmpty { pairs.append(("platforms", .array(platforms.map { .string($0.rawValue) }))) }
         if let message { pairs.append(("message", .string(message))) }
         return .object(pairs)
@@ -154,17 +165,34 @@ public struct SDKSwitchRule: JSONRule {
     }
 
     var json: JSON {
-        var pairs: [(String, JSON)] = [("type", "sdk_switch"), ("modules", .array(modules.map { .string($0.rawValue) })),
-                                       ("ends_at", .string(Instant(endsAt).rfc3339))]
+        var pairs: [(String, JSON)] = [
+            ("type", "sdk_switch"), ("modules", .array(modules.map { .string($0.rawValue) })),
+            ("ends_at", .string(Instant(endsAt).rfc3339)),
+        ]
         if !sdks.isEmpty {
-            pairs.append(("sdks", .array(sdks.map { .object([("name", .string($0.name)), ("below", $0.below.map(JSON.string) ?? .null)]) })))
+            pairs.append(
+                (
+                    "sdks",
+                    .array(
+                        sdks.map {
+                            .object([("name", .string($0.name)), ("below", $0.below.map(JSON.string) ?? .null)])
+                        }
+                    )
+                )
+            )
         }
         return .object(pairs)
     }
 }
 
 enum RuleJSON {
-    static func update(_ type: String, _ below: String, _ platforms: [Platform], _ storeURL: String?, _ message: String?) -> JSON {
+    static func update(
+        _ type: String,
+        _ below: String,
+        _ platforms: [Platform],
+        _ storeURL: String?,
+        _ message: String?
+    ) -> JSON {
         var pairs: [(String, JSON)] = [("type", .string(type)), ("below", .string(below))]
         if !platforms.isEmpty { pairs.append(("platforms", .array(platforms.map { .string($0.rawValue) }))) }
         if let storeURL { pairs.append(("store_url", .string(storeURL))) }
@@ -195,10 +223,18 @@ public enum MockFault: Sendable {
             pairs = [("kind", "status"), ("status", .number(Double(status)))]
             if let retryAfter { pairs.append(("retry_after", .number(Double(retryAfter)))) }
             count = n
-        case .delay(let seconds, let n): pairs = [("kind", "delay"), ("seconds", .number(seconds))]; count = n
-        case .reset(let n): pairs = [("kind", "reset")]; count = n
-        case .malformed(let n): pairs = [("kind", "malformed")]; count = n
-        case .wrongTypes(let n): pairs = [("kind", "wrong_types")]; count = n
+        case .delay(let seconds, let n):
+            pairs = [("kind", "delay"), ("seconds", .number(seconds))]
+            count = n
+        case .reset(let n):
+            pairs = [("kind", "reset")]
+            count = n
+        case .malformed(let n):
+            pairs = [("kind", "malformed")]
+            count = n
+        case .wrongTypes(let n):
+            pairs = [("kind", "wrong_types")]
+            count = n
         }
         if let count { pairs.append(("count", .number(Double(count)))) }
         return .object(pairs)
@@ -230,7 +266,10 @@ public struct MockProblem: Error, Sendable, CustomStringConvertible {
         title = problem?["title"]?.stringValue ?? "HTTP \(status)"
         detail = problem?["detail"]?.stringValue ?? ""
         errors = (problem?["errors"]?.arrayValue ?? []).map {
-            (pointer: $0["pointer"]?.stringValue ?? $0["parameter"]?.stringValue ?? "", message: $0["message"]?.stringValue ?? "")
+            (
+                pointer: $0["pointer"]?.stringValue ?? $0["parameter"]?.stringValue ?? "",
+                message: $0["message"]?.stringValue ?? ""
+            )
         }
     }
 

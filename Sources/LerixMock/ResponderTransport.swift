@@ -35,7 +35,12 @@ package final class ResponderTransport: Transport {
         }
         if !hasHost { fields.append(HTTPField("Host", "lerix.test")) }
         let reply = SynchronousReply()
-        let forwarded = HTTPRequest(method: request.method, target: target, headers: HTTPHeaders(fields: fields), body: request.body)
+        let forwarded = HTTPRequest(
+            method: request.method,
+            target: target,
+            headers: HTTPHeaders(fields: fields),
+            body: request.body
+        )
         responder.respond(to: forwarded) { reply.take($0) }
         completion(reply.close() ?? .failure(TransportError("timed out: the server did not answer")))
     }
@@ -67,7 +72,7 @@ private final class SynchronousReply: Sendable {
         case .close:
             result = .failure(TransportError("connection reset by the server"))
         case .stream(_, let stream):
-            stream.end()   // SDKs never ask for a stream; nothing here would read it
+            stream.end()  // SDKs never ask for a stream; nothing here would read it
             result = .failure(TransportError("the server answered with an event stream"))
         }
         state.withLock { s in

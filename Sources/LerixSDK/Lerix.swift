@@ -68,8 +68,11 @@ public final class Lerix: Sendable {
     ///   - log: where the SDK says what went wrong (a check that failed for a new reason, a save
     ///     that failed); nothing is logged without it.
     public init(
-        configuration: LerixConfiguration, clock: any DeviceClock = SystemDeviceClock(),
-        transport: any Transport = URLSessionTransport(), storage: any Storage, online: Bool = true,
+        configuration: LerixConfiguration,
+        clock: any DeviceClock = SystemDeviceClock(),
+        transport: any Transport = URLSessionTransport(),
+        storage: any Storage,
+        online: Bool = true,
         log: (@Sendable (String) -> Void)? = nil
     ) {
         self.configuration = configuration

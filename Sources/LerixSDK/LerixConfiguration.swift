@@ -42,10 +42,16 @@ public struct LerixConfiguration: Equatable, Sendable {
 
     /// Release control for `project` on the Lerix API at `baseURL`.
     public init(
-        baseURL: URL, project: String, platform: Platform, flavor: Flavor = .native,
-        appVersion: String? = nil, build: String? = nil,
-        sdkName: String? = "swift", sdkVersion: String? = LerixConfiguration.currentSDKVersion,
-        enabled: Bool = true, pushToken: String? = nil
+        baseURL: URL,
+        project: String,
+        platform: Platform,
+        flavor: Flavor = .native,
+        appVersion: String? = nil,
+        build: String? = nil,
+        sdkName: String? = "swift",
+        sdkVersion: String? = LerixConfiguration.currentSDKVersion,
+        enabled: Bool = true,
+        pushToken: String? = nil
     ) {
         self.base = Self.trimmed(baseURL.absoluteString)
         self.project = project

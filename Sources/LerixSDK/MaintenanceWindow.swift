@@ -53,11 +53,15 @@ public struct MaintenanceWindow: Equatable, Sendable {
     /// valid `starts_at` and `ends_at` times.
     package init?(json: JSON) {
         guard let object = json.objectValue,
-              let start = object["starts_at"]?.stringValue.flatMap({ Instant(rfc3339: $0) }),
-              let end = object["ends_at"]?.stringValue.flatMap({ Instant(rfc3339: $0) })
+            let start = object["starts_at"]?.stringValue.flatMap({ Instant(rfc3339: $0) }),
+            let end = object["ends_at"]?.stringValue.flatMap({ Instant(rfc3339: $0) })
         else { return nil }
-        self.init(rule: object["rule"]?.stringValue ?? "", start: start, end: end,
-                  message: object["message"]?.stringValue)
+        self.init(
+            rule: object["rule"]?.stringValue ?? "",
+            start: start,
+            end: end,
+            message: object["message"]?.stringValue
+        )
     }
 
     /// The end the client honours: `end`, but never more than 7 days after the start.

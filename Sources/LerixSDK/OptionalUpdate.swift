@@ -39,16 +39,30 @@ public struct OptionalUpdate: Equatable, Sendable {
 
     /// An update as an answer would carry it.
     public init(
-        rule: String, kind: Kind = .optional, below: String? = nil, storeURL: String? = nil,
-        message: String? = nil, becomesRequiredOn: Date? = nil
+        rule: String,
+        kind: Kind = .optional,
+        below: String? = nil,
+        storeURL: String? = nil,
+        message: String? = nil,
+        becomesRequiredOn: Date? = nil
     ) {
-        self.init(rule: rule, kind: kind, below: below, storeURL: storeURL, message: message,
-                  deadline: becomesRequiredOn.map(Instant.init))
+        self.init(
+            rule: rule,
+            kind: kind,
+            below: below,
+            storeURL: storeURL,
+            message: message,
+            deadline: becomesRequiredOn.map(Instant.init)
+        )
     }
 
     package init(
-        rule: String, kind: Kind = .optional, below: String? = nil, storeURL: String? = nil,
-        message: String? = nil, deadline: Instant?
+        rule: String,
+        kind: Kind = .optional,
+        below: String? = nil,
+        storeURL: String? = nil,
+        message: String? = nil,
+        deadline: Instant?
     ) {
         self.rule = rule
         self.kind = kind
@@ -65,9 +79,11 @@ public struct OptionalUpdate: Equatable, Sendable {
         self.init(
             rule: object["rule"]?.stringValue ?? "",
             kind: object["kind"]?.stringValue.flatMap(Kind.init(rawValue:)) ?? .optional,
-            below: object["below"]?.stringValue, storeURL: object["store_url"]?.stringValue,
+            below: object["below"]?.stringValue,
+            storeURL: object["store_url"]?.stringValue,
             message: object["message"]?.stringValue,
-            deadline: object["becomes_required_on"]?.stringValue.flatMap { Instant(rfc3339: $0) })
+            deadline: object["becomes_required_on"]?.stringValue.flatMap { Instant(rfc3339: $0) }
+        )
     }
 
     /// The required update this recommended update turns into once its deadline passes.

@@ -66,7 +66,12 @@ extension ReleaseControlMachine {
     }
 
     /// Takes every usable part of a 200 answer; an unusable part keeps the saved value.
-    private mutating func apply(_ answer: CheckAnswer, _ response: TransportResponse, now: Instant, into actions: inout [Action]) {
+    private mutating func apply(
+        _ answer: CheckAnswer,
+        _ response: TransportResponse,
+        now: Instant,
+        into actions: inout [Action]
+    ) {
         if let serverTime = answer.serverTime.value ?? Self.headerServerTime(response) {
             saved.serverOffsetMilliseconds = serverTime.milliseconds(since: now)
         }
@@ -135,7 +140,10 @@ extension ReleaseControlMachine {
             var match = true
             for k in 0..<nameBytes.count {
                 let b = bytes[i + k]
-                if (b >= 65 && b <= 90 ? b + 32 : b) != nameBytes[k] { match = false; break }
+                if (b >= 65 && b <= 90 ? b + 32 : b) != nameBytes[k] {
+                    match = false
+                    break
+                }
             }
             let boundary = i == 0 || bytes[i - 1] == 44 || bytes[i - 1] == 32 || bytes[i - 1] == 9
             if match && boundary {
@@ -165,7 +173,7 @@ extension String {
         // Header values mostly come without spaces around them: nothing to look for.
         if let head = bytes.first, let tail = bytes.last, head != 32, head != 9, tail != 32, tail != 9 { return self }
         guard let first = bytes.firstIndex(where: { $0 != 32 && $0 != 9 }),
-              let last = bytes.lastIndex(where: { $0 != 32 && $0 != 9 })
+            let last = bytes.lastIndex(where: { $0 != 32 && $0 != 9 })
         else { return "" }
         if first == bytes.startIndex && last == bytes.index(before: bytes.endIndex) { return self }
         return String(decoding: Array(bytes[first...last]), as: UTF8.self)

@@ -47,15 +47,20 @@ extension ReleaseControlMachine {
 
     func ingestRequest(_ module: LerixModule, _ items: ArraySlice<JSON>) -> TransportRequest {
         TransportRequest(
-            method: "POST", url: projectURL() + "/ingest/" + module.rawValue,
-            headers: [("Content-Type", "application/json")], body: JSON.array(Array(items)).serialized())
+            method: "POST",
+            url: projectURL() + "/ingest/" + module.rawValue,
+            headers: [("Content-Type", "application/json")],
+            body: JSON.array(Array(items)).serialized()
+        )
     }
 
     func pushTokenRequest(_ token: String) -> TransportRequest {
         TransportRequest(
-            method: "PUT", url: projectURL() + "/push-tokens/" + Self.percentEncoded(token),
+            method: "PUT",
+            url: projectURL() + "/push-tokens/" + Self.percentEncoded(token),
             headers: [("Content-Type", "application/json")],
-            body: JSON.object([("platform", .string(configuration.platform.rawValue))]).serialized())
+            body: JSON.object([("platform", .string(configuration.platform.rawValue))]).serialized()
+        )
     }
 
     private func projectURL() -> String { Self.projectURL(configuration) }
@@ -91,8 +96,8 @@ extension ReleaseControlMachine {
     private static func isUnreserved(_ b: UInt8) -> Bool {
         switch b {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-             UInt8(ascii: "_"), UInt8(ascii: "~"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "_"), UInt8(ascii: "~"):
             return true
         default:
             return false

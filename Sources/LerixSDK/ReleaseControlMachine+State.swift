@@ -7,7 +7,8 @@ extension ReleaseControlMachine {
         let serverNow = saved.serverTime(at: now)
         let releaseControl = configuration.enabled
         // Updates saved for another version or build (an install not yet launched) never show.
-        let updatesApply = saved.updatesBelong(toVersion: configuration.appVersion, build: configuration.build)
+        let updatesApply =
+            saved.updatesBelong(toVersion: configuration.appVersion, build: configuration.build)
             || saved.receivedAt == nil
         if releaseControl && configuration.hasVersion && updatesApply {
             if let required = saved.requiredUpdate ?? optionalTurnedRequired(now: now) {
@@ -47,7 +48,7 @@ extension ReleaseControlMachine {
     /// The saved optional update, unless 7 days passed since the last successful check.
     func optionalStillFresh(now: Instant) -> OptionalUpdate? {
         guard let optional = saved.optionalUpdate, let expiry = optionalExpiry, now < expiry,
-              saved.isPossibleReading(saved.lastSuccess, at: now)
+            saved.isPossibleReading(saved.lastSuccess, at: now)
         else { return nil }
         return optional
     }
@@ -62,8 +63,8 @@ extension ReleaseControlMachine {
     /// the 7-day drop of optional updates no longer applies to it.
     func optionalTurnedRequired(now: Instant) -> RequiredUpdate? {
         guard configuration.appliesDeadlinesOffline, let optional = saved.optionalUpdate, optional.kind == .recommended,
-              let deadline = optional.deadline, deadline <= saved.serverTime(at: now),
-              let expiry = optionalExpiry, saved.deviceTime(atServerTime: deadline) < expiry
+            let deadline = optional.deadline, deadline <= saved.serverTime(at: now),
+            let expiry = optionalExpiry, saved.deviceTime(atServerTime: deadline) < expiry
         else { return nil }
         return optional.asRequired
     }
@@ -75,8 +76,8 @@ extension ReleaseControlMachine {
         // Runs after every event; most devices have no optional update saved at all.
         if case .none = saved.optionalUpdate { return }
         guard configuration.enabled, configuration.hasVersion, saved.requiredUpdate == nil,
-              saved.updatesBelong(toVersion: configuration.appVersion, build: configuration.build),
-              let required = optionalTurnedRequired(now: now)
+            saved.updatesBelong(toVersion: configuration.appVersion, build: configuration.build),
+            let required = optionalTurnedRequired(now: now)
         else { return }
         saved.requiredUpdate = required
         saved.optionalUpdate = nil

@@ -11,7 +11,8 @@ extension ReleaseControlMachine {
             actions.append(.send(ingestRequest(module, batch), .ingest(module, count: batch.count)))
         }
         if tokenRegistrationDue, !tokenRegistrationInFlight, let token = configuration.pushToken,
-           !isPaused(.pushTokenRegistration, at: now) {
+            !isPaused(.pushTokenRegistration, at: now)
+        {
             tokenRegistrationInFlight = true
             actions.append(.send(pushTokenRequest(token), .pushToken))
         }
@@ -42,7 +43,8 @@ extension ReleaseControlMachine {
             for sdkSwitch in saved.sdkSwitches { consider(saved.deviceTime(atServerTime: sdkSwitch.endsAt)) }
             if let optional = saved.optionalUpdate, configuration.enabled {
                 if configuration.appliesDeadlinesOffline, optional.kind == .recommended,
-                   let deadline = optional.deadline {
+                    let deadline = optional.deadline
+                {
                     consider(saved.deviceTime(atServerTime: deadline))
                 }
                 if let lastSuccess = saved.lastSuccess {

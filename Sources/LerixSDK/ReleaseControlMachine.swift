@@ -154,7 +154,9 @@ package struct ReleaseControlMachine: Sendable {
             if cameOnline && isRunning {
                 let pollDue = isPolling && nextPoll(now: now) <= now
                 let webBackOnline = configuration.platform == .web && isForeground && saved.isStale(at: now)
-                if missedCheck || pollDue || webBackOnline { startCheck(now: now, joining: !missedCheckNeedsFollowUp, into: &actions) }
+                if missedCheck || pollDue || webBackOnline {
+                    startCheck(now: now, joining: !missedCheckNeedsFollowUp, into: &actions)
+                }
             }
         case .push:
             if isRunning && configuration.supportsPush { startCheck(now: now, joining: false, into: &actions) }

@@ -28,8 +28,11 @@ public struct RequiredUpdate: Equatable, Sendable {
     package init?(json: JSON) {
         guard let object = json.objectValue else { return nil }
         self.init(
-            rule: object["rule"]?.stringValue ?? "", below: object["below"]?.stringValue,
-            storeURL: object["store_url"]?.stringValue, message: object["message"]?.stringValue)
+            rule: object["rule"]?.stringValue ?? "",
+            below: object["below"]?.stringValue,
+            storeURL: object["store_url"]?.stringValue,
+            message: object["message"]?.stringValue
+        )
     }
 
     /// The contract's shape, as the adapter's `state` and the saved answer write it.

@@ -18,7 +18,7 @@ package struct SDKSwitch: Equatable, Sendable {
     /// valid `ends_at`. Unknown module names are ignored.
     package init?(json: JSON) {
         guard let object = json.objectValue, let names = object["modules"]?.arrayValue,
-              let end = object["ends_at"]?.stringValue.flatMap({ Instant(rfc3339: $0) })
+            let end = object["ends_at"]?.stringValue.flatMap({ Instant(rfc3339: $0) })
         else { return nil }
         let modules = names.compactMap(\.stringValue).flatMap(LerixModule.parse(switchModule:))
         self.init(rule: object["rule"]?.stringValue ?? "", modules: modules, endsAt: end)

@@ -34,7 +34,8 @@ public struct TransportRequest: Equatable, Sendable {
     /// Same method, URL, headers in order, and body.
     public static func == (lhs: TransportRequest, rhs: TransportRequest) -> Bool {
         lhs.method == rhs.method && lhs.url == rhs.url && lhs.body == rhs.body
-            && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
+            && lhs.headers.map(\.name) == rhs.headers.map(\.name)
+            && lhs.headers.map(\.value) == rhs.headers.map(\.value)
     }
 }
 
@@ -69,7 +70,8 @@ public struct TransportResponse: Equatable, Sendable {
     public static func namesEqual(_ a: String, _ b: String) -> Bool {
         // Most names looked for differ in length from most names present: O(1) for native strings.
         guard a.utf8.count == b.utf8.count else { return false }
-        var a = a, b = b  // withUTF8 reads native and small strings in place
+        var a = a
+        var b = b  // withUTF8 reads native and small strings in place
         return a.withUTF8 { left in
             b.withUTF8 { right in
                 for i in 0..<left.count where lowercased(left[i]) != lowercased(right[i]) { return false }
@@ -83,7 +85,8 @@ public struct TransportResponse: Equatable, Sendable {
     /// Same status, headers in order, and body.
     public static func == (lhs: TransportResponse, rhs: TransportResponse) -> Bool {
         lhs.status == rhs.status && lhs.body == rhs.body
-            && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
+            && lhs.headers.map(\.name) == rhs.headers.map(\.name)
+            && lhs.headers.map(\.value) == rhs.headers.map(\.value)
     }
 }
 

@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Foundation
 
 /// The default ``Transport``: URLSession (libcurl underneath on Linux), HTTP/1.1 or HTTP/2 as
 /// the platform negotiates, gzip handled by the system.
@@ -26,7 +27,11 @@ public final class URLSessionTransport: Transport {
             completion(.failure(TransportError("not a URL: \(request.url)")))
             return
         }
-        var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeoutSeconds)
+        var urlRequest = URLRequest(
+            url: url,
+            cachePolicy: .reloadIgnoringLocalCacheData,
+            timeoutInterval: timeoutSeconds
+        )
         urlRequest.httpMethod = request.method
         for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
         if !request.body.isEmpty { urlRequest.httpBody = Data(request.body) }
@@ -43,7 +48,11 @@ public final class URLSessionTransport: Transport {
             for (name, value) in http.allHeaderFields {
                 headers.append((String(describing: name), String(describing: value)))
             }
-            completion(.success(TransportResponse(status: http.statusCode, headers: headers, body: data.map { Array($0) } ?? [])))
+            completion(
+                .success(
+                    TransportResponse(status: http.statusCode, headers: headers, body: data.map { Array($0) } ?? [])
+                )
+            )
         }
         task.resume()
     }

@@ -49,7 +49,13 @@ struct CheckQuery: Sendable {
     var sdk: String?
     var sdkVersion: String?
 
-    init(platform: String? = nil, version: String? = nil, build: String? = nil, sdk: String? = nil, sdkVersion: String? = nil) {
+    init(
+        platform: String? = nil,
+        version: String? = nil,
+        build: String? = nil,
+        sdk: String? = nil,
+        sdkVersion: String? = nil
+    ) {
         self.platform = platform
         self.version = version
         self.build = build
@@ -105,11 +111,31 @@ struct CheckQuery: Sendable {
                 return true
             }
             switch to - from {
-            case 8: if equals("platform") { self = .platform; return }
-            case 7: if equals("version") { self = .version; return }
-            case 5: if equals("build") { self = .build; return }
-            case 3: if equals("sdk") { self = .sdk; return }
-            case 11: if equals("sdk_version") { self = .sdkVersion; return }
+            case 8:
+                if equals("platform") {
+                    self = .platform
+                    return
+                }
+            case 7:
+                if equals("version") {
+                    self = .version
+                    return
+                }
+            case 5:
+                if equals("build") {
+                    self = .build
+                    return
+                }
+            case 3:
+                if equals("sdk") {
+                    self = .sdk
+                    return
+                }
+            case 11:
+                if equals("sdk_version") {
+                    self = .sdkVersion
+                    return
+                }
             default: break
             }
             return nil
@@ -138,9 +164,26 @@ struct CheckQuery: Sendable {
         }
     }
 
-    func entry(at: Instant, project: String, status: Int, etag: String? = nil, lifetime: Int? = nil,
-               fault: String? = nil) -> RequestJournal.Entry {
-        RequestJournal.Entry(at: at, project: project, platform: platform, version: version, build: build,
-                             sdk: sdk, sdkVersion: sdkVersion, status: status, etag: etag, lifetime: lifetime, fault: fault)
+    func entry(
+        at: Instant,
+        project: String,
+        status: Int,
+        etag: String? = nil,
+        lifetime: Int? = nil,
+        fault: String? = nil
+    ) -> RequestJournal.Entry {
+        RequestJournal.Entry(
+            at: at,
+            project: project,
+            platform: platform,
+            version: version,
+            build: build,
+            sdk: sdk,
+            sdkVersion: sdkVersion,
+            status: status,
+            etag: etag,
+            lifetime: lifetime,
+            fault: fault
+        )
     }
 }

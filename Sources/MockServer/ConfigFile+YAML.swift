@@ -13,11 +13,21 @@ extension ConfigFile {
         do {
             return try StateSnapshot(json: document.json)
         } catch {
-            throw ConfigError(file: file, items: error.problems.map { problem in
-                let mark = problem.message.hasPrefix("unknown field") ? document.keyMark(for: problem.pointer)
-                    : document.mark(for: problem.pointer)
-                return ConfigError.Item(pointer: problem.pointer, message: problem.message, line: mark.line, column: mark.column)
-            })
+            throw ConfigError(
+                file: file,
+                items: error.problems.map { problem in
+                    let mark =
+                        problem.message.hasPrefix("unknown field")
+                        ? document.keyMark(for: problem.pointer)
+                        : document.mark(for: problem.pointer)
+                    return ConfigError.Item(
+                        pointer: problem.pointer,
+                        message: problem.message,
+                        line: mark.line,
+                        column: mark.column
+                    )
+                }
+            )
         }
     }
 }

@@ -1,10 +1,11 @@
+import JSON
+import ReleaseControl
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import JSON
-import ReleaseControl
 
 /// Reads a `--config` seed file: JSON, or YAML when the name ends in `.yaml`/`.yml`.
 ///
@@ -36,7 +37,10 @@ public enum ConfigFile {
         do {
             return try StateSnapshot(json: json)
         } catch {
-            throw ConfigError(file: file, items: error.problems.map { ConfigError.Item(pointer: $0.pointer, message: $0.message) })
+            throw ConfigError(
+                file: file,
+                items: error.problems.map { ConfigError.Item(pointer: $0.pointer, message: $0.message) }
+            )
         }
     }
 

@@ -38,7 +38,9 @@ final class EventFeed: Sendable {
     }
 
     /// Every kind the feed publishes, for validating `?kinds=` and for the documentation.
-    static let kinds = ["hello", "check", "rule", "change", "push", "token", "ingest", "fault", "project", "clock", "reset"]
+    static let kinds = [
+        "hello", "check", "rule", "change", "push", "token", "ingest", "fault", "project", "clock", "reset",
+    ]
 
     private struct Subscriber {
         var stream: ResponseStream

@@ -42,7 +42,8 @@ public struct Fault: Sendable, Equatable {
         switch name {
         case "status"?: return BodyFields(name: "a status fault", writable: ["kind", "status", "retry_after", "count"])
         case "delay"?: return BodyFields(name: "a delay fault", writable: ["kind", "seconds", "count"])
-        case let name? where kindNames.contains(name): return BodyFields(name: "a \(name) fault", writable: ["kind", "count"])
+        case let name? where kindNames.contains(name):
+            return BodyFields(name: "a \(name) fault", writable: ["kind", "count"])
         default: return BodyFields(name: "a fault", writable: ["kind", "status", "retry_after", "seconds", "count"])
         }
     }
@@ -50,7 +51,11 @@ public struct Fault: Sendable, Equatable {
     /// Decodes a `POST …/faults` body; throws a 400/422 ``Problem`` listing every bad field.
     public init(json: JSON) throws(Problem) {
         guard let object = json.objectValue else {
-            throw Problem.field("", "expected a JSON object like {\"kind\": \"status\", \"status\": 503}, found \(json.typeName)", .wrongType)
+            throw Problem.field(
+                "",
+                "expected a JSON object like {\"kind\": \"status\", \"status\": 503}, found \(json.typeName)",
+                .wrongType
+            )
         }
         var problems: [FieldProblem] = []
         func fail(_ key: String, _ message: String, _ kind: FieldProblem.Kind) {
@@ -63,11 +68,18 @@ public struct Fault: Sendable, Equatable {
                 if let number = value.numberValue, number.rounded() == number {
                     fail(key, rule, .invalidValue)  // an integer, just far out of range
                 } else {
-                    fail(key, "expected an integer, found \(value.numberValue == nil ? value.typeName : "a fraction")", .wrongType)
+                    fail(
+                        key,
+                        "expected an integer, found \(value.numberValue == nil ? value.typeName : "a fraction")",
+                        .wrongType
+                    )
                 }
                 return nil
             }
-            guard range.contains(n) else { fail(key, rule, .invalidValue); return nil }
+            guard range.contains(n) else {
+                fail(key, rule, .invalidValue)
+                return nil
+            }
             return n
         }
         var kindName: String?
@@ -76,18 +88,32 @@ public struct Fault: Sendable, Equatable {
         case .string(let name)?:
             kindName = name
             if !Self.kindNames.contains(name) {
-                fail("kind", "unknown kind \"\(name)\"" + KeySuggestion.hint(for: name, in: Self.kindNames), .invalidValue)
+                fail(
+                    "kind",
+                    "unknown kind \"\(name)\"" + KeySuggestion.hint(for: name, in: Self.kindNames),
+                    .invalidValue
+                )
             }
         case let other?: fail("kind", "expected a string, found \(other.typeName)", .wrongType)
         }
         problems += Self.fields(kind: kindName).problems(in: object)
-        let count = integer("count", 1...Self.maximumCount, "must be between 1 and \(Self.maximumCount) (leave it out to keep the fault until cleared)")
+        let count = integer(
+            "count",
+            1...Self.maximumCount,
+            "must be between 1 and \(Self.maximumCount) (leave it out to keep the fault until cleared)"
+        )
         var kind: Kind?
         switch kindName {
         case "status"?:
             let status = integer("status", 400...599, "must be an error status, 400 to 599")
-            if object["status"] == nil || object["status"] == .null { fail("status", "required for kind \"status\"", .missingField) }
-            let retryAfter = integer("retry_after", 0...Self.maximumRetryAfter, "must be between 0 and \(Self.maximumRetryAfter) seconds")
+            if object["status"] == nil || object["status"] == .null {
+                fail("status", "required for kind \"status\"", .missingField)
+            }
+            let retryAfter = integer(
+                "retry_after",
+                0...Self.maximumRetryAfter,
+                "must be between 0 and \(Self.maximumRetryAfter) seconds"
+            )
             if let status { kind = .status(status, retryAfter: retryAfter) }
         case "delay"?:
             switch object["seconds"] {
@@ -142,7 +168,12 @@ extension Array where Element == Fault {
     mutating func consume() -> Fault? {
         guard var first = self.first else { return nil }
         if let remaining = first.remaining {
-            if remaining <= 1 { removeFirst() } else { first.remaining = remaining - 1; self[0] = first }
+            if remaining <= 1 {
+                removeFirst()
+            } else {
+                first.remaining = remaining - 1
+                self[0] = first
+            }
         }
         return first
     }

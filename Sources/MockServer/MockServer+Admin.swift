@@ -48,8 +48,12 @@ extension MockServer {
         var limit = 100
         if let text = call.request.query("limit") {
             guard let n = Self.positiveInteger(text) else {
-                throw Problem.parameter("limit", .invalid, detail: "limit must be a positive integer, got \"\(text)\"",
-                                        message: "expected a positive integer")
+                throw Problem.parameter(
+                    "limit",
+                    .invalid,
+                    detail: "limit must be a positive integer, got \"\(text)\"",
+                    message: "expected a positive integer"
+                )
             }
             limit = n
         }
@@ -79,11 +83,14 @@ extension MockServer {
         try write(for: call.commits) { () throws(Problem) in
             let built = ServerState.build(seed)
             let trash = Trash()
-            return ([.replaced(seed)], { s in
-                trash.keep(s.install(built))
-                trash.keep(s.journal)
-                s.journal = RequestJournal(capacity: capacity)
-            }, ())
+            return (
+                [.replaced(seed)],
+                { s in
+                    trash.keep(s.install(built))
+                    trash.keep(s.journal)
+                    s.journal = RequestJournal(capacity: capacity)
+                }, ()
+            )
         }
         return jsonResponse(200, .object([("reset", true), ("now", .string(clock.now.rfc3339))]))
     }
@@ -125,36 +132,57 @@ extension MockServer {
 
     var clockFields: [(String, JSON)] {
         var next: JSON = .null
-        if case .manual(let manual) = options.clock, let deadline = manual.nextDeadline { next = .string(deadline.rfc3339) }
-        return [("now", .string(clock.now.rfc3339)), ("mode", .string(options.clock.isManual ? "manual" : "system")),
-                ("next_deadline", next), ("pushes_in_flight", .number(Double(pushesInFlight.count)))]
+        if case .manual(let manual) = options.clock, let deadline = manual.nextDeadline {
+            next = .string(deadline.rfc3339)
+        }
+        return [
+            ("now", .string(clock.now.rfc3339)), ("mode", .string(options.clock.isManual ? "manual" : "system")),
+            ("next_deadline", next), ("pushes_in_flight", .number(Double(pushesInFlight.count))),
+        ]
     }
 
     /// Moves the manual clock. Due push timers run inside `advance`, so every push due by the
     /// new time has been recorded (and handed to the sink) when this answers.
     func setClock(_ call: Call) throws(Problem) -> HTTPResponse {
         guard case .manual(let manual) = options.clock else {
-            throw Problem(status: 409, title: "Clock is not manual",
-                          detail: "the server runs on the system clock; start it with --clock manual to move time")
+            throw Problem(
+                status: 409,
+                title: "Clock is not manual",
+                detail: "the server runs on the system clock; start it with --clock manual to move time"
+            )
         }
         let body = try parseBody(call)
         guard let object = body.objectValue else {
-            throw Problem.field("", "expected {\"advance_seconds\": N} or {\"set\": \"<time>\"}, found \(body.typeName)", .wrongType)
+            throw Problem.field(
+                "",
+                "expected {\"advance_seconds\": N} or {\"set\": \"<time>\"}, found \(body.typeName)",
+                .wrongType
+            )
         }
         let now = manual.now
-        let fields = BodyFields(name: "a clock move", writable: ["advance_seconds", "set"],
-                                shown: clockFields.map { (key: $0.0, value: $0.1) })
+        let fields = BodyFields(
+            name: "a clock move",
+            writable: ["advance_seconds", "set"],
+            shown: clockFields.map { (key: $0.0, value: $0.1) }
+        )
         let unknown = fields.problems(in: object)
         if !unknown.isEmpty { throw Problem(ValidationFailure(problems: unknown)) }
         let target: Instant
         switch (object["advance_seconds"], object["set"]) {
         case (let advance?, nil):
             guard let seconds = advance.numberValue else {
-                throw Problem.field("/advance_seconds", "expected a number of seconds, found \(advance.typeName)", .wrongType)
+                throw Problem.field(
+                    "/advance_seconds",
+                    "expected a number of seconds, found \(advance.typeName)",
+                    .wrongType
+                )
             }
             guard seconds >= 0, seconds <= Self.maximumClockAdvanceSeconds else {
-                throw Problem.field("/advance_seconds", "must be between 0 and ten years (\(Int(Self.maximumClockAdvanceSeconds))); the clock does not go backwards",
-                                    .invalidValue)
+                throw Problem.field(
+                    "/advance_seconds",
+                    "must be between 0 and ten years (\(Int(Self.maximumClockAdvanceSeconds))); the clock does not go backwards",
+                    .invalidValue
+                )
             }
             target = now.adding(milliseconds: Int64((seconds * 1000).rounded()))
         case (nil, let set?):
@@ -162,10 +190,18 @@ extension MockServer {
                 throw Problem.field("/set", "expected an RFC 3339 time, found \(set.typeName)", .wrongType)
             }
             guard let instant = Instant(rfc3339: text) else {
-                throw Problem.field("/set", "\"\(text)\" is not an RFC 3339 time like 2026-12-02T11:00:00.000Z", .invalidValue)
+                throw Problem.field(
+                    "/set",
+                    "\"\(text)\" is not an RFC 3339 time like 2026-12-02T11:00:00.000Z",
+                    .invalidValue
+                )
             }
             guard instant >= now else {
-                throw Problem.field("/set", "\(text) is before the clock's time \(now.rfc3339); the clock does not go backwards", .invalidValue)
+                throw Problem.field(
+                    "/set",
+                    "\(text) is before the clock's time \(now.rfc3339); the clock does not go backwards",
+                    .invalidValue
+                )
             }
             target = instant
         case (nil, nil):
@@ -174,9 +210,11 @@ extension MockServer {
             throw Problem.field("/set", "give advance_seconds or set, not both", .invalidValue)
         }
         guard target <= Self.latestClockTime else {
-            throw Problem.field(object["set"] == nil ? "/advance_seconds" : "/set",
-                                "the clock cannot pass \(Self.latestClockTime.rfc3339) (times are written with four-digit years)",
-                                .invalidValue)
+            throw Problem.field(
+                object["set"] == nil ? "/advance_seconds" : "/set",
+                "the clock cannot pass \(Self.latestClockTime.rfc3339) (times are written with four-digit years)",
+                .invalidValue
+            )
         }
         manual.advance(to: target)
         announceClock()

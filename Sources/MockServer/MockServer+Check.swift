@@ -12,7 +12,9 @@ extension MockServer {
     /// ``PendingCommits`` (one allocation per check saved).
     func check(_ request: HTTPRequest, project: String, reply: @escaping @Sendable (HTTPReply) -> Void) {
         let query = checkQueries.read(request)
-        if let answer = answerCheck(request, project: project, query: query, now: clock.now, fault: nil, reply: reply) { reply(answer) }
+        if let answer = answerCheck(request, project: project, query: query, now: clock.now, fault: nil, reply: reply) {
+            reply(answer)
+        }
     }
 
     static func faultStatus(_ fault: Fault) -> Int {
@@ -24,20 +26,35 @@ extension MockServer {
     }
 
     /// The reply a fault gives; for a delay, schedules the real answer and returns nil.
-    func answerFault(_ fault: Fault, request: HTTPRequest, project: String, query: CheckQueryMemo.Read, now: Instant,
-                     reply: @escaping @Sendable (HTTPReply) -> Void) -> HTTPReply? {
+    func answerFault(
+        _ fault: Fault,
+        request: HTTPRequest,
+        project: String,
+        query: CheckQueryMemo.Read,
+        now: Instant,
+        reply: @escaping @Sendable (HTTPReply) -> Void
+    ) -> HTTPReply? {
         switch fault.kind {
         case .status(let status, let retryAfter):
             var headers = HTTPHeaders()
             if let retryAfter { headers.set("Retry-After", String(retryAfter)) }
-            return .response(Problem(status: status, title: "Injected fault",
-                                     detail: "status \(status) injected by POST /admin/projects/\(project)/faults",
-                                     headers: headers).response)
+            return .response(
+                Problem(
+                    status: status,
+                    title: "Injected fault",
+                    detail: "status \(status) injected by POST /admin/projects/\(project)/faults",
+                    headers: headers
+                ).response
+            )
         case .reset:
             return .close
         case .malformed:
-            var response = HTTPResponse(status: 200, body: Array(#"{"project":"#.utf8) + JSON.string(project).serialized()
-                + Array(#","server_time":""#.utf8) + Array(now.rfc3339.utf8) + Array(#"","lifetime":60,"required_update":{"rule":"#.utf8))
+            var response = HTTPResponse(
+                status: 200,
+                body: Array(#"{"project":"#.utf8) + JSON.string(project).serialized()
+                    + Array(#","server_time":""#.utf8) + Array(now.rfc3339.utf8)
+                    + Array(#"","lifetime":60,"required_update":{"rule":"#.utf8)
+            )
             response.headers.set("Content-Type", "application/json")
             response.headers.set("Lerix-Server-Time", now.rfc3339)
             return .response(response)
@@ -55,7 +72,14 @@ extension MockServer {
             // and move the manual clock only between steps, so a delay on the manual clock
             // would never elapse while a request is in flight (and would stall the advance).
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [self] in
-                if let answer = answerCheck(request, project: project, query: query, now: clock.now, fault: "delay", reply: reply) {
+                if let answer = answerCheck(
+                    request,
+                    project: project,
+                    query: query,
+                    now: clock.now,
+                    fault: "delay",
+                    reply: reply
+                ) {
                     reply(answer)
                 }
             }
@@ -66,14 +90,25 @@ extension MockServer {
     /// The device a query describes, or the 422 it earns.
     static func deviceKey(_ query: CheckQuery) -> Result<CheckQuery.Key, Problem> {
         guard let platformName = query.platform else {
-            return .failure(Problem.parameter("platform", .missing, detail: "the query needs platform=ios|android|macos|web",
-                                              message: "required", pointer: true))
+            return .failure(
+                Problem.parameter(
+                    "platform",
+                    .missing,
+                    detail: "the query needs platform=ios|android|macos|web",
+                    message: "required",
+                    pointer: true
+                )
+            )
         }
         guard let platform = Platform(rawValue: platformName) else {
-            let message = "unknown platform \"\(platformName)\"" + KeySuggestion.hint(for: platformName, in: Platform.allCases.map(\.rawValue))
+            let message =
+                "unknown platform \"\(platformName)\""
+                + KeySuggestion.hint(for: platformName, in: Platform.allCases.map(\.rawValue))
             return .failure(Problem.parameter("platform", .invalid, detail: message, message: message, pointer: true))
         }
-        return .success(CheckQuery.Key(platform: platform, version: query.version, sdk: query.sdk, sdkVersion: query.sdkVersion))
+        return .success(
+            CheckQuery.Key(platform: platform, version: query.version, sdk: query.sdk, sdkVersion: query.sdkVersion)
+        )
     }
 
     /// What the lock finds for one check.
@@ -87,8 +122,12 @@ extension MockServer {
 
     /// The project's part of a check: an armed fault (when `takingFault`), then the device's
     /// validity, then the cache. A hit comes back with `notModified` false; the caller decides it.
-    static func lookUp(in runtime: inout ProjectRuntime, device parsed: Result<CheckQuery.Key, Problem>,
-                       takingFault: Bool, now: Instant) -> CheckLookup {
+    static func lookUp(
+        in runtime: inout ProjectRuntime,
+        device parsed: Result<CheckQuery.Key, Problem>,
+        takingFault: Bool,
+        now: Instant
+    ) -> CheckLookup {
         if takingFault, !runtime.faults.isEmpty, let armed = runtime.faults.consume() { return .fault(armed) }
         let device: CheckQuery.Key
         switch parsed {
@@ -102,8 +141,14 @@ extension MockServer {
     /// Answers one check: unknown project (404), then an armed fault (unless this answer is
     /// the delayed end of one, `fault != nil`), then query validation, then the cache.
     /// A fault answered later (delay) returns nothing here and calls `reply` itself.
-    func answerCheck(_ request: HTTPRequest, project: String, query read: CheckQueryMemo.Read, now: Instant, fault: String?,
-                     reply: @escaping @Sendable (HTTPReply) -> Void) -> HTTPReply? {
+    func answerCheck(
+        _ request: HTTPRequest,
+        project: String,
+        query read: CheckQueryMemo.Read,
+        now: Instant,
+        fault: String?,
+        reply: @escaping @Sendable (HTTPReply) -> Void
+    ) -> HTTPReply? {
         let query = read.query
         let parsed = read.device
         let ifNoneMatch = request.headers["If-None-Match"]
@@ -117,16 +162,28 @@ extension MockServer {
             let found = Self.lookUp(in: &s.projects.values[index], device: parsed, takingFault: fault == nil, now: now)
             switch found {
             case .fault(let armed):
-                if case .delay = armed.kind {} else {
-                    let entry = query.entry(at: now, project: project, status: Self.faultStatus(armed), fault: armed.name)
+                if case .delay = armed.kind {
+                } else {
+                    let entry = query.entry(
+                        at: now,
+                        project: project,
+                        status: Self.faultStatus(armed),
+                        fault: armed.name
+                    )
                     s.journal.append(entry)
                     journaled = entry
                 }
             case .hit(let answer, _):
                 serverTime = s.serverTimeText(now)
                 let notModified = ifNoneMatch.map { EntityTag.matches(ifNoneMatch: $0, etag: answer.etag) } ?? false
-                let entry = query.entry(at: now, project: project, status: notModified ? 304 : 200,
-                                        etag: answer.etag, lifetime: answer.lifetime, fault: fault)
+                let entry = query.entry(
+                    at: now,
+                    project: project,
+                    status: notModified ? 304 : 200,
+                    etag: answer.etag,
+                    lifetime: answer.lifetime,
+                    fault: fault
+                )
                 s.journal.append(entry)
                 journaled = entry
                 return .hit(answer, notModified: notModified)
@@ -146,7 +203,9 @@ extension MockServer {
         case .invalid(let problem):
             return .response(problem.response)
         case .fault(let armed):
-            if let journaled, isRecording.load(ordering: .relaxed) { recordCheck(journaled, answer: nil, serverTime: serverTime) }
+            if let journaled, isRecording.load(ordering: .relaxed) {
+                recordCheck(journaled, answer: nil, serverTime: serverTime)
+            }
             return answerFault(armed, request: request, project: project, query: read, now: now, reply: reply)
         case .hit(let cached, let matched):
             answer = cached
@@ -162,18 +221,28 @@ extension MockServer {
                     }
                     s.projects[project]?.cache[device] = answer
                 }
-                let entry = query.entry(at: now, project: project, status: notModified ? 304 : 200,
-                                        etag: answer.etag, lifetime: answer.lifetime, fault: fault)
+                let entry = query.entry(
+                    at: now,
+                    project: project,
+                    status: notModified ? 304 : 200,
+                    etag: answer.etag,
+                    lifetime: answer.lifetime,
+                    fault: fault
+                )
                 s.journal.append(entry)
                 journaled = entry
             }
             if let journaled { announce(check: journaled) }
         }
-        if let journaled, isRecording.load(ordering: .relaxed) { recordCheck(journaled, answer: answer, serverTime: serverTime) }
+        if let journaled, isRecording.load(ordering: .relaxed) {
+            recordCheck(journaled, answer: answer, serverTime: serverTime)
+        }
         let headers = answer.headers(serverTime: serverTime, notModified: notModified)
         if notModified {
             return .response(HTTPResponse(status: 304, headers: headers))
         }
-        return .response(HTTPResponse(status: 200, headers: headers, body: answer.body(project: project, serverTimeText: serverTime)))
+        return .response(
+            HTTPResponse(status: 200, headers: headers, body: answer.body(project: project, serverTimeText: serverTime))
+        )
     }
 }

@@ -13,14 +13,20 @@ extension MockServer {
     /// forbids every other origin, so nothing can come from a CDN.
     func dashboardResponse(asset: String) -> HTTPResponse {
         guard let file = Self.dashboardAssets[asset] else {
-            return Problem(status: 404, title: "Unknown asset",
-                           detail: "the dashboard has no file \"\(asset)\"; it has \(Self.dashboardAssets.keys.sorted().joined(separator: ", "))").response
+            return Problem(
+                status: 404,
+                title: "Unknown asset",
+                detail:
+                    "the dashboard has no file \"\(asset)\"; it has \(Self.dashboardAssets.keys.sorted().joined(separator: ", "))"
+            ).response
         }
         var response = HTTPResponse(status: 200, body: file.bytes)
         response.headers.set("Content-Type", file.type)
         response.headers.set("X-Content-Type-Options", "nosniff")
-        response.headers.set("Content-Security-Policy",
-                             "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+        response.headers.set(
+            "Content-Security-Policy",
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        )
         return document(response)
     }
 }

@@ -30,13 +30,21 @@ extension MockServer {
     func putProject(_ call: Call) throws(Problem) -> HTTPResponse {
         let key = call.project
         guard StateSnapshot.isValidProjectKey(key) else {
-            throw Problem.parameter("project", .invalid, detail: "\"\(key)\" is not a project key: \(StateSnapshot.projectKeyRule)",
-                                    message: StateSnapshot.projectKeyRule)
+            throw Problem.parameter(
+                "project",
+                .invalid,
+                detail: "\"\(key)\" is not a project key: \(StateSnapshot.projectKeyRule)",
+                message: StateSnapshot.projectKeyRule
+            )
         }
         var body = JSONObject()
         if let json = try parseOptionalBody(call) {
             guard let object = json.objectValue else {
-                throw Problem.field("", "expected {\"apns_topic\", \"fcm_project\"}, found \(json.typeName)", .wrongType)
+                throw Problem.field(
+                    "",
+                    "expected {\"apns_topic\", \"fcm_project\"}, found \(json.typeName)",
+                    .wrongType
+                )
             }
             body = object
         }
@@ -47,10 +55,24 @@ extension MockServer {
             case nil: break
             case .null?: settings[field] = .some(nil)
             case .string(let text)?:
-                if text.isEmpty { problems.append(FieldProblem(pointer: "/" + field, message: "must not be empty (send null to clear it)", kind: .invalidValue)) }
+                if text.isEmpty {
+                    problems.append(
+                        FieldProblem(
+                            pointer: "/" + field,
+                            message: "must not be empty (send null to clear it)",
+                            kind: .invalidValue
+                        )
+                    )
+                }
                 settings[field] = text
             case let other?:
-                problems.append(FieldProblem(pointer: "/" + field, message: "expected a string or null, found \(other.typeName)", kind: .wrongType))
+                problems.append(
+                    FieldProblem(
+                        pointer: "/" + field,
+                        message: "expected a string or null, found \(other.typeName)",
+                        kind: .wrongType
+                    )
+                )
             }
         }
         let (created, json) = try write(for: call.commits) { () throws(Problem) in
@@ -60,23 +82,37 @@ extension MockServer {
             // What GET shows may come back unchanged; only the push settings are written.
             let writable = ["apns_topic", "fcm_project"]
             let shown = (projectJSON(runtime).objectValue ?? JSONObject()).pairs.filter { !writable.contains($0.key) }
-            let fields = BodyFields(name: "a project's settings", writable: writable, shown: shown.map { (key: $0.key, value: $0.value) })
+            let fields = BodyFields(
+                name: "a project's settings",
+                writable: writable,
+                shown: shown.map { (key: $0.key, value: $0.value) }
+            )
             let all = fields.problems(in: body) + problems
             if !all.isEmpty { throw Problem(ValidationFailure(problems: all)) }
             if let topic = settings["apns_topic"] { runtime.state.apnsTopic = topic }
             if let project = settings["fcm_project"] { runtime.state.fcmProject = project }
             let updated = runtime
-            let event = StateEvent.projectUpserted(key: key, apnsTopic: updated.state.apnsTopic, fcmProject: updated.state.fcmProject)
+            let event = StateEvent.projectUpserted(
+                key: key,
+                apnsTopic: updated.state.apnsTopic,
+                fcmProject: updated.state.fcmProject
+            )
             if existing != nil {
-                return ([event], { s in
-                    s.projects[key]?.state.apnsTopic = updated.state.apnsTopic
-                    s.projects[key]?.state.fcmProject = updated.state.fcmProject
-                }, (false, projectJSON(updated)))
+                return (
+                    [event],
+                    { s in
+                        s.projects[key]?.state.apnsTopic = updated.state.apnsTopic
+                        s.projects[key]?.state.fcmProject = updated.state.fcmProject
+                    }, (false, projectJSON(updated))
+                )
             }
-            return ([event], { s in
-                s.projects[key] = updated
-                s.order.append(key)
-            }, (true, projectJSON(updated)))
+            return (
+                [event],
+                { s in
+                    s.projects[key] = updated
+                    s.order.append(key)
+                }, (true, projectJSON(updated))
+            )
         }
         var headers = HTTPHeaders()
         if created { headers.set("Location", "/admin/projects/\(key)") }
@@ -84,7 +120,8 @@ extension MockServer {
     }
 
     func ingest(_ call: Call) throws(Problem) -> HTTPResponse {
-        let key = call.project, module = call["module"]
+        let key = call.project
+        let module = call["module"]
         let modules = SDKModule.ingestModules.map(\.rawValue)
         guard state.withLock({ $0.projects[key] != nil }) else { throw Problem.unknownProject(key) }
         guard modules.contains(module) else {
@@ -100,7 +137,10 @@ extension MockServer {
                 throw Problem.unknownProject(key)
             }
             let total = current + items.count
-            return ([.ingestCounted(project: key, module: module, total: total)], { s in s.projects[key]?.ingest[module] = total }, ())
+            return (
+                [.ingestCounted(project: key, module: module, total: total)],
+                { s in s.projects[key]?.ingest[module] = total }, ()
+            )
         }
         return jsonResponse(202, .object([("accepted", .number(Double(items.count)))]))
     }

@@ -17,10 +17,13 @@ extension MockServer {
                 var plan = PushPlan(runtime: runtime)
                 plan.handle(plan.throttle.timerFired(now: now), now: now)
                 let events: [StateEvent] = plan.records.map { .pushRecorded(project: key, push: $0) }
-                return (events, { s in
-                    s.projects[key]?.timer = nil
-                    plan.apply(to: &s, key: key, server: self)
-                }, plan.outgoing(project: runtime.state, generation: state.withLock { $0.generation }))
+                return (
+                    events,
+                    { s in
+                        s.projects[key]?.timer = nil
+                        plan.apply(to: &s, key: key, server: self)
+                    }, plan.outgoing(project: runtime.state, generation: state.withLock { $0.generation })
+                )
             }
         } catch {
             options.log("push for project \(key) not sent: \(error.detail)")
@@ -42,7 +45,8 @@ extension MockServer {
     func deliver(_ batch: PushBatch) {
         let generation = batch.generation
         for push in batch.pushes {
-            let key = push.project, id = push.id
+            let key = push.project
+            let id = push.id
             // Counted by the platform's case, not hashed by name: this runs on a server loop,
             // and a fan-out has 100k tokens.
             var perPlatform = [Int](repeating: 0, count: Platform.allCases.count)
@@ -50,8 +54,10 @@ extension MockServer {
             let counts = Platform.allCases.sorted { $0.rawValue < $1.rawValue }
                 .filter { perPlatform[$0.index] > 0 }
                 .map { "\(perPlatform[$0.index]) \($0.rawValue)" }.joined(separator: ", ")
-            options.log("push \(id) for project \(key) at \(clock.now.rfc3339): "
-                + (push.tokens.isEmpty ? "no tokens" : counts))
+            options.log(
+                "push \(id) for project \(key) at \(clock.now.rfc3339): "
+                    + (push.tokens.isEmpty ? "no tokens" : counts)
+            )
             pushesInFlight.begin(push: id, tokens: push.tokens.count)
             options.pushSink.deliver(push) { [weak self] results in
                 self?.recordDeliveries(project: key, pushId: id, generation: generation, results)
@@ -75,13 +81,16 @@ extension MockServer {
                 let unregistered = updated.apply(results)
                 var events: [StateEvent] = [.pushUpdated(project: key, push: updated)]
                 events.append(contentsOf: unregistered.map { .tokenDeleted(project: key, token: $0) })
-                return (events, { s in
-                    guard s.projects[key] != nil else { return }
-                    if let index = s.projects[key]?.pushes.lastIndex(where: { $0.id == pushId }) {
-                        s.projects[key]?.pushes[index] = updated
-                    }
-                    for token in unregistered { s.projects[key]?.removeToken(token) }
-                }, ())
+                return (
+                    events,
+                    { s in
+                        guard s.projects[key] != nil else { return }
+                        if let index = s.projects[key]?.pushes.lastIndex(where: { $0.id == pushId }) {
+                            s.projects[key]?.pushes[index] = updated
+                        }
+                        for token in unregistered { s.projects[key]?.removeToken(token) }
+                    }, ()
+                )
             }
         } catch {
             options.log("delivery results of push \(pushId) (project \(key)) not stored: \(error.detail)")
@@ -94,8 +103,13 @@ extension MockServer {
         let page = try ListPage(call.request, defaultLimit: 100)
         let pushes = try withProject(call.project) { $0.pushes }
         let (items, next) = page.take(pushes, cursor: \.id)
-        return jsonResponse(200, .object([("pushes", .array(items.map { $0.summaryJSON(project: call.project) })),
-                                          ("next", page.link("/admin/projects/\(call.project)/pushes", next: next))]))
+        return jsonResponse(
+            200,
+            .object([
+                ("pushes", .array(items.map { $0.summaryJSON(project: call.project) })),
+                ("next", page.link("/admin/projects/\(call.project)/pushes", next: next)),
+            ])
+        )
     }
 
     func getPush(_ call: Call) throws(Problem) -> HTTPResponse {
@@ -133,7 +147,12 @@ extension MockServer {
         guard let text = request.query("result") else { return nil }
         guard resultNames.contains(text) else {
             let rule = "one of " + resultNames.joined(separator: ", ")
-            throw Problem.parameter("result", .invalid, detail: "result must be \(rule), got \"\(text)\"", message: "expected \(rule)")
+            throw Problem.parameter(
+                "result",
+                .invalid,
+                detail: "result must be \(rule), got \"\(text)\"",
+                message: "expected \(rule)"
+            )
         }
         return text
     }
@@ -141,14 +160,23 @@ extension MockServer {
     /// The record the path's `{push}` names: 422 for a malformed id, 404 for an unknown one.
     func pushRecord(_ call: Call) throws(Problem) -> PushRecord {
         let text = call["push"]
-        guard let id = Int(text), id >= 1, id <= ListPage.maximumCursor, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
-            throw Problem.parameter("push", .invalid, detail: "the push id must be a whole number from 1, as GET …/pushes lists it, got \"\(text)\"",
-                                    message: "expected a push id")
+        guard let id = Int(text), id >= 1, id <= ListPage.maximumCursor, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 })
+        else {
+            throw Problem.parameter(
+                "push",
+                .invalid,
+                detail: "the push id must be a whole number from 1, as GET …/pushes lists it, got \"\(text)\"",
+                message: "expected a push id"
+            )
         }
         let found = try withProject(call.project) { $0.pushes.last(where: { $0.id == id }) }
         guard let found else {
-            throw Problem(status: 404, title: "Unknown push",
-                          detail: "project \"\(call.project)\" has no push \(id); GET /admin/projects/\(call.project)/pushes lists them")
+            throw Problem(
+                status: 404,
+                title: "Unknown push",
+                detail:
+                    "project \"\(call.project)\" has no push \(id); GET /admin/projects/\(call.project)/pushes lists them"
+            )
         }
         return found
     }
@@ -157,11 +185,18 @@ extension MockServer {
     func listTokens(_ call: Call) throws(Problem) -> HTTPResponse {
         let page = try ListPage(call.request, defaultLimit: 1000)
         let (items, next) = try withProject(call.project) { project in
-            page.take(project.tokens.values.filter { $0.sequence + 1 > page.after }.sorted { $0.sequence < $1.sequence },
-                      cursor: { $0.sequence + 1 })
+            page.take(
+                project.tokens.values.filter { $0.sequence + 1 > page.after }.sorted { $0.sequence < $1.sequence },
+                cursor: { $0.sequence + 1 }
+            )
         }
-        return jsonResponse(200, .object([("push_tokens", .array(items.map(\.token.json))),
-                                          ("next", page.link("/admin/projects/\(call.project)/push-tokens", next: next))]))
+        return jsonResponse(
+            200,
+            .object([
+                ("push_tokens", .array(items.map(\.token.json))),
+                ("next", page.link("/admin/projects/\(call.project)/push-tokens", next: next)),
+            ])
+        )
     }
 
     /// 422 for a token no device can hold, on registration and removal alike.
@@ -174,10 +209,15 @@ extension MockServer {
     }
 
     func registerToken(_ call: Call) throws(Problem) -> HTTPResponse {
-        let key = call.project, tokenText = try validToken(call)
+        let key = call.project
+        let tokenText = try validToken(call)
         let body = try parseBody(call)
         guard let object = body.objectValue else {
-            throw Problem.field("", "expected {\"platform\": \"ios\"|\"android\"|\"macos\"}, found \(body.typeName)", .wrongType)
+            throw Problem.field(
+                "",
+                "expected {\"platform\": \"ios\"|\"android\"|\"macos\"}, found \(body.typeName)",
+                .wrongType
+            )
         }
         let platform: Platform
         switch object["platform"] {
@@ -199,7 +239,8 @@ extension MockServer {
     }
 
     func unregisterToken(_ call: Call) throws(Problem) -> HTTPResponse {
-        let key = call.project, token = try validToken(call)
+        let key = call.project
+        let token = try validToken(call)
         try write(for: call.commits) { () throws(Problem) in
             let present: Bool? = state.withLock { s in s.projects[key].map { $0.tokens[token] != nil } }
             guard let present else { throw Problem.unknownProject(key) }
@@ -210,9 +251,9 @@ extension MockServer {
     }
 }
 
-private extension Platform {
+extension Platform {
     /// A slot of its own per case, below `allCases.count`.
-    var index: Int {
+    fileprivate var index: Int {
         switch self {
         case .ios: return 0
         case .android: return 1

@@ -10,8 +10,11 @@ extension MockServer {
     /// The sink when it can be redirected, else the 409 that says how this server was started.
     func redirectableSink() throws(Problem) -> any RedirectablePushSink {
         guard let sink = options.pushSink as? any RedirectablePushSink else {
-            throw Problem(status: 409, title: "Push gateways are fixed",
-                          detail: "this server's push sink cannot be redirected (it was built without one that can)")
+            throw Problem(
+                status: 409,
+                title: "Push gateways are fixed",
+                detail: "this server's push sink cannot be redirected (it was built without one that can)"
+            )
         }
         return sink
     }
@@ -27,20 +30,36 @@ extension MockServer {
         let sink = try redirectableSink()
         let body = try parseBody(call)
         guard let object = body.objectValue else {
-            throw Problem.field("", "expected {\"apns\": \"http://127.0.0.1:PORT\" | null, \"fcm\": … | null}, found \(body.typeName)", .wrongType)
+            throw Problem.field(
+                "",
+                "expected {\"apns\": \"http://127.0.0.1:PORT\" | null, \"fcm\": … | null}, found \(body.typeName)",
+                .wrongType
+            )
         }
         var problems = BodyFields(name: "the push gateways", writable: ["apns", "fcm"]).problems(in: object)
         var urls = PushGatewayURLs()
         for key in ["apns", "fcm"] {
             switch object[key] {
             case nil:
-                problems.append(FieldProblem(pointer: "/" + key, message: "required: a gateway URL, or null for none", kind: .missingField))
+                problems.append(
+                    FieldProblem(
+                        pointer: "/" + key,
+                        message: "required: a gateway URL, or null for none",
+                        kind: .missingField
+                    )
+                )
             case .null?:
                 break
             case .string(let text)?:
                 if key == "apns" { urls.apns = text } else { urls.fcm = text }
             case let other?:
-                problems.append(FieldProblem(pointer: "/" + key, message: "expected a URL or null, found \(other.typeName)", kind: .wrongType))
+                problems.append(
+                    FieldProblem(
+                        pointer: "/" + key,
+                        message: "expected a URL or null, found \(other.typeName)",
+                        kind: .wrongType
+                    )
+                )
             }
         }
         if !problems.isEmpty { throw Problem(ValidationFailure(problems: problems)) }

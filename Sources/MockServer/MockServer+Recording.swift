@@ -11,13 +11,18 @@ extension MockServer {
         let now = clock.now
         let started: Bool = try recording.withLock { (current: inout SessionRecorder?) throws(Problem) -> Bool in
             guard current == nil else { return false }
-            guard let rules = state.withLock({ $0.projects[project]?.state.rules }) else { throw Problem.unknownProject(project) }
+            guard let rules = state.withLock({ $0.projects[project]?.state.rules }) else {
+                throw Problem.unknownProject(project)
+            }
             current = SessionRecorder(project: project, start: now, rules: rules)
             return true
         }
         guard started else {
-            throw Problem(status: 409, title: "Already recording",
-                          detail: "a recording is running; DELETE /admin/recording stops it and returns the scenario")
+            throw Problem(
+                status: 409,
+                title: "Already recording",
+                detail: "a recording is running; DELETE /admin/recording stops it and returns the scenario"
+            )
         }
         isRecording.store(true, ordering: .relaxed)
         return recordingJSON()
@@ -40,12 +45,16 @@ extension MockServer {
         let now = clock.now
         return recording.withLock { current in
             guard let r = current else {
-                return .object([("recording", false), ("project", .null), ("started_at", .null), ("steps", 0), ("devices", 0),
-                                ("scenario", stoppedScenario.map(JSON.string) ?? .null)])
+                return .object([
+                    ("recording", false), ("project", .null), ("started_at", .null), ("steps", 0), ("devices", 0),
+                    ("scenario", stoppedScenario.map(JSON.string) ?? .null),
+                ])
             }
-            return .object([("recording", true), ("project", .string(r.project)), ("started_at", .string(r.start.rfc3339)),
-                            ("steps", .number(Double(r.stepCount))), ("devices", .number(Double(r.deviceCount))),
-                            ("scenario", .string(r.yaml(now: now)))])
+            return .object([
+                ("recording", true), ("project", .string(r.project)), ("started_at", .string(r.start.rfc3339)),
+                ("steps", .number(Double(r.stepCount))), ("devices", .number(Double(r.deviceCount))),
+                ("scenario", .string(r.yaml(now: now))),
+            ])
         }
     }
 
@@ -53,7 +62,13 @@ extension MockServer {
 
     func postRecording(_ call: Call) throws(Problem) -> HTTPResponse {
         let body = try parseOptionalBody(call) ?? .object([])
-        guard let object = body.objectValue else { throw Problem.field("", "expected a JSON object such as {\"project\": \"demo\"}, found \(body.typeName)", .wrongType) }
+        guard let object = body.objectValue else {
+            throw Problem.field(
+                "",
+                "expected a JSON object such as {\"project\": \"demo\"}, found \(body.typeName)",
+                .wrongType
+            )
+        }
         if let problem = BodyFields(name: "a recording", writable: ["project"]).problems(in: object).first {
             throw Problem.field(problem.pointer, problem.message, problem.kind)
         }
@@ -61,7 +76,8 @@ extension MockServer {
         switch object["project"] {
         case nil, .null?: break
         case .string(let key)?: project = key
-        case let other?: throw Problem.field("/project", "project must be a string, found \(other.typeName)", .wrongType)
+        case let other?:
+            throw Problem.field("/project", "project must be a string, found \(other.typeName)", .wrongType)
         }
         let started = try startRecording(project: project)
         var headers = HTTPHeaders()

@@ -15,8 +15,12 @@ extension MockServer {
     }
 
     func unknownRule(_ call: Call) -> Problem {
-        Problem(status: 404, title: "Unknown rule",
-                detail: "project \"\(call.project)\" has no rule \"\(call["rule"])\"; GET /admin/projects/\(call.project)/rules lists them")
+        Problem(
+            status: 404,
+            title: "Unknown rule",
+            detail:
+                "project \"\(call.project)\" has no rule \"\(call["rule"])\"; GET /admin/projects/\(call.project)/rules lists them"
+        )
     }
 
     func createRule(_ call: Call) throws(Problem) -> HTTPResponse {
@@ -71,8 +75,13 @@ extension MockServer {
         let page = try ListPage(call.request, defaultLimit: 1000)
         let changes = try projectState(call.project).changes
         let (items, next) = page.take(changes, cursor: \.id)
-        return jsonResponse(200, .object([("changes", .array(items.map(\.json))),
-                                          ("next", page.link("/admin/projects/\(call.project)/changes", next: next))]))
+        return jsonResponse(
+            200,
+            .object([
+                ("changes", .array(items.map(\.json))),
+                ("next", page.link("/admin/projects/\(call.project)/changes", next: next)),
+            ])
+        )
     }
 
     /// One release-control change to `call`'s project: `mutate` edits a copy of the project's
@@ -80,8 +89,10 @@ extension MockServer {
     /// stale, and a blocking change feeds the push throttle. Its pushes go to the sink once the
     /// change is durable.
     @discardableResult
-    func changeRules<T: Sendable>(_ call: Call,
-                                  _ mutate: (inout ProjectState, Instant) throws(Problem) -> (T, Change, [StateEvent]))
+    func changeRules<T: Sendable>(
+        _ call: Call,
+        _ mutate: (inout ProjectState, Instant) throws(Problem) -> (T, Change, [StateEvent])
+    )
         throws(Problem) -> T
     {
         let key = call.project
@@ -100,12 +111,15 @@ extension MockServer {
             let outgoing = plan.outgoing(project: projectState, generation: state.withLock { $0.generation })
             let stamp = state.withLock { $0.takeStamp() }
             let finalState = projectState
-            return (events, { s in
-                s.projects[key]?.state = finalState
-                s.projects[key]?.cache.removeAll()
-                s.projects[key]?.stamp = stamp
-                plan.apply(to: &s, key: key, server: self)
-            }, (result, outgoing))
+            return (
+                events,
+                { s in
+                    s.projects[key]?.state = finalState
+                    s.projects[key]?.cache.removeAll()
+                    s.projects[key]?.stamp = stamp
+                    plan.apply(to: &s, key: key, server: self)
+                }, (result, outgoing)
+            )
         }
         deliver(pushes, after: call.commits)
         return result

@@ -59,8 +59,10 @@ extension MockServer {
     ///
     /// A store that refuses at once turns into a thrown 503 and nothing changes; one that refuses
     /// later settles `commits` with the 503 after memory is put back to what the store holds.
-    func write<T: Sendable>(for commits: PendingCommits,
-                            _ body: () throws(Problem) -> (events: [StateEvent], apply: (inout ServerState) -> Void, result: T))
+    func write<T: Sendable>(
+        for commits: PendingCommits,
+        _ body: () throws(Problem) -> (events: [StateEvent], apply: (inout ServerState) -> Void, result: T)
+    )
         throws(Problem) -> T
     {
         // Waking the store's committer is a system call: done after the writer lock is released,

@@ -86,8 +86,16 @@ public final class MockServer: Responder {
         case .methodNotAllowed(let allow):
             var headers = HTTPHeaders()
             headers.set("Allow", allow.joined(separator: ", "))
-            reply(.response(Problem(status: 405, detail: "\(request.method) is not allowed on \(request.path); allowed: \(allow.joined(separator: ", "))",
-                                    headers: headers).response))
+            reply(
+                .response(
+                    Problem(
+                        status: 405,
+                        detail:
+                            "\(request.method) is not allowed on \(request.path); allowed: \(allow.joined(separator: ", "))",
+                        headers: headers
+                    ).response
+                )
+            )
         case .matched(let route, let parameters):
             if route.isAdmin, let problem = authorize(request) ?? Self.unknownParameter(request, route.endpoint) {
                 reply(.response(problem.response))
@@ -97,8 +105,11 @@ public final class MockServer: Responder {
                 reply(.response(problem.response))
                 return
             }
-            handle(route.endpoint, Call(request: request, parameters: parameters, commitAtBatchEnd: options.commitsAtBatchEnd),
-                   reply: reply)
+            handle(
+                route.endpoint,
+                Call(request: request, parameters: parameters, commitAtBatchEnd: options.commitsAtBatchEnd),
+                reply: reply
+            )
         }
     }
 
@@ -136,15 +147,24 @@ public final class MockServer: Responder {
 
     func syncHandle(_ endpoint: Endpoint, _ call: Call) throws(Problem) -> HTTPResponse {
         switch endpoint {
-        case .check, .events: return Problem(status: 500, detail: "\(endpoint.rawValue) is answered asynchronously").response
+        case .check, .events:
+            return Problem(status: 500, detail: "\(endpoint.rawValue) is answered asynchronously").response
         case .index: return document(indexResponse())
         case .health: return text(200, "ok\n")
         case .dashboard: return dashboardResponse(asset: "index.html")
         case .dashboardAsset: return dashboardResponse(asset: call["asset"])
         case .openAPI:
             let host = call.request.headers["Host"].flatMap { Self.isPlainHost($0) ? $0 : nil } ?? "127.0.0.1:8080"
-            return document(jsonResponse(200, OpenAPI.document(router: router, server: "http://" + host,
-                                                               adminToken: options.adminToken != nil)))
+            return document(
+                jsonResponse(
+                    200,
+                    OpenAPI.document(
+                        router: router,
+                        server: "http://" + host,
+                        adminToken: options.adminToken != nil
+                    )
+                )
+            )
         case .ingest: return try ingest(call)
         case .registerToken: return try registerToken(call)
         case .unregisterToken: return try unregisterToken(call)
@@ -196,15 +216,18 @@ public final class MockServer: Responder {
         guard request.target.utf8.contains(UInt8(ascii: "?")) else { return nil }
         let known = endpoint.doc.query.map(\.name)
         guard let name = request.queryItems.map(\.name).first(where: { !known.contains($0) }) else { return nil }
-        let message = "unknown parameter '\(name)'" + (known.isEmpty ? " (this endpoint takes no query parameters)" : KeySuggestion.hint(for: name, in: known))
+        let message =
+            "unknown parameter '\(name)'"
+            + (known.isEmpty ? " (this endpoint takes no query parameters)" : KeySuggestion.hint(for: name, in: known))
         return Problem.parameter(name, .unknown, detail: message, message: message)
     }
 
     /// A `Host` value safe to echo into the document: host name or address and port only.
     static func isPlainHost(_ host: String) -> Bool {
-        !host.isEmpty && host.utf8.count <= 255 && host.utf8.allSatisfy { b in
-            (b >= 48 && b <= 58) || (b >= 65 && b <= 93 && b != 92) || (b >= 97 && b <= 122) || b == 45 || b == 46
-        }
+        !host.isEmpty && host.utf8.count <= 255
+            && host.utf8.allSatisfy { b in
+                (b >= 48 && b <= 58) || (b >= 65 && b <= 93 && b != 92) || (b >= 97 && b <= 122) || b == 45 || b == 46
+            }
     }
 
     /// Everything the mock holds now, in the shape `--config` reads (what `GET /admin/state` answers).
@@ -216,12 +239,15 @@ public final class MockServer: Responder {
         var headers = HTTPHeaders()
         headers.set("WWW-Authenticate", "Bearer realm=\"lerix-mock admin\"")
         guard let header = request.headers["Authorization"] else {
-            return Problem(status: 401, detail: "the admin API needs Authorization: Bearer <token> (the server runs with --admin-token)",
-                           headers: headers)
+            return Problem(
+                status: 401,
+                detail: "the admin API needs Authorization: Bearer <token> (the server runs with --admin-token)",
+                headers: headers
+            )
         }
         let prefix = "Bearer "
         guard header.count > prefix.count, header.lowercased().hasPrefix("bearer "),
-              Self.constantTimeEqual(Array(header.utf8.dropFirst(prefix.utf8.count)), Array(token.utf8))
+            Self.constantTimeEqual(Array(header.utf8.dropFirst(prefix.utf8.count)), Array(token.utf8))
         else {
             headers.set("WWW-Authenticate", "Bearer realm=\"lerix-mock admin\", error=\"invalid_token\"")
             return Problem(status: 401, detail: "wrong admin token", headers: headers)

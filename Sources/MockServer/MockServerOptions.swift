@@ -59,14 +59,16 @@ public struct MockServerOptions: Sendable {
     /// Called with the scenario when a recording stops (`serve --record FILE` writes it there).
     public var recordingStopped: (@Sendable (String) -> Void)?
 
-    public init(seed: StateSnapshot = .defaultSeed,
-                clock: ServerClock = .system(SystemScheduler()),
-                adminToken: String? = nil,
-                store: any StateStore = MemoryStateStore(keepsEvents: false),
-                pushSink: any PushSink = NoGatewayPushSink(),
-                log: @escaping @Sendable (String) -> Void = { _ in },
-                journalCapacity: Int = 1000,
-                cacheCapacity: Int = 10_000) {
+    public init(
+        seed: StateSnapshot = .defaultSeed,
+        clock: ServerClock = .system(SystemScheduler()),
+        adminToken: String? = nil,
+        store: any StateStore = MemoryStateStore(keepsEvents: false),
+        pushSink: any PushSink = NoGatewayPushSink(),
+        log: @escaping @Sendable (String) -> Void = { _ in },
+        journalCapacity: Int = 1000,
+        cacheCapacity: Int = 10_000
+    ) {
         self.seed = seed
         self.clock = clock
         self.adminToken = adminToken

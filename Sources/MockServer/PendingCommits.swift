@@ -27,7 +27,11 @@ final class PendingCommits: Sendable {
 
         /// The waiting actions in the order they came, leaving none.
         mutating func takeWaiting() -> (Action?, Action?, [Action]) {
-            defer { first = nil; second = nil; more = [] }
+            defer {
+                first = nil
+                second = nil
+                more = []
+            }
             return (first, second, more)
         }
     }

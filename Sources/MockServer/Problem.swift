@@ -31,8 +31,13 @@ public struct Problem: Error, Sendable, Equatable {
     /// Extra response headers (`Allow` on 405, `WWW-Authenticate` on 401).
     public var headers: HTTPHeaders
 
-    public init(status: Int, title: String? = nil, detail: String, errors: [FieldError] = [],
-                headers: HTTPHeaders = HTTPHeaders()) {
+    public init(
+        status: Int,
+        title: String? = nil,
+        detail: String,
+        errors: [FieldError] = [],
+        headers: HTTPHeaders = HTTPHeaders()
+    ) {
         self.status = status
         self.title = title ?? HTTPResponse.reasonPhrase(status)
         self.detail = detail
@@ -46,7 +51,11 @@ public struct Problem: Error, Sendable, Equatable {
         if title == HTTPResponse.reasonPhrase(status) { return "about:blank" }
         var slug = ""
         for c in title.lowercased().unicodeScalars {
-            if (c >= "a" && c <= "z") || (c >= "0" && c <= "9") { slug.unicodeScalars.append(c) } else if !slug.hasSuffix("-") { slug += "-" }
+            if (c >= "a" && c <= "z") || (c >= "0" && c <= "9") {
+                slug.unicodeScalars.append(c)
+            } else if !slug.hasSuffix("-") {
+                slug += "-"
+            }
         }
         while slug.hasSuffix("-") { slug.removeLast() }
         return "urn:lerix-mock:problem:" + slug
@@ -58,13 +67,20 @@ public struct Problem: Error, Sendable, Equatable {
             ("detail", .string(detail)),
         ]
         if !errors.isEmpty {
-            pairs.append(("errors", .array(errors.map { error in
-                var item: [(String, JSON)] = []
-                if let pointer = error.pointer { item.append(("pointer", .string(pointer))) }
-                if let parameter = error.parameter { item.append(("parameter", .string(parameter))) }
-                item.append(("message", .string(error.message)))
-                return .object(item)
-            })))
+            pairs.append(
+                (
+                    "errors",
+                    .array(
+                        errors.map { error in
+                            var item: [(String, JSON)] = []
+                            if let pointer = error.pointer { item.append(("pointer", .string(pointer))) }
+                            if let parameter = error.parameter { item.append(("parameter", .string(parameter))) }
+                            item.append(("message", .string(error.message)))
+                            return .object(item)
+                        }
+                    )
+                )
+            )
         }
         return .object(pairs)
     }
@@ -80,14 +96,21 @@ extension Problem {
     static func notFound(_ detail: String) -> Problem { Problem(status: 404, detail: detail) }
 
     static func unknownProject(_ key: String) -> Problem {
-        Problem(status: 404, title: "Unknown project",
-                detail: "there is no project \"\(key)\"; create it with PUT /admin/projects/\(key)")
+        Problem(
+            status: 404,
+            title: "Unknown project",
+            detail: "there is no project \"\(key)\"; create it with PUT /admin/projects/\(key)"
+        )
     }
 
     /// A body that is not JSON: 400 with the parser's position.
     static func malformedJSON(_ error: JSONSyntaxError) -> Problem {
-        Problem(status: 400, title: "Malformed JSON", detail: "the body is not JSON: \(error.description)",
-                errors: [FieldError(pointer: "", message: error.description)])
+        Problem(
+            status: 400,
+            title: "Malformed JSON",
+            detail: "the body is not JSON: \(error.description)",
+            errors: [FieldError(pointer: "", message: error.description)]
+        )
     }
 
     /// One field problem, titled by its kind like every other body's (400 for a wrong type, else 422).
@@ -104,15 +127,29 @@ extension Problem {
 
     /// One bad query or path parameter (422). `pointer` repeats the name for clients that
     /// read only pointers (the check's errors have always carried both).
-    static func parameter(_ name: String, _ mistake: ParameterMistake, detail: String, message: String,
-                          pointer: Bool = false) -> Problem {
-        Problem(status: 422, title: mistake.rawValue, detail: detail,
-                errors: [FieldError(pointer: pointer ? "/" + FieldProblem.escape(name) : nil, parameter: name, message: message)])
+    static func parameter(
+        _ name: String,
+        _ mistake: ParameterMistake,
+        detail: String,
+        message: String,
+        pointer: Bool = false
+    ) -> Problem {
+        Problem(
+            status: 422,
+            title: mistake.rawValue,
+            detail: detail,
+            errors: [
+                FieldError(pointer: pointer ? "/" + FieldProblem.escape(name) : nil, parameter: name, message: message)
+            ]
+        )
     }
 
     static func storageUnavailable(_ error: any Error) -> Problem {
-        Problem(status: 503, title: "State store unavailable",
-                detail: "the write was not stored and nothing changed: \(error)")
+        Problem(
+            status: 503,
+            title: "State store unavailable",
+            detail: "the write was not stored and nothing changed: \(error)"
+        )
     }
 }
 
@@ -120,9 +157,11 @@ extension Problem {
     /// Every problem of a body at once, titled by the kind that wins (a wrong type, then an
     /// unknown field, a missing one, a bad value), so one mistake has one type on every body.
     init(_ failure: ValidationFailure, detail: String? = nil) {
-        self.init(status: failure.status,
-                  title: failure.kind.title,
-                  detail: detail ?? failure.description,
-                  errors: failure.problems.map { FieldError(pointer: $0.pointer, message: $0.message) })
+        self.init(
+            status: failure.status,
+            title: failure.kind.title,
+            detail: detail ?? failure.description,
+            errors: failure.problems.map { FieldError(pointer: $0.pointer, message: $0.message) }
+        )
     }
 }

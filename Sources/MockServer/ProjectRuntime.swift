@@ -25,8 +25,13 @@ struct ProjectRuntime: Sendable {
     var stamp: UInt64
 
     init(_ project: StateSnapshot.Project, stamp: UInt64) {
-        state = ProjectState(key: project.key, apnsTopic: project.apnsTopic, fcmProject: project.fcmProject,
-                             rules: project.rules, changes: project.changes)
+        state = ProjectState(
+            key: project.key,
+            apnsTopic: project.apnsTopic,
+            fcmProject: project.fcmProject,
+            rules: project.rules,
+            changes: project.changes
+        )
         pushes = project.pushes
         ingest = project.ingest
         self.stamp = stamp
@@ -60,9 +65,16 @@ struct ProjectRuntime: Sendable {
     var nextPushId: Int { (pushes.last?.id ?? 0) + 1 }
 
     var snapshot: StateSnapshot.Project {
-        StateSnapshot.Project(key: state.key, apnsTopic: state.apnsTopic, fcmProject: state.fcmProject,
-                              rules: state.rules, changes: state.changes, pushTokens: orderedTokens,
-                              pushes: pushes, ingest: ingest)
+        StateSnapshot.Project(
+            key: state.key,
+            apnsTopic: state.apnsTopic,
+            fcmProject: state.fcmProject,
+            rules: state.rules,
+            changes: state.changes,
+            pushTokens: orderedTokens,
+            pushes: pushes,
+            ingest: ingest
+        )
     }
 }
 

@@ -37,10 +37,18 @@ struct PushPlan: Sendable {
 
     /// The pushes to hand to the sink, tagged with the state generation they belong to.
     func outgoing(project: ProjectState, generation: UInt64) -> PushBatch {
-        PushBatch(generation: generation, pushes: records.map { record in
-            OutgoingPush(id: record.id, project: project.key, apnsTopic: project.apnsTopic, fcmProject: project.fcmProject,
-                         tokens: record.targets)
-        })
+        PushBatch(
+            generation: generation,
+            pushes: records.map { record in
+                OutgoingPush(
+                    id: record.id,
+                    project: project.key,
+                    apnsTopic: project.apnsTopic,
+                    fcmProject: project.fcmProject,
+                    tokens: record.targets
+                )
+            }
+        )
     }
 
     /// Installs the throttle and records, and (re)arms the timer on the server's scheduler.

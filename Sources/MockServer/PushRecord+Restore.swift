@@ -6,8 +6,8 @@ extension PushRecord {
     /// Reads a record back from its own ``json`` (a snapshot or a store); nil when it is not one.
     public init?(json: JSON) {
         guard let id = json["id"]?.intValue, let sentText = json["sent_at"]?.stringValue,
-              let sentAt = Instant(rfc3339: sentText), let changeValues = json["changes"]?.arrayValue,
-              let results = json["results"]?.arrayValue
+            let sentAt = Instant(rfc3339: sentText), let changeValues = json["changes"]?.arrayValue,
+            let results = json["results"]?.arrayValue
         else { return nil }
         var changes: [Int] = []
         for value in changeValues {
@@ -17,8 +17,9 @@ extension PushRecord {
         var targets: [PushTarget] = []
         var deliveries: [TokenDelivery] = []
         for (position, item) in results.enumerated() {
-            guard let token = item["token"]?.stringValue, PushTokens.problem(token: token) == nil, let platformName = item["platform"]?.stringValue,
-                  let platform = Platform(rawValue: platformName), let resultName = item["result"]?.stringValue
+            guard let token = item["token"]?.stringValue, PushTokens.problem(token: token) == nil,
+                let platformName = item["platform"]?.stringValue,
+                let platform = Platform(rawValue: platformName), let resultName = item["result"]?.stringValue
             else { return nil }
             if let value = item["reason"], value.stringValue == nil { return nil }
             let reason = item["reason"]?.stringValue ?? ""

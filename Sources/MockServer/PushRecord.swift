@@ -52,7 +52,9 @@ public struct PushRecord: Sendable, Equatable {
         self.targets = targets
         outcomes = [Outcome](repeating: .pending, count: targets.count)
         counts = Counts(pending: targets.count)
-        var ios = 0, android = 0, macos = 0
+        var ios = 0
+        var android = 0
+        var macos = 0
         for target in targets {
             switch target.platform {
             case .ios: ios += 1
@@ -173,8 +175,10 @@ public struct PushRecord: Sendable, Equatable {
     public func resultJSON(at position: Int) -> JSON {
         let target = targets[position]
         let result = result(at: position)
-        var pairs: [(String, JSON)] = [("token", .string(target.token)), ("platform", .string(target.platform.rawValue)),
-                                       ("result", .string(result.name))]
+        var pairs: [(String, JSON)] = [
+            ("token", .string(target.token)), ("platform", .string(target.platform.rawValue)),
+            ("result", .string(result.name)),
+        ]
         switch result {
         case .failed(let reason), .unregistered(let reason): pairs.append(("reason", .string(reason)))
         default: break

@@ -14,7 +14,10 @@ enum PushTokens {
         return Identifier.problem(token)
     }
 
-    enum PlatformResult { case success(Platform), failure(String) }
+    enum PlatformResult {
+        case success(Platform)
+        case failure(String)
+    }
 
     /// A push platform from its name; web is refused because it has no push.
     static func platform(_ name: String) -> PlatformResult {

@@ -28,9 +28,14 @@ public struct RequestJournal: Sendable {
             return .object([
                 ("at", .string(at.rfc3339)),
                 ("project", .string(project)),
-                ("device", .object([("platform", optional(platform)), ("version", optional(version)),
-                                    ("build", optional(build)), ("sdk", optional(sdk)),
-                                    ("sdk_version", optional(sdkVersion))])),
+                (
+                    "device",
+                    .object([
+                        ("platform", optional(platform)), ("version", optional(version)),
+                        ("build", optional(build)), ("sdk", optional(sdk)),
+                        ("sdk_version", optional(sdkVersion)),
+                    ])
+                ),
                 ("status", .number(Double(status))),
                 ("etag", optional(etag)),
                 ("lifetime", lifetime.map { .number(Double($0)) } ?? .null),

@@ -32,7 +32,9 @@ struct Router: Sendable {
                 if byte == UInt8(ascii: "%") { return nil }
                 if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") {
                     if i > start {
-                        segments.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start ..< i]), as: UTF8.self))
+                        segments.append(
+                            String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+                        )
                     }
                     if byte == UInt8(ascii: "?") { return segments }
                     start = i + 1
@@ -54,8 +56,10 @@ struct Router: Sendable {
         guard request.method == "GET" || request.method == "HEAD" else { return nil }
         var target = request.target
         return target.withUTF8 { bytes -> String? in
-            let prefix: StaticString = "/v1/projects/", suffix: StaticString = "/release-control"
-            guard bytes.starts(with: UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)) else { return nil }
+            let prefix: StaticString = "/v1/projects/"
+            let suffix: StaticString = "/release-control"
+            guard bytes.starts(with: UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount))
+            else { return nil }
             var end = prefix.utf8CodeUnitCount
             let start = end
             while end < bytes.count, bytes[end] != UInt8(ascii: "/") {
@@ -66,7 +70,9 @@ struct Router: Sendable {
             guard end > start else { return nil }
             let rest = UnsafeBufferPointer(rebasing: bytes[end...])
             let tail = UnsafeBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount)
-            guard rest.starts(with: tail), rest.count == tail.count || rest[tail.count] == UInt8(ascii: "?") else { return nil }
+            guard rest.starts(with: tail), rest.count == tail.count || rest[tail.count] == UInt8(ascii: "?") else {
+                return nil
+            }
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
         }
     }

@@ -74,8 +74,16 @@ public struct StateSnapshot: Sendable, Equatable {
         /// Items received per module.
         public var ingest: [String: Int]
 
-        public init(key: String, apnsTopic: String? = nil, fcmProject: String? = nil, rules: [Rule] = [],
-                    changes: [Change] = [], pushTokens: [Token] = [], pushes: [PushRecord] = [], ingest: [String: Int] = [:]) {
+        public init(
+            key: String,
+            apnsTopic: String? = nil,
+            fcmProject: String? = nil,
+            rules: [Rule] = [],
+            changes: [Change] = [],
+            pushTokens: [Token] = [],
+            pushes: [PushRecord] = [],
+            ingest: [String: Int] = [:]
+        ) {
             self.key = key
             self.apnsTopic = apnsTopic
             self.fcmProject = fcmProject
@@ -97,17 +105,33 @@ public struct StateSnapshot: Sendable, Equatable {
     public static let defaultSeed = StateSnapshot(projects: [Project(key: "demo")])
 
     public var json: JSON {
-        .object([("projects", .array(projects.map { project in
-            var pairs: [(String, JSON)] = [("key", .string(project.key))]
-            pairs.append(("apns_topic", project.apnsTopic.map(JSON.string) ?? .null))
-            pairs.append(("fcm_project", project.fcmProject.map(JSON.string) ?? .null))
-            pairs.append(("rules", .array(project.rules.map(\.json))))
-            pairs.append(("push_tokens", .array(project.pushTokens.map(\.json))))
-            pairs.append(("changes", .array(project.changes.map(\.json))))
-            pairs.append(("pushes", .array(project.pushes.map(\.json))))
-            pairs.append(("ingest", .object(project.ingest.sorted { $0.key < $1.key }.map { ($0.key, .number(Double($0.value))) })))
-            return .object(pairs)
-        }))])
+        .object([
+            (
+                "projects",
+                .array(
+                    projects.map { project in
+                        var pairs: [(String, JSON)] = [("key", .string(project.key))]
+                        pairs.append(("apns_topic", project.apnsTopic.map(JSON.string) ?? .null))
+                        pairs.append(("fcm_project", project.fcmProject.map(JSON.string) ?? .null))
+                        pairs.append(("rules", .array(project.rules.map(\.json))))
+                        pairs.append(("push_tokens", .array(project.pushTokens.map(\.json))))
+                        pairs.append(("changes", .array(project.changes.map(\.json))))
+                        pairs.append(("pushes", .array(project.pushes.map(\.json))))
+                        pairs.append(
+                            (
+                                "ingest",
+                                .object(
+                                    project.ingest.sorted { $0.key < $1.key }.map {
+                                        ($0.key, .number(Double($0.value)))
+                                    }
+                                )
+                            )
+                        )
+                        return .object(pairs)
+                    }
+                )
+            )
+        ])
     }
 }
 
@@ -128,10 +152,18 @@ extension StateSnapshot {
 
     /// A project as a snapshot holds it: the seed's fields, then what an export adds.
     static let projectFields = BodyFields(
-        name: "a project", writable: ["key", "apns_topic", "fcm_project", "rules", "push_tokens", "changes", "pushes", "ingest"])
+        name: "a project",
+        writable: ["key", "apns_topic", "fcm_project", "rules", "push_tokens", "changes", "pushes", "ingest"]
+    )
     static let tokenFields = BodyFields(name: "a push token", writable: ["token", "platform", "registered_at"])
-    static let changeFields = BodyFields(name: "a change", writable: ["id", "at", "kind", "action", "rule", "lifted", "blocking"])
-    static let pushResultFields = BodyFields(name: "a push result", writable: ["token", "platform", "result", "reason"])
+    static let changeFields = BodyFields(
+        name: "a change",
+        writable: ["id", "at", "kind", "action", "rule", "lifted", "blocking"]
+    )
+    static let pushResultFields = BodyFields(
+        name: "a push result",
+        writable: ["token", "platform", "result", "reason"]
+    )
     /// A push record's keys: what it says, and the counts derived from its results, which may
     /// come back only as the export showed them.
     static func pushFields(of record: PushRecord?) -> BodyFields {
@@ -148,14 +180,30 @@ extension StateSnapshot {
             problems.append(FieldProblem(pointer: pointer, message: message, kind: kind))
         }
         guard let root = json.objectValue else {
-            throw ValidationFailure("", "expected a JSON object with \"projects\", found \(json.typeName)", kind: .wrongType)
+            throw ValidationFailure(
+                "",
+                "expected a JSON object with \"projects\", found \(json.typeName)",
+                kind: .wrongType
+            )
         }
         problems += BodyFields(name: "a state snapshot", writable: ["projects"]).problems(in: root)
         guard let projectsValue = root["projects"] else {
-            throw ValidationFailure(problems: problems + [FieldProblem(pointer: "/projects", message: "required: a list of projects", kind: .missingField)])
+            throw ValidationFailure(
+                problems: problems + [
+                    FieldProblem(pointer: "/projects", message: "required: a list of projects", kind: .missingField)
+                ]
+            )
         }
         guard let items = projectsValue.arrayValue else {
-            throw ValidationFailure(problems: problems + [FieldProblem(pointer: "/projects", message: "expected an array, found \(projectsValue.typeName)", kind: .wrongType)])
+            throw ValidationFailure(
+                problems: problems + [
+                    FieldProblem(
+                        pointer: "/projects",
+                        message: "expected an array, found \(projectsValue.typeName)",
+                        kind: .wrongType
+                    )
+                ]
+            )
         }
         var projects: [Project] = []
         var seenKeys: Set<String> = []
@@ -182,7 +230,9 @@ extension StateSnapshot {
                 switch object[field] {
                 case nil, .null?: break
                 case .string(let text)?:
-                    if text.isEmpty { fail(base + "/" + field, "must not be empty (leave it out instead)", .invalidValue) }
+                    if text.isEmpty {
+                        fail(base + "/" + field, "must not be empty (leave it out instead)", .invalidValue)
+                    }
                     project[keyPath: path] = text
                 case let other?: fail(base + "/" + field, "expected a string, found \(other.typeName)", .wrongType)
                 }
@@ -194,12 +244,20 @@ extension StateSnapshot {
             case .array(let changes)?:
                 var ids = IncreasingIDs(what: "change")
                 for (i, change) in changes.enumerated() {
-                    if let fields = change.objectValue { problems += Self.changeFields.problems(in: fields, at: base + "/changes/\(i)") }
+                    if let fields = change.objectValue {
+                        problems += Self.changeFields.problems(in: fields, at: base + "/changes/\(i)")
+                    }
                     if let restored = Change.restore(change) {
-                        if let problem = ids.problem(restored.id) { fail(base + "/changes/\(i)/id", problem, .invalidValue) }
+                        if let problem = ids.problem(restored.id) {
+                            fail(base + "/changes/\(i)/id", problem, .invalidValue)
+                        }
                         project.changes.append(restored)
                     } else {
-                        fail(base + "/changes/\(i)", "not a change as GET /admin/projects/{project}/changes shows it", .invalidValue)
+                        fail(
+                            base + "/changes/\(i)",
+                            "not a change as GET /admin/projects/{project}/changes shows it",
+                            .invalidValue
+                        )
                     }
                 }
             case let other?: fail(base + "/changes", "expected an array, found \(other.typeName)", .wrongType)
@@ -215,10 +273,16 @@ extension StateSnapshot {
                         problems += Self.pushResultFields.problems(in: fields, at: at + "/results/\(j)")
                     }
                     let record = PushRecord(json: push)
-                    if let fields = push.objectValue { problems += Self.pushFields(of: record).problems(in: fields, at: at) }
+                    if let fields = push.objectValue {
+                        problems += Self.pushFields(of: record).problems(in: fields, at: at)
+                    }
                     for (j, change) in (push["changes"]?.arrayValue ?? []).enumerated() {
                         if let id = change.intValue, !(1...ListPage.maximumCursor).contains(id) {
-                            fail(at + "/changes/\(j)", "change ids are from 1 to \(ListPage.maximumCursor), not \(id)", .invalidValue)
+                            fail(
+                                at + "/changes/\(j)",
+                                "change ids are from 1 to \(ListPage.maximumCursor), not \(id)",
+                                .invalidValue
+                            )
                         }
                     }
                     if let record {
@@ -237,8 +301,14 @@ extension StateSnapshot {
                 for (module, value) in counts {
                     let at = base + "/ingest/" + FieldProblem.escape(module)
                     if !modules.contains(module) {
-                        fail(at, "unknown module '\(module)'" + KeySuggestion.hint(for: module, in: modules), .unknownField)
-                    } else if let n = value.intValue, n >= 0, n <= Self.maximumIngestCount { project.ingest[module] = n } else if let number = value.numberValue, number.rounded() == number {
+                        fail(
+                            at,
+                            "unknown module '\(module)'" + KeySuggestion.hint(for: module, in: modules),
+                            .unknownField
+                        )
+                    } else if let n = value.intValue, n >= 0, n <= Self.maximumIngestCount {
+                        project.ingest[module] = n
+                    } else if let number = value.numberValue, number.rounded() == number {
                         fail(at, "must be between 0 and \(Self.maximumIngestCount)", .invalidValue)
                     } else {
                         fail(at, "expected a non-negative integer, found \(value.typeName)", .wrongType)
@@ -252,7 +322,11 @@ extension StateSnapshot {
         self.init(projects: projects)
     }
 
-    private static func readRules(_ value: JSON?, base: String, fail: (String, String, FieldProblem.Kind) -> Void) -> [Rule] {
+    private static func readRules(
+        _ value: JSON?,
+        base: String,
+        fail: (String, String, FieldProblem.Kind) -> Void
+    ) -> [Rule] {
         guard let value, !value.isNull else { return [] }
         guard let items = value.arrayValue else {
             fail(base, "expected an array of rules, found \(value.typeName)", .wrongType)
@@ -270,7 +344,11 @@ extension StateSnapshot {
                 case .string?:
                     rules.append(try Rule.restore(item))
                 case let other? where !other.isNull:
-                    fail(base + "/\(index)/id", "a rule id must be a string like \"r1\", found \(other.typeName)", .wrongType)
+                    fail(
+                        base + "/\(index)/id",
+                        "a rule id must be a string like \"r1\", found \(other.typeName)",
+                        .wrongType
+                    )
                 default:
                     while usedIds.contains("r\(next)") { next += 1 }
                     let id = "r\(next)"
@@ -290,7 +368,11 @@ extension StateSnapshot {
         return rules
     }
 
-    private static func readTokens(_ value: JSON?, base: String, fail: (String, String, FieldProblem.Kind) -> Void) -> [Token] {
+    private static func readTokens(
+        _ value: JSON?,
+        base: String,
+        fail: (String, String, FieldProblem.Kind) -> Void
+    ) -> [Token] {
         guard let value, !value.isNull else { return [] }
         guard let items = value.arrayValue else {
             fail(base, "expected an array of {\"token\", \"platform\"}, found \(value.typeName)", .wrongType)
@@ -304,15 +386,21 @@ extension StateSnapshot {
                 fail(at, "expected {\"token\", \"platform\"}, found \(item.typeName)", .wrongType)
                 continue
             }
-            for problem in tokenFields.problems(in: object, at: at) { fail(problem.pointer, problem.message, problem.kind) }
+            for problem in tokenFields.problems(in: object, at: at) {
+                fail(problem.pointer, problem.message, problem.kind)
+            }
             var token: String?
             var platform: Platform?
             switch object["token"] {
             case nil, .null?: fail(at + "/token", "required", .missingField)
             case .string(let text)?:
-                if let problem = PushTokens.problem(token: text) { fail(at + "/token", problem, .invalidValue) } else if !seen.insert(text).inserted {
+                if let problem = PushTokens.problem(token: text) {
+                    fail(at + "/token", problem, .invalidValue)
+                } else if !seen.insert(text).inserted {
                     fail(at + "/token", "duplicate token", .invalidValue)
-                } else { token = text }
+                } else {
+                    token = text
+                }
             case let other?: fail(at + "/token", "expected a string, found \(other.typeName)", .wrongType)
             }
             switch object["platform"] {
@@ -328,10 +416,16 @@ extension StateSnapshot {
             switch object["registered_at"] {
             case nil, .null?: break
             case .string(let text)?:
-                if let at = Instant(rfc3339: text) { registeredAt = at } else { fail(at + "/registered_at", "not an RFC 3339 time", .invalidValue) }
+                if let at = Instant(rfc3339: text) {
+                    registeredAt = at
+                } else {
+                    fail(at + "/registered_at", "not an RFC 3339 time", .invalidValue)
+                }
             case let other?: fail(at + "/registered_at", "expected a string, found \(other.typeName)", .wrongType)
             }
-            if let token, let platform { tokens.append(Token(token: token, platform: platform, registeredAt: registeredAt)) }
+            if let token, let platform {
+                tokens.append(Token(token: token, platform: platform, registeredAt: registeredAt))
+            }
         }
         return tokens
     }

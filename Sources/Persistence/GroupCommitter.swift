@@ -216,7 +216,8 @@ final class GroupCommitter: Sendable {
     /// token log grown with dead weight (``StateDatabase/foldTokenLogStep()``).
     private func checkpointIfDue(_ database: StateDatabase) {
         guard database.needsMaintenance(checkpointAfter: checkpointAfter),
-              !checkpointQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            !checkpointQueued.exchange(true, ordering: .acquiringAndReleasing)
+        else { return }
         background.async { [self] in maintainStep() }
     }
 
@@ -276,11 +277,14 @@ final class GroupCommitter: Sendable {
         }
         if !batch.contains(where: doomed) {
             do {
-                try database.transaction({ () throws(SQLiteError) in
-                    for write in batch {
-                        for event in write.events { try database.apply(event) }
-                    }
-                }, context: "saving \(batch.count) write\(batch.count == 1 ? "" : "s")")
+                try database.transaction(
+                    { () throws(SQLiteError) in
+                        for write in batch {
+                            for event in write.events { try database.apply(event) }
+                        }
+                    },
+                    context: "saving \(batch.count) write\(batch.count == 1 ? "" : "s")"
+                )
                 return nil
             } catch {
                 if batch.count == 1 {
@@ -292,9 +296,12 @@ final class GroupCommitter: Sendable {
         return batch.map { write -> StateStoreError? in
             if doomed(write) { return .refusedEarlier(path: path) }
             do throws(SQLiteError) {
-                try database.transaction({ () throws(SQLiteError) in
-                    for event in write.events { try database.apply(event) }
-                }, context: "saving a write")
+                try database.transaction(
+                    { () throws(SQLiteError) in
+                        for event in write.events { try database.apply(event) }
+                    },
+                    context: "saving a write"
+                )
                 return nil
             } catch {
                 return refuse(write, .writeRefused(path: path, detail: error.message))

@@ -55,15 +55,22 @@ public final class SQLiteStateStore: StateStore {
     /// SQLite, another program's SQLite file, a damaged file, a file from a newer lerix-mock, a
     /// file another process has open, contents that no longer read back as a valid state.
     public static func open(
-        path: String, seed: StateSnapshot, durability: StateDurability = .default
+        path: String,
+        seed: StateSnapshot,
+        durability: StateDurability = .default
     ) throws(StateFileError) -> SQLiteStateStore {
-        let file = try StateFile.open(path: path, seed: StoredState(seed: seed.json, projects: seed.storedProjects), durability: durability)
+        let file = try StateFile.open(
+            path: path,
+            seed: StoredState(seed: seed.json, projects: seed.storedProjects),
+            durability: durability
+        )
         do {
             let stored = file.initialState
             let snapshot = try StateSnapshot.restoring(stored.projects, path: path)
-            let storedSeed = try stored.seed.map { json throws(StateFileError) in
-                try StateSnapshot.restoring(json, what: "the stored seed", path: path)
-            } ?? seed
+            let storedSeed =
+                try stored.seed.map { json throws(StateFileError) in
+                    try StateSnapshot.restoring(json, what: "the stored seed", path: path)
+                } ?? seed
             return SQLiteStateStore(file: file, snapshot: snapshot, seed: storedSeed, durability: durability)
         } catch {
             file.close()

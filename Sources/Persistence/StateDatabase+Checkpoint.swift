@@ -14,8 +14,11 @@ extension StateDatabase {
     /// request's commit. Also run once when the file is opened.
     func checkpointAndRestartLog() throws(SQLiteError) {
         try connection.checkpoint()
-        try connection.transaction({ () throws(SQLiteError) in
-            try connection.execute("PRAGMA user_version = \(StateSchema.currentVersion)")
-        }, context: "starting the write-ahead log over")
+        try connection.transaction(
+            { () throws(SQLiteError) in
+                try connection.execute("PRAGMA user_version = \(StateSchema.currentVersion)")
+            },
+            context: "starting the write-ahead log over"
+        )
     }
 }

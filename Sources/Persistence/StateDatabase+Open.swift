@@ -17,7 +17,9 @@ extension StateDatabase {
     ///   `serve --state` on the same file is refused rather than silently forking the state; it
     ///   also keeps the WAL index in memory, so no `-shm` file is needed.
     static func open(
-        path: String, seed: StoredState, durability: StateDurability
+        path: String,
+        seed: StoredState,
+        durability: StateDurability
     ) throws(StateFileError) -> (database: StateDatabase, created: Bool) {
         var created = false
         switch FileSystem.readPrefix(path, count: 100) {
@@ -55,7 +57,9 @@ extension StateDatabase {
         }
         do {
             let connection = try SQLiteConnection(
-                path: temporary, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+                path: temporary,
+                flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+            )
             try connection.execute("PRAGMA synchronous = FULL")
             let database = StateDatabase(connection: connection)
             try database.transaction(
@@ -63,7 +67,9 @@ extension StateDatabase {
                     try connection.execute("PRAGMA application_id = \(Int32(bitPattern: StateSchema.applicationID))")
                     try database.migrate(from: 0)
                     try database.apply(.replaced(seed))
-                }, context: "creating the state file")
+                },
+                context: "creating the state file"
+            )
         } catch {
             FileSystem.remove(temporary)
             throw .cannotOpen(path: path, detail: error.description)
@@ -77,7 +83,8 @@ extension StateDatabase {
     /// Log frames between checkpoints (16 MB of log with 4 KB pages).
     static let logFramesPerCheckpoint = 4000
 
-    private static func openExisting(path: String, durability: StateDurability) throws(StateFileError) -> StateDatabase {
+    private static func openExisting(path: String, durability: StateDurability) throws(StateFileError) -> StateDatabase
+    {
         var connection: SQLiteConnection
         do {
             connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE)
@@ -116,10 +123,13 @@ extension StateDatabase {
                 // 32 MB of page cache keeps the tables of a busy mock in memory between commits.
                 try connection.execute("PRAGMA cache_size = -32768")
                 // Takes the exclusive lock now, so a second server fails at start, not at its first write.
-                try connection.transaction({ () throws(SQLiteError) in
-                    if version < StateSchema.currentVersion { try database.migrate(from: version) }
-                    try database.foldTokenLog()
-                }, context: "locking the state file")
+                try connection.transaction(
+                    { () throws(SQLiteError) in
+                        if version < StateSchema.currentVersion { try database.migrate(from: version) }
+                        try database.foldTokenLog()
+                    },
+                    context: "locking the state file"
+                )
                 if !durability.syncsEachCommit {
                     // Commits then run on server loops, which must never sync: the committer
                     // checkpoints in the background, and the log starts over here, not in a
@@ -147,7 +157,10 @@ extension StateDatabase {
         switch FileSystem.readPrefix(path + "-wal", count: 1) {
         case .success(.missing), .success(.bytes([])):
             return try SQLiteConnection(
-                path: path, uri: SQLiteConnection.uri(forPath: path, parameters: "immutable=1"), flags: SQLITE_OPEN_READONLY)
+                path: path,
+                uri: SQLiteConnection.uri(forPath: path, parameters: "immutable=1"),
+                flags: SQLITE_OPEN_READONLY
+            )
         default:
             return try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY)
         }

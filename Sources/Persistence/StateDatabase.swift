@@ -37,7 +37,11 @@ final class StateDatabase: @unchecked Sendable {
 
     /// Runs `sql` with up to four arguments bound in order, for statements without rows.
     private func run(
-        _ sql: StaticString, _ a: Argument? = nil, _ b: Argument? = nil, _ c: Argument? = nil, _ d: Argument? = nil
+        _ sql: StaticString,
+        _ a: Argument? = nil,
+        _ b: Argument? = nil,
+        _ c: Argument? = nil,
+        _ d: Argument? = nil
     ) throws(SQLiteError) {
         let stmt = try statement(sql)
         try bind(stmt, 1, a)
@@ -61,7 +65,8 @@ final class StateDatabase: @unchecked Sendable {
             last = lastSeq
         } else {
             let stmt = try statement(
-                "SELECT max(m) FROM (SELECT max(seq) AS m FROM projects UNION ALL SELECT max(seq) FROM rules UNION ALL SELECT max(seq) FROM changes UNION ALL SELECT max(seq) FROM push_tokens UNION ALL SELECT max(seq) FROM token_log UNION ALL SELECT max(seq) FROM pushes UNION ALL SELECT max(seq) FROM ingest)")
+                "SELECT max(m) FROM (SELECT max(seq) AS m FROM projects UNION ALL SELECT max(seq) FROM rules UNION ALL SELECT max(seq) FROM changes UNION ALL SELECT max(seq) FROM push_tokens UNION ALL SELECT max(seq) FROM token_log UNION ALL SELECT max(seq) FROM pushes UNION ALL SELECT max(seq) FROM ingest)"
+            )
             defer { stmt.reset() }
             last = try stmt.step() ? Int(stmt.int64(0)) : 0
         }
@@ -84,12 +89,15 @@ final class StateDatabase: @unchecked Sendable {
     /// registrations and removals among them are written as one `token_log` row at the end:
     /// one row per commit group, not one per registration.
     func transaction(_ body: () throws(SQLiteError) -> Void, context: @autoclosure () -> String) throws(SQLiteError) {
-        try connection.transaction({ () throws(SQLiteError) in
-            // Whatever a refused transaction left in the row being built rolled back with it.
-            discardTokenGroup()
-            try body()
-            try writeTokenGroup()
-        }, context: context())
+        try connection.transaction(
+            { () throws(SQLiteError) in
+                // Whatever a refused transaction left in the row being built rolled back with it.
+                discardTokenGroup()
+                try body()
+                try writeTokenGroup()
+            },
+            context: context()
+        )
     }
 
     /// Applies one event inside ``transaction(_:context:)``. A token registration or removal is
@@ -110,27 +118,46 @@ final class StateDatabase: @unchecked Sendable {
         case .projectUpserted(let key, let attributes):
             try run(
                 "INSERT INTO projects (key, seq, attributes) VALUES (?1, ?2, ?3) ON CONFLICT (key) DO UPDATE SET attributes = excluded.attributes",
-                .text(key), try nextSeq(), .json(attributes))
+                .text(key),
+                try nextSeq(),
+                .json(attributes)
+            )
         case .ruleUpserted(let project, let rule):
             try run(
                 "INSERT INTO rules (project, id, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, id) DO UPDATE SET body = excluded.body",
-                .text(project), .text(rule.id), try nextSeq(), .json(rule.body))
+                .text(project),
+                .text(rule.id),
+                try nextSeq(),
+                .json(rule.body)
+            )
         case .ruleDeleted(let project, let id):
             try run("DELETE FROM rules WHERE project = ?1 AND id = ?2", .text(project), .text(id))
         case .changeAppended(let project, let id, let body):
             try run(
                 "INSERT INTO changes (project, id, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, id) DO UPDATE SET body = excluded.body",
-                .text(project), .integer(id), try nextSeq(), .json(body))
+                .text(project),
+                .integer(id),
+                try nextSeq(),
+                .json(body)
+            )
         case .tokenRegistered, .tokenUpserted, .tokenDeleted:
             break  // added to the log row above
         case .pushRecorded(let project, let id, let body):
             try run(
                 "INSERT INTO pushes (project, id, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, id) DO UPDATE SET body = excluded.body",
-                .text(project), .integer(id), try nextSeq(), .json(body))
+                .text(project),
+                .integer(id),
+                try nextSeq(),
+                .json(body)
+            )
         case .ingestCounted(let project, let module, let total):
             try run(
                 "INSERT INTO ingest (project, module, seq, count) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, module) DO UPDATE SET count = excluded.count",
-                .text(project), .text(module), try nextSeq(), .integer(total))
+                .text(project),
+                .text(module),
+                try nextSeq(),
+                .integer(total)
+            )
         case .replaced(let state):
             try replaceAll(with: state)
         }
@@ -173,7 +200,12 @@ final class StateDatabase: @unchecked Sendable {
 
     /// Adds a registration or a removal to the transaction's log row (`record` appends its
     /// record's JSON, `null` for a removal), and counts it for the fold.
-    private func log(project: String, token: String, removal: Bool = false, record: (inout [UInt8]) -> Void) throws(SQLiteError) {
+    private func log(
+        project: String,
+        token: String,
+        removal: Bool = false,
+        record: (inout [UInt8]) -> Void
+    ) throws(SQLiteError) {
         logRow.add(project: project, token: token, seq: try nextSeqNumber(), writeRecord: record)
         noteLogged(project: project, token: token, removal: removal)
     }
@@ -242,8 +274,13 @@ final class StateDatabase: @unchecked Sendable {
 
     /// A token row straight into `push_tokens` (a whole state being written, the log empty).
     private func insertToken(_ token: StoredItem, in project: String) throws(SQLiteError) {
-        try run("INSERT INTO push_tokens (project, token, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, token) DO UPDATE SET body = excluded.body",
-                .text(project), .text(token.id), try nextSeq(), .json(token.body))
+        try run(
+            "INSERT INTO push_tokens (project, token, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, token) DO UPDATE SET body = excluded.body",
+            .text(project),
+            .text(token.id),
+            try nextSeq(),
+            .json(token.body)
+        )
     }
 
     /// One registration (its record's JSON text) or removal (none) read back from `token_log`.
@@ -258,9 +295,13 @@ final class StateDatabase: @unchecked Sendable {
     /// the rows apart (the fold at 100,000 entries runs in C, without building JSON values);
     /// project and token come out as JSON text (`->`) and are read by our parser, since SQLite's
     /// text values (`->>`) would end at a NUL, and stored identifiers keep theirs.
-    private func forEachLogEntry(through last: Int = Int.max, _ each: (LogEntry) throws(SQLiteError) -> Void) throws(SQLiteError) {
+    private func forEachLogEntry(
+        through last: Int = Int.max,
+        _ each: (LogEntry) throws(SQLiteError) -> Void
+    ) throws(SQLiteError) {
         let rows = try statement(
-            "SELECT token_log.seq, entry.value -> '$.project', entry.value -> '$.token', entry.value ->> '$.seq', entry.value -> '$.record' FROM token_log, json_each(token_log.entries) AS entry WHERE token_log.seq <= ?1 ORDER BY token_log.seq, entry.key")
+            "SELECT token_log.seq, entry.value -> '$.project', entry.value -> '$.token', entry.value ->> '$.seq', entry.value -> '$.record' FROM token_log, json_each(token_log.entries) AS entry WHERE token_log.seq <= ?1 ORDER BY token_log.seq, entry.key"
+        )
         defer { rows.reset() }
         try rows.bind(1, last)
         func damaged(_ message: String) -> SQLiteError {
@@ -269,15 +310,24 @@ final class StateDatabase: @unchecked Sendable {
         func next() throws(SQLiteError) -> Bool {
             do throws(SQLiteError) {
                 return try rows.step()
-            } catch where error.primaryCode == SQLITE_ERROR {
+            } catch  where error.primaryCode == SQLITE_ERROR {
                 throw damaged("token_log: \(error.message)")  // json_each's "malformed JSON"
             }
         }
         while try next() {
             guard let project = Self.jsonString(rows.text(1)), let token = Self.jsonString(rows.text(2)),
-                  rows.text(3) != nil, let record = rows.text(4)
-            else { throw damaged("token_log row \(rows.int64(0)) holds an entry without project, token, seq or record") }
-            try each(LogEntry(project: project, token: token, seq: Int(rows.int64(3)), record: record == "null" ? nil : record))
+                rows.text(3) != nil, let record = rows.text(4)
+            else {
+                throw damaged("token_log row \(rows.int64(0)) holds an entry without project, token, seq or record")
+            }
+            try each(
+                LogEntry(
+                    project: project,
+                    token: token,
+                    seq: Int(rows.int64(3)),
+                    record: record == "null" ? nil : record
+                )
+            )
         }
     }
 
@@ -323,7 +373,10 @@ final class StateDatabase: @unchecked Sendable {
             try ending.bind(2, max(foldRowsPerStep, 1) - 1)
             stepEnd = try ending.step() ? Int(ending.int64(0)) : last
         }
-        try connection.transaction({ () throws(SQLiteError) in try foldTokenLog(through: stepEnd) }, context: "folding the token log")
+        try connection.transaction(
+            { () throws(SQLiteError) in try foldTokenLog(through: stepEnd) },
+            context: "folding the token log"
+        )
         guard stepEnd >= last else { return false }
         foldingThrough = nil
         return true
@@ -332,7 +385,8 @@ final class StateDatabase: @unchecked Sendable {
     /// Applies the log rows up to seq `last` and removes them, inside the caller's transaction.
     private func foldTokenLog(through last: Int) throws(SQLiteError) {
         let upsert = try statement(
-            "INSERT INTO push_tokens (project, token, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, token) DO UPDATE SET body = excluded.body")
+            "INSERT INTO push_tokens (project, token, seq, body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project, token) DO UPDATE SET body = excluded.body"
+        )
         let remove = try statement("DELETE FROM push_tokens WHERE project = ?1 AND token = ?2")
         try forEachLogEntry(through: last) { entry throws(SQLiteError) in
             if let record = entry.record {
@@ -361,7 +415,10 @@ final class StateDatabase: @unchecked Sendable {
         try run("DELETE FROM pushes")
         try run("DELETE FROM ingest")
         if let seed = state.seed {
-            try run("INSERT INTO meta (key, value) VALUES ('seed', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", .json(seed))
+            try run(
+                "INSERT INTO meta (key, value) VALUES ('seed', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                .json(seed)
+            )
         }
         for project in state.projects {
             try apply(.projectUpserted(key: project.key, attributes: project.attributes))
@@ -449,7 +506,12 @@ final class StateDatabase: @unchecked Sendable {
                 return
             }
             touch(entry.project)
-            tokens[entry.project, default: TokenList()].upsert(StoredItem(id: entry.token, body: try parse(record, "push token \(entry.token) of project \(entry.project)")))
+            tokens[entry.project, default: TokenList()].upsert(
+                StoredItem(
+                    id: entry.token,
+                    body: try parse(record, "push token \(entry.token) of project \(entry.project)")
+                )
+            )
         }
         // A writable file was migrated to the current version at open; a read-only one is read
         // in the layout it has (version 1 has no log; version 2 has a row per entry).

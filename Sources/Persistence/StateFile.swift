@@ -33,12 +33,18 @@ final class StateFile: Sendable {
     ///
     /// Refuses, leaving the file as it was: bytes that are not SQLite, another program's SQLite
     /// file, a damaged file, a file from a newer lerix-mock, a file another process holds.
-    static func open(path: String, seed: StoredState, durability: StateDurability = .default) throws(StateFileError) -> StateFile {
+    static func open(
+        path: String,
+        seed: StoredState,
+        durability: StateDurability = .default
+    ) throws(StateFileError) -> StateFile {
         let (database, created) = try StateDatabase.open(path: path, seed: seed, durability: durability)
         let state = try database.load()
         let committer = GroupCommitter(
             database: database,
-            checkpointAfter: durability.syncsEachCommit || database.connection.isReadOnly ? nil : StateDatabase.logFramesPerCheckpoint)
+            checkpointAfter: durability.syncsEachCommit || database.connection.isReadOnly
+                ? nil : StateDatabase.logFramesPerCheckpoint
+        )
         return StateFile(path: path, created: created, initialState: state, committer: committer)
     }
 
@@ -81,7 +87,8 @@ final class StateFile: Sendable {
     /// when the disk refuses writes, so a server can re-sync its memory after a failed write.
     func loadSnapshot() throws(StateStoreError) -> StoredState {
         let path = self.path
-        let result: Result<StoredState, StateStoreError>? = committer.read { database -> Result<StoredState, StateStoreError> in
+        let result: Result<StoredState, StateStoreError>? = committer.read {
+            database -> Result<StoredState, StateStoreError> in
             do {
                 return .success(try database.load())
             } catch {

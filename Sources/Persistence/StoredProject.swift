@@ -14,8 +14,13 @@ struct StoredProject: Sendable, Equatable {
     var ingest: [StoredIngestCount]
 
     init(
-        key: String, attributes: JSON = .object([]), rules: [StoredItem] = [], changes: [StoredRecord] = [],
-        pushTokens: [StoredItem] = [], pushes: [StoredRecord] = [], ingest: [StoredIngestCount] = []
+        key: String,
+        attributes: JSON = .object([]),
+        rules: [StoredItem] = [],
+        changes: [StoredRecord] = [],
+        pushTokens: [StoredItem] = [],
+        pushes: [StoredRecord] = [],
+        ingest: [StoredIngestCount] = []
     ) {
         self.key = key
         self.attributes = attributes

@@ -22,9 +22,13 @@ public struct APNsProviderToken: Sendable {
 
     public init(key: PrivateKey, keyID: String, teamID: String) throws(TLSError) {
         guard key.kind == .ecP256 else {
-            throw TLSError("the APNs auth key is \(key.kind.label); APNs keys (.p8 from the developer account) are EC P-256")
+            throw TLSError(
+                "the APNs auth key is \(key.kind.label); APNs keys (.p8 from the developer account) are EC P-256"
+            )
         }
-        guard !keyID.isEmpty, !teamID.isEmpty else { throw TLSError("APNs token auth needs the key id and the team id") }
+        guard !keyID.isEmpty, !teamID.isEmpty else {
+            throw TLSError("APNs token auth needs the key id and the team id")
+        }
         self.key = key
         self.keyID = keyID
         self.teamID = teamID
@@ -40,9 +44,12 @@ public struct APNsProviderToken: Sendable {
         if let cached, seconds - cached.issuedAt < Self.refreshAfterSeconds, seconds >= cached.issuedAt {
             return "bearer " + cached.value
         }
-        let token = try JWT.sign(header: JSONObject([("alg", "ES256"), ("kid", .string(keyID))]),
-                                 claims: JSONObject([("iss", .string(teamID)), ("iat", .number(Double(seconds)))]),
-                                 key: key, algorithm: .es256)
+        let token = try JWT.sign(
+            header: JSONObject([("alg", "ES256"), ("kid", .string(keyID))]),
+            claims: JSONObject([("iss", .string(teamID)), ("iat", .number(Double(seconds)))]),
+            key: key,
+            algorithm: .es256
+        )
         cached = (token, seconds)
         return "bearer " + token
     }

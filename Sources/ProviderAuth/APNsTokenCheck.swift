@@ -43,8 +43,9 @@ public struct APNsTokenCheck: Sendable {
     private func verifiedIssuedAt(_ authorization: String) -> Int64? {
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer", let jwt = try? JWT(String(parts[1])),
-              jwt.header["kid"]?.stringValue?.isEmpty == false, jwt.claims["iss"]?.stringValue?.isEmpty == false,
-              let issuedAt = jwt.seconds("iat"), jwt.verify(with: publicKey, expecting: .es256) else {
+            jwt.header["kid"]?.stringValue?.isEmpty == false, jwt.claims["iss"]?.stringValue?.isEmpty == false,
+            let issuedAt = jwt.seconds("iat"), jwt.verify(with: publicKey, expecting: .es256)
+        else {
             return nil
         }
         lastVerified.remember(authorization, issuedAt: issuedAt)

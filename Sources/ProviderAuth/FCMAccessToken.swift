@@ -35,7 +35,8 @@ public struct FCMAccessToken: Sendable {
         if let kid = account.privateKeyID { header["kid"] = .string(kid) }
         let claims = JSONObject([
             ("iss", .string(account.clientEmail)), ("scope", .string(ServiceAccount.messagingScope)),
-            ("aud", .string(account.tokenURI)), ("iat", .number(Double(seconds))), ("exp", .number(Double(seconds + 3600))),
+            ("aud", .string(account.tokenURI)), ("iat", .number(Double(seconds))),
+            ("exp", .number(Double(seconds + 3600))),
         ])
         let assertion = try JWT.sign(header: header, claims: claims, key: account.privateKey, algorithm: .rs256)
         // The assertion is base64url and dots only: nothing to percent-encode.
@@ -64,8 +65,11 @@ public struct FCMAccessToken: Sendable {
             return status >= 500 || status == 429 ? .unavailable(reason) : .refused(reason)
         }
         guard let value = json?["access_token"]?.stringValue, !value.isEmpty,
-              let lifetime = json?["expires_in"]?.intValue, lifetime > 0 else {
-            return .unavailable("the token endpoint \(account.tokenURI) answered 200 without access_token and expires_in")
+            let lifetime = json?["expires_in"]?.intValue, lifetime > 0
+        else {
+            return .unavailable(
+                "the token endpoint \(account.tokenURI) answered 200 without access_token and expires_in"
+            )
         }
         let seconds = now.millisecondsSinceEpoch / 1000
         // Short-lived tokens are refreshed at half their life instead of being used to the margin.

@@ -32,7 +32,8 @@ public struct FCMTokenIssuer: Sendable {
         for pair in String(decoding: request.body, as: UTF8.self).split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, let name = PercentDecoding.decode(String(parts[0]), plusIsSpace: true),
-                  let value = PercentDecoding.decode(String(parts[1]), plusIsSpace: true) else { continue }
+                let value = PercentDecoding.decode(String(parts[1]), plusIsSpace: true)
+            else { continue }
             form[name] = value
         }
         guard form["grant_type"] == "urn:ietf:params:oauth:grant-type:jwt-bearer" else {
@@ -51,20 +52,33 @@ public struct FCMTokenIssuer: Sendable {
         guard jwt.claims["aud"]?.stringValue == account.tokenURI else {
             return Self.error(400, "invalid_grant", "Invalid JWT: aud must be the token_uri \(account.tokenURI).")
         }
-        guard let scope = jwt.claims["scope"]?.stringValue, scope.split(separator: " ").contains(Substring(ServiceAccount.messagingScope)) else {
+        guard let scope = jwt.claims["scope"]?.stringValue,
+            scope.split(separator: " ").contains(Substring(ServiceAccount.messagingScope))
+        else {
             return Self.error(400, "invalid_scope", "The assertion does not ask for \(ServiceAccount.messagingScope).")
         }
         guard let issuedAt = jwt.seconds("iat"), let expires = jwt.seconds("exp"), issuedAt <= seconds + 60,
-              expires > seconds, expires - issuedAt <= 3600 else {
-            return Self.error(400, "invalid_grant", "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.")
+            expires > seconds, expires - issuedAt <= 3600
+        else {
+            return Self.error(
+                400,
+                "invalid_grant",
+                "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."
+            )
         }
         issued = issued.filter { $0.value > seconds }
         counter += 1
         let token = "ya29.lerix-mock.\(counter).\(Base64.urlEncode(Array(jwt.signaturePrefix)))"
         issued[token] = seconds + Self.lifetimeSeconds
-        var response = HTTPResponse(status: 200, body: JSON.object(JSONObject([
-            ("access_token", .string(token)), ("expires_in", .number(Double(Self.lifetimeSeconds))), ("token_type", "Bearer"),
-        ])).serialized())
+        var response = HTTPResponse(
+            status: 200,
+            body: JSON.object(
+                JSONObject([
+                    ("access_token", .string(token)), ("expires_in", .number(Double(Self.lifetimeSeconds))),
+                    ("token_type", "Bearer"),
+                ])
+            ).serialized()
+        )
         response.headers.add("content-type", "application/json; charset=utf-8")
         return response
     }
@@ -73,14 +87,21 @@ public struct FCMTokenIssuer: Sendable {
     public func isAuthorized(_ authorization: String?, now: Instant) -> Bool {
         guard let authorization else { return false }
         let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer", let expires = issued[String(parts[1])] else { return false }
+        guard parts.count == 2, parts[0].lowercased() == "bearer", let expires = issued[String(parts[1])] else {
+            return false
+        }
         return now.millisecondsSinceEpoch / 1000 < expires
     }
 
     static func error(_ status: Int, _ code: String, _ description: String) -> HTTPResponse {
-        var response = HTTPResponse(status: status, body: JSON.object(JSONObject([
-            ("error", .string(code)), ("error_description", .string(description)),
-        ])).serialized())
+        var response = HTTPResponse(
+            status: status,
+            body: JSON.object(
+                JSONObject([
+                    ("error", .string(code)), ("error_description", .string(description)),
+                ])
+            ).serialized()
+        )
         response.headers.add("content-type", "application/json; charset=utf-8")
         return response
     }

@@ -16,9 +16,15 @@ public struct JWT: Sendable {
     let signingInput: [UInt8]
     let signature: [UInt8]
 
-    public static func sign(header: JSONObject, claims: JSONObject, key: PrivateKey,
-                            algorithm: SignatureAlgorithm) throws(TLSError) -> String {
-        let input = Base64.urlEncode(JSON.object(header).serialized()) + "." + Base64.urlEncode(JSON.object(claims).serialized())
+    public static func sign(
+        header: JSONObject,
+        claims: JSONObject,
+        key: PrivateKey,
+        algorithm: SignatureAlgorithm
+    ) throws(TLSError) -> String {
+        let input =
+            Base64.urlEncode(JSON.object(header).serialized()) + "."
+            + Base64.urlEncode(JSON.object(claims).serialized())
         let signature = try key.sign(Array(input.utf8), as: algorithm)
         return input + "." + Base64.urlEncode(signature)
     }
@@ -26,9 +32,13 @@ public struct JWT: Sendable {
     /// Splits and decodes a compact token; the error says which part is malformed.
     public init(_ token: String) throws(JWTError) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw JWTError("not a JWT: expected three dot-separated parts, found \(parts.count)") }
+        guard parts.count == 3 else {
+            throw JWTError("not a JWT: expected three dot-separated parts, found \(parts.count)")
+        }
         func object(_ part: Substring, _ name: String) throws(JWTError) -> JSONObject {
-            guard let bytes = Base64.urlDecode(String(part)), let json = try? JSON.parse(bytes), let object = json.objectValue else {
+            guard let bytes = Base64.urlDecode(String(part)), let json = try? JSON.parse(bytes),
+                let object = json.objectValue
+            else {
                 throw JWTError("the JWT \(name) is not base64url-encoded JSON")
             }
             return object

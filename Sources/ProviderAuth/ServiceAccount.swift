@@ -20,7 +20,9 @@ public struct ServiceAccount: Sendable {
 
     public init(json bytes: [UInt8], source: String = "the service-account file") throws(TLSError) {
         guard let json = try? JSON.parse(bytes), let object = json.objectValue else {
-            throw TLSError("\(source) is not JSON (download it from the Firebase console: Project settings, Service accounts)")
+            throw TLSError(
+                "\(source) is not JSON (download it from the Firebase console: Project settings, Service accounts)"
+            )
         }
         func field(_ name: String) throws(TLSError) -> String {
             guard let value = object[name]?.stringValue, !value.isEmpty else {
@@ -34,13 +36,18 @@ public struct ServiceAccount: Sendable {
         clientEmail = try field("client_email")
         tokenURI = try field("token_uri")
         privateKey = try PrivateKey(pem: Array(try field("private_key").utf8), source: "\(source) \"private_key\"")
-        guard privateKey.kind == .rsa else { throw TLSError("\(source) \"private_key\" is \(privateKey.kind.label), not RSA") }
+        guard privateKey.kind == .rsa else {
+            throw TLSError("\(source) \"private_key\" is \(privateKey.kind.label), not RSA")
+        }
         privateKeyID = object["private_key_id"]?.stringValue
         projectID = object["project_id"]?.stringValue
     }
 
     public init(file path: String) throws(TLSError) {
-        try self.init(json: try KeyFile.read(path, what: "--fcm-credentials file"), source: "--fcm-credentials file '\(path)'")
+        try self.init(
+            json: try KeyFile.read(path, what: "--fcm-credentials file"),
+            source: "--fcm-credentials file '\(path)'"
+        )
     }
 
     /// The path of ``tokenURI`` ("/token"), where the stand-in serves the token endpoint.

@@ -37,7 +37,9 @@ public struct APNsError: Error, Sendable, Equatable {
 
     public func response(timestampMilliseconds: Int64? = nil, apnsID: String? = nil) -> HTTPResponse {
         var pairs: [(String, JSON)] = [("reason", .string(reason))]
-        if status == 410, let timestampMilliseconds { pairs.append(("timestamp", .number(Double(timestampMilliseconds)))) }
+        if status == 410, let timestampMilliseconds {
+            pairs.append(("timestamp", .number(Double(timestampMilliseconds))))
+        }
         if let detail { pairs.append(("detail", .string(detail))) }
         var response = HTTPResponse(status: status, body: JSON.object(pairs).serialized())
         response.headers.add("content-type", "application/json")

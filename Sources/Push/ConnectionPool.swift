@@ -146,7 +146,8 @@ public struct ConnectionPool: Sendable {
             }
         }
         if !queue.isEmpty, !growthBlocked, connections.count < maxConnections,
-           !connections.contains(where: { $0.phase == .connecting }) {
+            !connections.contains(where: { $0.phase == .connecting })
+        {
             let id = nextConnection
             nextConnection += 1
             connections.append(Connection(id: id, phase: .connecting, maxStreams: 0, inFlight: 0))

@@ -32,7 +32,11 @@ struct DeliveryLog: Sendable {
     /// One page, oldest first: up to `limit` deliveries numbered above `after` that pass
     /// `include`, with their sequence numbers, and whether more such deliveries follow. Copies
     /// only the page, however large the log.
-    func page(after: Int, limit: Int, where include: (GatewayDelivery) -> Bool)
+    func page(
+        after: Int,
+        limit: Int,
+        where include: (GatewayDelivery) -> Bool
+    )
         -> (items: [(sequence: Int, delivery: GatewayDelivery)], more: Bool)
     {
         let firstSequence = lastSequence - items.count + 1

@@ -21,8 +21,12 @@ public struct FCMError: Error, Sendable, Equatable {
         self.errorCode = errorCode
     }
 
-    public static let unregistered = FCMError(code: 404, status: "NOT_FOUND",
-                                              message: "Requested entity was not found.", errorCode: "UNREGISTERED")
+    public static let unregistered = FCMError(
+        code: 404,
+        status: "NOT_FOUND",
+        message: "Requested entity was not found.",
+        errorCode: "UNREGISTERED"
+    )
 
     public static func invalidArgument(_ message: String) -> FCMError {
         FCMError(code: 400, status: "INVALID_ARGUMENT", message: message, errorCode: "INVALID_ARGUMENT")
@@ -32,30 +36,75 @@ public struct FCMError: Error, Sendable, Equatable {
     public static func forStatus(_ code: Int, message: String? = nil) -> FCMError {
         switch code {
         case 400: return invalidArgument(message ?? "Request contains an invalid argument.")
-        case 401: return FCMError(code: 401, status: "UNAUTHENTICATED", message: message ?? "Request had invalid authentication credentials.", errorCode: "THIRD_PARTY_AUTH_ERROR")
-        case 403: return FCMError(code: 403, status: "PERMISSION_DENIED", message: message ?? "SenderId mismatch", errorCode: "SENDER_ID_MISMATCH")
-        case 404: return message.map { FCMError(code: 404, status: "NOT_FOUND", message: $0, errorCode: "UNREGISTERED") } ?? unregistered
-        case 429: return FCMError(code: 429, status: "RESOURCE_EXHAUSTED", message: message ?? "Quota exceeded for sending messages.", errorCode: "QUOTA_EXCEEDED")
-        case 503: return FCMError(code: 503, status: "UNAVAILABLE", message: message ?? "The service is currently unavailable.", errorCode: "UNAVAILABLE")
+        case 401:
+            return FCMError(
+                code: 401,
+                status: "UNAUTHENTICATED",
+                message: message ?? "Request had invalid authentication credentials.",
+                errorCode: "THIRD_PARTY_AUTH_ERROR"
+            )
+        case 403:
+            return FCMError(
+                code: 403,
+                status: "PERMISSION_DENIED",
+                message: message ?? "SenderId mismatch",
+                errorCode: "SENDER_ID_MISMATCH"
+            )
+        case 404:
+            return message.map { FCMError(code: 404, status: "NOT_FOUND", message: $0, errorCode: "UNREGISTERED") }
+                ?? unregistered
+        case 429:
+            return FCMError(
+                code: 429,
+                status: "RESOURCE_EXHAUSTED",
+                message: message ?? "Quota exceeded for sending messages.",
+                errorCode: "QUOTA_EXCEEDED"
+            )
+        case 503:
+            return FCMError(
+                code: 503,
+                status: "UNAVAILABLE",
+                message: message ?? "The service is currently unavailable.",
+                errorCode: "UNAVAILABLE"
+            )
         default:
-            if code >= 500 { return FCMError(code: code, status: "INTERNAL", message: message ?? "Internal error encountered.", errorCode: "INTERNAL") }
-            return FCMError(code: code, status: "FAILED_PRECONDITION", message: message ?? "Request was rejected.", errorCode: "UNSPECIFIED_ERROR")
+            if code >= 500 {
+                return FCMError(
+                    code: code,
+                    status: "INTERNAL",
+                    message: message ?? "Internal error encountered.",
+                    errorCode: "INTERNAL"
+                )
+            }
+            return FCMError(
+                code: code,
+                status: "FAILED_PRECONDITION",
+                message: message ?? "Request was rejected.",
+                errorCode: "UNSPECIFIED_ERROR"
+            )
         }
     }
 
     /// A send without a valid OAuth access token, as Google answers it (no FcmError detail).
     public static let unauthenticated = FCMError(
-        code: 401, status: "UNAUTHENTICATED",
-        message: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",
-        errorCode: "")
+        code: 401,
+        status: "UNAUTHENTICATED",
+        message:
+            "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",
+        errorCode: ""
+    )
 
     public var json: JSON {
-        var error = JSONObject([("code", .number(Double(code))), ("message", .string(message)), ("status", .string(status))])
+        var error = JSONObject([
+            ("code", .number(Double(code))), ("message", .string(message)), ("status", .string(status)),
+        ])
         if !errorCode.isEmpty {
-            error["details"] = .array([.object([
-                ("@type", "type.googleapis.com/google.firebase.fcm.v1.FcmError"),
-                ("errorCode", .string(errorCode)),
-            ])])
+            error["details"] = .array([
+                .object([
+                    ("@type", "type.googleapis.com/google.firebase.fcm.v1.FcmError"),
+                    ("errorCode", .string(errorCode)),
+                ])
+            ])
         }
         return .object([("error", .object(error))])
     }

@@ -58,8 +58,14 @@ final class GatewayClient: @unchecked Sendable {
     private var awaitingToken: [Int] = []
     private var tokenConnection: HTTP2ClientConnection?
 
-    init(provider: PushProvider, endpoint: Endpoint, tokenEndpoint: Endpoint?,
-         configuration: GatewayPushSink.Configuration, resultsQueue: DispatchQueue, retryScheduler: any Scheduler) throws {
+    init(
+        provider: PushProvider,
+        endpoint: Endpoint,
+        tokenEndpoint: Endpoint?,
+        configuration: GatewayPushSink.Configuration,
+        resultsQueue: DispatchQueue,
+        retryScheduler: any Scheduler
+    ) throws {
         self.provider = provider
         self.endpoint = endpoint
         self.tokenEndpoint = tokenEndpoint
@@ -69,22 +75,38 @@ final class GatewayClient: @unchecked Sendable {
         // Deadlines are swept every 5 ms: request and connect timeouts fire at most that late.
         // Fan-out I/O runs below the server's loops (by default background QoS: nice 10 on Linux),
         // so check answers are not queued behind it for a CPU.
-        self.reactor = try Reactor(label: "lerix.push.\(provider.rawValue)", sweepInterval: 5_000_000, qos: configuration.ioQoS)
+        self.reactor = try Reactor(
+            label: "lerix.push.\(provider.rawValue)",
+            sweepInterval: 5_000_000,
+            qos: configuration.ioQoS
+        )
         self.resultsQueue = resultsQueue
         self.retryScheduler = retryScheduler
-        self.pool = ConnectionPool(maxConnections: configuration.maxConnections,
-                                   maxStreamsPerConnection: configuration.maxStreamsPerConnection)
+        self.pool = ConnectionPool(
+            maxConnections: configuration.maxConnections,
+            maxStreamsPerConnection: configuration.maxStreamsPerConnection
+        )
         reactor.start()
     }
 
     var label: String { url.description }
 
     /// Takes the tokens at `positions` of a push; those beyond the backlog bound fail at once, with the reason.
-    func enqueue(pushID: Int, destination: String, tokens: [PushTarget], positions: [Int],
-                 completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
+    func enqueue(
+        pushID: Int,
+        destination: String,
+        tokens: [PushTarget],
+        positions: [Int],
+        completion: @escaping @Sendable ([TokenDelivery]) -> Void
+    ) {
         queue.async { [self] in
-            let job = PushJob(pushID: pushID, destination: destination, tokenCount: positions.count,
-                              maxBatch: configuration.resultBatchSize, completion: completion)
+            let job = PushJob(
+                pushID: pushID,
+                destination: destination,
+                tokenCount: positions.count,
+                maxBatch: configuration.resultBatchSize,
+                completion: completion
+            )
             let room = stopped ? 0 : max(0, configuration.maxOutstandingTokens - work.count)
             var ids: [Int] = []
             ids.reserveCapacity(min(room, positions.count))
@@ -96,7 +118,9 @@ final class GatewayClient: @unchecked Sendable {
                     ids.append(id)
                 } else {
                     stats.refused += 1
-                    let reason = stopped ? "the push sink was shut down"
+                    let reason =
+                        stopped
+                        ? "the push sink was shut down"
                         : "gateway backlog full: \(configuration.maxOutstandingTokens) tokens already waiting for \(label)"
                     job.record(token, at: position, .failed(reason: reason), client: self)
                 }
@@ -134,7 +158,9 @@ final class GatewayClient: @unchecked Sendable {
             var s = stats
             s.outstanding = work.count
             s.openConnections = connections.count
-            for c in connections.values { s.maxStreamsOnOneConnection = max(s.maxStreamsOnOneConnection, c.maxOpenStreams) }
+            for c in connections.values {
+                s.maxStreamsOnOneConnection = max(s.maxStreamsOnOneConnection, c.maxOpenStreams)
+            }
             reply(s)
         }
     }
@@ -169,14 +195,23 @@ final class GatewayClient: @unchecked Sendable {
         flushTouched()
     }
 
-    private func makeConnection(to endpoint: Endpoint, onEvent: @escaping (HTTP2ClientConnection.Event) -> Void) -> HTTP2ClientConnection {
+    private func makeConnection(
+        to endpoint: Endpoint,
+        onEvent: @escaping (HTTP2ClientConnection.Event) -> Void
+    ) -> HTTP2ClientConnection {
         HTTP2ClientConnection(
-            reactor: reactor, label: endpoint.url.description, authority: endpoint.url.authority, addresses: endpoint.addresses,
+            reactor: reactor,
+            label: endpoint.url.description,
+            authority: endpoint.url.authority,
+            addresses: endpoint.addresses,
             security: endpoint.tls.map { .tls($0, peerName: endpoint.url.host) } ?? .plaintext,
-            configuration: .init(connectTimeoutNanoseconds: UInt64(configuration.connectTimeoutMilliseconds) * 1_000_000,
-                                 requestTimeoutNanoseconds: UInt64(configuration.requestTimeoutMilliseconds) * 1_000_000,
-                                 keptResponseFields: Self.readResponseFields),
-            onEvent: onEvent)
+            configuration: .init(
+                connectTimeoutNanoseconds: UInt64(configuration.connectTimeoutMilliseconds) * 1_000_000,
+                requestTimeoutNanoseconds: UInt64(configuration.requestTimeoutMilliseconds) * 1_000_000,
+                keptResponseFields: Self.readResponseFields
+            ),
+            onEvent: onEvent
+        )
     }
 
     /// The only response field the verdicts read (``ProviderResponse``); the token endpoint's
@@ -210,13 +245,25 @@ final class GatewayClient: @unchecked Sendable {
             }
         }
         stats.requests += 1
-        let template = item.job.template(authorization: authorization) { makeTemplate(for: item.job, authorization: $0) }
+        let template = item.job.template(authorization: authorization) {
+            makeTemplate(for: item.job, authorization: $0)
+        }
         let problem: String?
         switch provider {
         case .apns:
-            problem = connection.send(template, pathSuffix: PathSegment.encode(item.token), body: APNsRequest.body, requestID: requestID)
+            problem = connection.send(
+                template,
+                pathSuffix: PathSegment.encode(item.token),
+                body: APNsRequest.body,
+                requestID: requestID
+            )
         case .fcm:
-            problem = connection.send(template, pathSuffix: "", body: FCMRequest.body(token: item.token), requestID: requestID)
+            problem = connection.send(
+                template,
+                pathSuffix: "",
+                body: FCMRequest.body(token: item.token),
+                requestID: requestID
+            )
         }
         if let problem {
             perform(pool.streamClosed(on: connectionID))
@@ -236,7 +283,11 @@ final class GatewayClient: @unchecked Sendable {
         case .fcm: shape = FCMRequest.silentPush(token: "", project: job.destination, pathPrefix: url.pathPrefix)
         }
         if let authorization { shape.headers.add("authorization", authorization) }
-        return HTTP2RequestTemplate(scheme: endpoint.tls == nil ? "http" : "https", authority: url.authority, shape: shape)
+        return HTTP2RequestTemplate(
+            scheme: endpoint.tls == nil ? "http" : "https",
+            authority: url.authority,
+            shape: shape
+        )
     }
 
     /// Writes go out once per turn of the queue, not per request: a read that completes 300
@@ -266,8 +317,13 @@ final class GatewayClient: @unchecked Sendable {
         case .response(let requestID, let response):
             // FCM refused the access token: the next sends fetch a new one.
             if provider == .fcm, response.status == 401 { fcmAuth?.invalidate() }
-            let verdict = ProviderResponse.verdict(provider, status: response.status, headers: response.headers,
-                                                   body: response.body, now: retryScheduler.now)
+            let verdict = ProviderResponse.verdict(
+                provider,
+                status: response.status,
+                headers: response.headers,
+                body: response.body,
+                now: retryScheduler.now
+            )
             attemptEnded(requestID, verdict)
             perform(pool.streamClosed(on: id))
         case .streamFailed(let requestID, let reason):
@@ -297,7 +353,9 @@ final class GatewayClient: @unchecked Sendable {
             return
         }
         stats.accessTokensFetched += 1
-        let connection = makeConnection(to: tokenEndpoint) { [weak self] event in self?.tokenEvent(event, request: request) }
+        let connection = makeConnection(to: tokenEndpoint) { [weak self] event in
+            self?.tokenEvent(event, request: request)
+        }
         tokenConnection = connection
         connection.start()
     }
@@ -323,7 +381,9 @@ final class GatewayClient: @unchecked Sendable {
             case .unavailable(let reason): tokenFetchEnded(.retryable(reason: reason, retryAfterMilliseconds: nil))
             }
         case .streamFailed(_, let reason), .closed(let reason, _):
-            tokenFetchEnded(.retryable(reason: "FCM access token from \(label) not fetched: \(reason)", retryAfterMilliseconds: nil))
+            tokenFetchEnded(
+                .retryable(reason: "FCM access token from \(label) not fetched: \(reason)", retryAfterMilliseconds: nil)
+            )
         }
     }
 

@@ -45,7 +45,12 @@ public struct GatewayControls: Sendable, Equatable {
     public mutating func takeOutage() -> Outage? {
         guard var o = outage else { return nil }
         if let r = o.remaining {
-            if r <= 1 { outage = nil } else { o.remaining = r - 1; outage = o }
+            if r <= 1 {
+                outage = nil
+            } else {
+                o.remaining = r - 1
+                outage = o
+            }
         }
         return o
     }
@@ -54,7 +59,12 @@ public struct GatewayControls: Sendable, Equatable {
     public mutating func takeRejection(for token: String) -> Rejection? {
         guard !rejections.isEmpty, var r = rejections[token] else { return nil }
         if let left = r.remaining {
-            if left <= 1 { rejections[token] = nil } else { r.remaining = left - 1; rejections[token] = r }
+            if left <= 1 {
+                rejections[token] = nil
+            } else {
+                r.remaining = left - 1
+                rejections[token] = r
+            }
         }
         return r
     }

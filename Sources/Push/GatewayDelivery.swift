@@ -15,8 +15,15 @@ public struct GatewayDelivery: Sendable, Equatable {
     /// The request body as received.
     public var body: [UInt8]
 
-    public init(provider: PushProvider, token: String, at: Instant, topic: String? = nil,
-                project: String? = nil, priority: String? = nil, body: [UInt8] = []) {
+    public init(
+        provider: PushProvider,
+        token: String,
+        at: Instant,
+        topic: String? = nil,
+        project: String? = nil,
+        priority: String? = nil,
+        body: [UInt8] = []
+    ) {
         self.provider = provider
         self.token = token
         self.at = at
@@ -28,8 +35,10 @@ public struct GatewayDelivery: Sendable, Equatable {
 
     /// As `GET /deliveries` lists it: the body shown as JSON when it parses.
     public var json: JSON {
-        var pairs: [(String, JSON)] = [("provider", .string(provider.rawValue)), ("token", .string(token)),
-                                       ("at", .string(at.rfc3339))]
+        var pairs: [(String, JSON)] = [
+            ("provider", .string(provider.rawValue)), ("token", .string(token)),
+            ("at", .string(at.rfc3339)),
+        ]
         if let topic { pairs.append(("topic", .string(topic))) }
         if let project { pairs.append(("project", .string(project))) }
         if let priority { pairs.append(("priority", .string(priority))) }

@@ -2,8 +2,8 @@ import Clock
 import Dispatch
 import HTTP
 import MockServer
-import ReleaseControl
 import ProviderAuth
+import ReleaseControl
 import Sockets
 import TLS
 
@@ -104,7 +104,10 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
 
     /// - Parameter retryScheduler: when retries happen (real time by default; tests may pass a
     ///   ``ManualScheduler`` to step through backoff). Timeouts always run on real time.
-    public init(configuration: Configuration, retryScheduler: any Scheduler = SystemScheduler()) throws(GatewayPushSinkError) {
+    public init(
+        configuration: Configuration,
+        retryScheduler: any Scheduler = SystemScheduler()
+    ) throws(GatewayPushSinkError) {
         self.configuration = configuration
         // Results stay at the default QoS: applying them takes locks the server's loops take too.
         let resultsQueue = DispatchQueue(label: "lerix.push.results")
@@ -131,18 +134,29 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
                 let uri = auth.account.tokenURI
                 do {
                     let tokenURL = try Configuration.gatewayURL(uri)
-                    tokenEndpoint = GatewayClient.Endpoint(url: tokenURL, addresses: try SocketAddress.lookup(host: tokenURL.host, port: tokenURL.port),
-                                                           tls: try trust(tokenURL))
+                    tokenEndpoint = GatewayClient.Endpoint(
+                        url: tokenURL,
+                        addresses: try SocketAddress.lookup(host: tokenURL.host, port: tokenURL.port),
+                        tls: try trust(tokenURL)
+                    )
                 } catch let error as GatewayPushSinkError {
                     throw error
                 } catch {
-                    throw GatewayPushSinkError(message: "the service account's token_uri \(uri) cannot be used: \(error)")
+                    throw GatewayPushSinkError(
+                        message: "the service account's token_uri \(uri) cannot be used: \(error)"
+                    )
                 }
             }
             let endpoint = GatewayClient.Endpoint(url: url, addresses: addresses, tls: try trust(url))
             do {
-                return try GatewayClient(provider: provider, endpoint: endpoint, tokenEndpoint: tokenEndpoint, configuration: configuration,
-                                         resultsQueue: resultsQueue, retryScheduler: retryScheduler)
+                return try GatewayClient(
+                    provider: provider,
+                    endpoint: endpoint,
+                    tokenEndpoint: tokenEndpoint,
+                    configuration: configuration,
+                    resultsQueue: resultsQueue,
+                    retryScheduler: retryScheduler
+                )
             } catch {
                 throw GatewayPushSinkError(message: "the \(name) gateway \(url) cannot be used: \(error)")
             }
@@ -154,35 +168,65 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
     public func deliver(_ push: OutgoingPush, completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
         // This runs on the server loop that answered the change: one cheap pass, the requests
         // are made on the clients' own queues.
-        var apnsTokens: [Int] = [], fcmTokens: [Int] = []
+        var apnsTokens: [Int] = []
+        var fcmTokens: [Int] = []
         var immediate: [TokenDelivery] = []
         let apnsTopicMissing = push.apnsTopic?.isEmpty ?? true
         let fcmProjectMissing = push.fcmProject?.isEmpty ?? true
         apnsTokens.reserveCapacity(push.tokens.count)
         fcmTokens.reserveCapacity(push.tokens.count)
         for (position, target) in push.tokens.enumerated() {
-            func settle(_ result: DeliveryResult) { immediate.append(TokenDelivery(token: target.token, result: result, position: position)) }
+            func settle(_ result: DeliveryResult) {
+                immediate.append(TokenDelivery(token: target.token, result: result, position: position))
+            }
             switch PushProvider.serving(target.platform) {
             case .apns?:
-                if apns == nil { settle(.noGateway) }
-                else if apnsTopicMissing {
-                    settle(.failed(reason: "project \(push.project) has no apns_topic: APNs needs the app's bundle id as topic"))
-                } else { apnsTokens.append(position) }
+                if apns == nil {
+                    settle(.noGateway)
+                } else if apnsTopicMissing {
+                    settle(
+                        .failed(
+                            reason: "project \(push.project) has no apns_topic: APNs needs the app's bundle id as topic"
+                        )
+                    )
+                } else {
+                    apnsTokens.append(position)
+                }
             case .fcm?:
-                if fcm == nil { settle(.noGateway) }
-                else if fcmProjectMissing {
-                    settle(.failed(reason: "project \(push.project) has no fcm_project: FCM sends to /v1/projects/{fcm_project}"))
-                } else { fcmTokens.append(position) }
+                if fcm == nil {
+                    settle(.noGateway)
+                } else if fcmProjectMissing {
+                    settle(
+                        .failed(
+                            reason:
+                                "project \(push.project) has no fcm_project: FCM sends to /v1/projects/{fcm_project}"
+                        )
+                    )
+                } else {
+                    fcmTokens.append(position)
+                }
             case nil:
                 settle(.failed(reason: "\(target.platform.rawValue) has no push"))
             }
         }
         if !immediate.isEmpty { resultsQueue.async { [immediate] in completion(immediate) } }
         if let apns, !apnsTokens.isEmpty, let topic = push.apnsTopic {
-            apns.enqueue(pushID: push.id, destination: topic, tokens: push.tokens, positions: apnsTokens, completion: completion)
+            apns.enqueue(
+                pushID: push.id,
+                destination: topic,
+                tokens: push.tokens,
+                positions: apnsTokens,
+                completion: completion
+            )
         }
         if let fcm, !fcmTokens.isEmpty, let project = push.fcmProject {
-            fcm.enqueue(pushID: push.id, destination: project, tokens: push.tokens, positions: fcmTokens, completion: completion)
+            fcm.enqueue(
+                pushID: push.id,
+                destination: project,
+                tokens: push.tokens,
+                positions: fcmTokens,
+                completion: completion
+            )
         }
     }
 

@@ -9,7 +9,13 @@ import JSON
 /// // .unregistered(reason: "410 Unregistered")
 /// ```
 public enum ProviderResponse {
-    public static func verdict(_ provider: PushProvider, status: Int, headers: HTTPHeaders, body: [UInt8], now: Instant) -> AttemptVerdict {
+    public static func verdict(
+        _ provider: PushProvider,
+        status: Int,
+        headers: HTTPHeaders,
+        body: [UInt8],
+        now: Instant
+    ) -> AttemptVerdict {
         if (200..<300).contains(status) { return .delivered }
         let reason = describe(provider, status: status, body: body)
         switch provider {

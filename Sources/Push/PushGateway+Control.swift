@@ -38,10 +38,14 @@ extension PushGateway {
             return HTTPResponse(status: 204)
         case ("GET", "/stats"):
             let s = state.withLock { s in (s.requests, s.accepted, s.refused, s.inFlight, s.maxInFlight) }
-            return Self.json(200, .object([
-                ("requests", .number(Double(s.0))), ("accepted", .number(Double(s.1))), ("refused", .number(Double(s.2))),
-                ("in_flight", .number(Double(s.3))), ("max_in_flight", .number(Double(s.4))),
-            ]))
+            return Self.json(
+                200,
+                .object([
+                    ("requests", .number(Double(s.0))), ("accepted", .number(Double(s.1))),
+                    ("refused", .number(Double(s.2))),
+                    ("in_flight", .number(Double(s.3))), ("max_in_flight", .number(Double(s.4))),
+                ])
+            )
         case ("GET", "/control"):
             return Self.json(200, controlsJSON(controls))
         case ("DELETE", "/control"):
@@ -61,9 +65,12 @@ extension PushGateway {
             return postDelay(request)
         default:
             if let allowed = Self.allowedMethods[path] {
-                var response = Self.problem(405, "Method Not Allowed",
-                                            "\(request.method) is not allowed on \(path); allowed: \(allowed); see GET /")
-                response.headers.add("allow", allowed)   // RFC 9110 §15.5.6: a 405 says what is allowed
+                var response = Self.problem(
+                    405,
+                    "Method Not Allowed",
+                    "\(request.method) is not allowed on \(path); allowed: \(allowed); see GET /"
+                )
+                response.headers.add("allow", allowed)  // RFC 9110 §15.5.6: a 405 says what is allowed
                 return response
             }
             return Self.problem(404, "Not Found", "no endpoint \(path); see GET / for the list")
@@ -89,14 +96,22 @@ extension PushGateway {
         var limit = Self.defaultDeliveryPage
         if let l = request.query("limit") {
             guard let n = Int(l), (1...Self.maxDeliveryPage).contains(n) else {
-                return Self.problem(400, "Bad Request", "limit must be a whole number from 1 to \(Self.maxDeliveryPage)")
+                return Self.problem(
+                    400,
+                    "Bad Request",
+                    "limit must be a whole number from 1 to \(Self.maxDeliveryPage)"
+                )
             }
             limit = n
         }
         var after = 0
         if let a = request.query("after") {
             guard let n = Int(a), n >= 0 else {
-                return Self.problem(400, "Bad Request", "after must be a delivery's seq (a whole number), as the next link gives it")
+                return Self.problem(
+                    400,
+                    "Bad Request",
+                    "after must be a delivery's seq (a whole number), as the next link gives it"
+                )
             }
             after = n
         }
@@ -113,19 +128,29 @@ extension PushGateway {
             if let token { query.append("token=" + Self.queryEscaped(token)) }
             next = .string("/deliveries?" + query.joined(separator: "&"))
         }
-        return Self.json(200, .object([
-            ("deliveries", .array(page.map { item in
-                var json = item.delivery.json
-                if case .object(var object) = json {
-                    object = JSONObject([("seq", .number(Double(item.sequence)))] + object.pairs.map { ($0.key, $0.value) })
-                    json = .object(object)
-                }
-                return json
-            })),
-            ("total", .number(Double(total))),
-            ("dropped", .number(Double(dropped))),
-            ("next", next),
-        ]))
+        return Self.json(
+            200,
+            .object([
+                (
+                    "deliveries",
+                    .array(
+                        page.map { item in
+                            var json = item.delivery.json
+                            if case .object(var object) = json {
+                                object = JSONObject(
+                                    [("seq", .number(Double(item.sequence)))] + object.pairs.map { ($0.key, $0.value) }
+                                )
+                                json = .object(object)
+                            }
+                            return json
+                        }
+                    )
+                ),
+                ("total", .number(Double(total))),
+                ("dropped", .number(Double(dropped))),
+                ("next", next),
+            ])
+        )
     }
 
     /// Percent-encodes everything but unreserved characters (RFC 3986), for the next link.
@@ -133,8 +158,9 @@ extension PushGateway {
         var out = ""
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 let hex = String(byte, radix: 16, uppercase: true)
@@ -146,12 +172,19 @@ extension PushGateway {
 
     func postReject(_ request: HTTPRequest) -> HTTPResponse {
         let body: JSONObject
-        switch Self.object(request.body) { case .success(let o): body = o; case .failure(let p): return p.response }
+        switch Self.object(request.body) {
+        case .success(let o): body = o
+        case .failure(let p): return p.response
+        }
         guard let token = body["token"]?.stringValue, !token.isEmpty else {
             return Self.problem(422, "Unprocessable Content", "token (a non-empty string) is required")
         }
         guard let status = body["status"]?.intValue, (400...599).contains(status) else {
-            return Self.problem(422, "Unprocessable Content", "status must be an error status from 400 to 599, e.g. 410")
+            return Self.problem(
+                422,
+                "Unprocessable Content",
+                "status must be an error status from 400 to 599, e.g. 410"
+            )
         }
         var reason: String?
         if let r = body["reason"], !r.isNull {
@@ -159,7 +192,10 @@ extension PushGateway {
             reason = text
         }
         let count: Int?
-        switch Self.count(body) { case .success(let c): count = c; case .failure(let p): return p.response }
+        switch Self.count(body) {
+        case .success(let c): count = c
+        case .failure(let p): return p.response
+        }
         reject(token: token, status: status, reason: reason, count: count)
         return HTTPResponse(status: 204)
     }
@@ -179,18 +215,26 @@ extension PushGateway {
         }
         var retryAfter: Int?
         if let r = body["retry_after"], !r.isNull {
-            guard let v = r.intValue, v >= 0 else { return Self.problem(422, "Unprocessable Content", "retry_after is whole seconds") }
+            guard let v = r.intValue, v >= 0 else {
+                return Self.problem(422, "Unprocessable Content", "retry_after is whole seconds")
+            }
             retryAfter = v
         }
         let count: Int?
-        switch Self.count(body) { case .success(let c): count = c; case .failure(let p): return p.response }
+        switch Self.count(body) {
+        case .success(let c): count = c
+        case .failure(let p): return p.response
+        }
         setUnavailable(status: status, retryAfterSeconds: retryAfter, count: count)
         return HTTPResponse(status: 204)
     }
 
     func postDelay(_ request: HTTPRequest) -> HTTPResponse {
         let body: JSONObject
-        switch Self.object(request.body) { case .success(let o): body = o; case .failure(let p): return p.response }
+        switch Self.object(request.body) {
+        case .success(let o): body = o
+        case .failure(let p): return p.response
+        }
         guard let ms = body["milliseconds"]?.intValue, (0...600_000).contains(ms) else {
             return Self.problem(422, "Unprocessable Content", "milliseconds must be a whole number from 0 to 600000")
         }
@@ -212,8 +256,10 @@ extension PushGateway {
             if let n = o.remaining { pairs.append(("count", .number(Double(n)))) }
             outage = .object(pairs)
         }
-        return .object([("rejections", .array(rejections)), ("unavailable", outage),
-                        ("delay_milliseconds", .number(Double(c.delayMilliseconds)))])
+        return .object([
+            ("rejections", .array(rejections)), ("unavailable", outage),
+            ("delay_milliseconds", .number(Double(c.delayMilliseconds))),
+        ])
     }
 
     static func object(_ bytes: [UInt8]) -> Result<JSONObject, ProblemResponse> {
@@ -230,7 +276,9 @@ extension PushGateway {
     static func count(_ body: JSONObject) -> Result<Int?, ProblemResponse> {
         guard let c = body["count"], !c.isNull else { return .success(nil) }
         guard let n = c.intValue, n >= 1 else {
-            return .failure(ProblemResponse(problem(422, "Unprocessable Content", "count must be a whole number of at least 1")))
+            return .failure(
+                ProblemResponse(problem(422, "Unprocessable Content", "count must be a whole number of at least 1"))
+            )
         }
         return .success(n)
     }
@@ -249,9 +297,12 @@ extension PushGateway {
     ]
 
     static func problem(_ status: Int, _ title: String, _ detail: String) -> HTTPResponse {
-        var response = HTTPResponse(status: status, body: JSON.object([
-            ("title", .string(title)), ("status", .number(Double(status))), ("detail", .string(detail)),
-        ]).serialized())
+        var response = HTTPResponse(
+            status: status,
+            body: JSON.object([
+                ("title", .string(title)), ("status", .number(Double(status))), ("detail", .string(detail)),
+            ]).serialized()
+        )
         response.headers.add("content-type", "application/problem+json")
         return response
     }

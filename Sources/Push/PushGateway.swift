@@ -78,7 +78,11 @@ public final class PushGateway: Responder, Sendable {
     ///   - scheduler: the time deliveries are stamped with, and the clock delayed answers wait on.
     ///   - maxRecordedDeliveries: how many of the latest deliveries `GET /deliveries` keeps.
     ///   - authentication: provider auth to check (none by default).
-    public init(scheduler: any Scheduler, maxRecordedDeliveries: Int = 200_000, authentication: Authentication = Authentication()) {
+    public init(
+        scheduler: any Scheduler,
+        maxRecordedDeliveries: Int = 200_000,
+        authentication: Authentication = Authentication()
+    ) {
         self.scheduler = scheduler
         self.apnsTokenCheck = authentication.apns
         self.tokenPath = authentication.fcm?.account.tokenPath
@@ -136,7 +140,9 @@ public final class PushGateway: Responder, Sendable {
             reply(.response(state.withLock { $0.fcmTokens?.answer(request, now: now) } ?? HTTPResponse(status: 404)))
             return
         }
-        let provider: PushProvider? = RequestTarget.hasPathPrefix(target, "/3/") ? .apns
+        let provider: PushProvider? =
+            RequestTarget.hasPathPrefix(target, "/3/")
+            ? .apns
             : RequestTarget.hasPathPrefix(target, "/v1/") ? .fcm : nil
         guard let provider else {
             reply(.response(control(request, path: request.path)))
@@ -168,7 +174,8 @@ public final class PushGateway: Responder, Sendable {
     /// The provider's answer to one push request; records it when accepted.
     func answer(_ request: HTTPRequest, provider: PushProvider) -> HTTPResponse {
         if let outage = state.withLock({ $0.controls.takeOutage() }) {
-            var response = provider == .apns
+            var response =
+                provider == .apns
                 ? APNsError(status: outage.status, reason: APNsError.defaultReason(status: outage.status)).response()
                 : FCMError.forStatus(outage.status).response()
             if let after = outage.retryAfterSeconds { response.headers.add("retry-after", String(after)) }
@@ -190,8 +197,14 @@ public final class PushGateway: Responder, Sendable {
                 return error.response(apnsID: request.headers["apns-id"])
             case .success(let push):
                 apnsID = push.apnsID
-                delivery = GatewayDelivery(provider: .apns, token: push.token, at: now, topic: push.topic,
-                                           priority: Self.priorityText(push.priority), body: request.body)
+                delivery = GatewayDelivery(
+                    provider: .apns,
+                    token: push.token,
+                    at: now,
+                    topic: push.topic,
+                    priority: Self.priorityText(push.priority),
+                    body: request.body
+                )
             }
         case .fcm:
             switch FCMValidator.validate(request) {
@@ -200,11 +213,18 @@ public final class PushGateway: Responder, Sendable {
                 return error.response()
             case .success(let push):
                 apnsID = nil
-                delivery = GatewayDelivery(provider: .fcm, token: push.token, at: now, project: push.project,
-                                           priority: push.androidPriority, body: request.body)
+                delivery = GatewayDelivery(
+                    provider: .fcm,
+                    token: push.token,
+                    at: now,
+                    project: push.project,
+                    priority: push.androidPriority,
+                    body: request.body
+                )
             }
         }
-        let (rejection, handler, message) = state.withLock { s -> (GatewayControls.Rejection?, (@Sendable (GatewayDelivery) -> Void)?, UInt64) in
+        let (rejection, handler, message) = state.withLock {
+            s -> (GatewayControls.Rejection?, (@Sendable (GatewayDelivery) -> Void)?, UInt64) in
             if let r = s.controls.takeRejection(for: delivery.token) {
                 s.refused += 1
                 return (r, nil, 0)
@@ -218,8 +238,11 @@ public final class PushGateway: Responder, Sendable {
         if let rejection {
             switch provider {
             case .apns:
-                return APNsError(status: rejection.status, reason: rejection.reason ?? APNsError.defaultReason(status: rejection.status))
-                    .response(timestampMilliseconds: now.millisecondsSinceEpoch, apnsID: apnsID)
+                return APNsError(
+                    status: rejection.status,
+                    reason: rejection.reason ?? APNsError.defaultReason(status: rejection.status)
+                )
+                .response(timestampMilliseconds: now.millisecondsSinceEpoch, apnsID: apnsID)
             case .fcm:
                 return FCMError.forStatus(rejection.status, message: rejection.reason).response()
             }
@@ -232,7 +255,10 @@ public final class PushGateway: Responder, Sendable {
             response.headers.add("apns-id", apnsID ?? Self.uuid(message))
             return response
         case .fcm:
-            var response = HTTPResponse(status: 200, body: Self.messageName(project: delivery.project ?? "", message: message))
+            var response = HTTPResponse(
+                status: 200,
+                body: Self.messageName(project: delivery.project ?? "", message: message)
+            )
             response.headers.reserveCapacity(Self.answerFields)
             response.headers.add("content-type", "application/json; charset=UTF-8")
             return response
@@ -244,10 +270,13 @@ public final class PushGateway: Responder, Sendable {
         switch provider {
         case .apns:
             guard let apnsTokenCheck,
-                  let reason = apnsTokenCheck.problem(authorization: request.headers["authorization"], now: now) else { return nil }
+                let reason = apnsTokenCheck.problem(authorization: request.headers["authorization"], now: now)
+            else { return nil }
             return APNsError(status: 403, reason: reason).response(apnsID: request.headers["apns-id"])
         case .fcm:
-            let authorized = state.withLock { s -> Bool? in s.fcmTokens.map { $0.isAuthorized(request.headers["authorization"], now: now) } }
+            let authorized = state.withLock { s -> Bool? in
+                s.fcmTokens.map { $0.isAuthorized(request.headers["authorization"], now: now) }
+            }
             guard authorized == false else { return nil }
             return FCMError.unauthenticated.response()
         }
@@ -291,17 +320,20 @@ public final class PushGateway: Responder, Sendable {
         var project = project
         project.withUTF8 { bytes in
             if bytes.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
-                out.append(contentsOf: bytes)   // nothing to escape (every project name we make)
+                out.append(contentsOf: bytes)  // nothing to escape (every project name we make)
             } else {
                 var quoted: [UInt8] = []
                 JSON.writeString(String(decoding: bytes, as: UTF8.self), into: &quoted)
-                out.append(contentsOf: quoted[1 ..< quoted.count - 1])
+                out.append(contentsOf: quoted[1..<quoted.count - 1])
             }
         }
         out.append(contentsOf: "/messages/".utf8)
         var digits = 0
         var rest = message
-        repeat { digits += 1; rest /= 10 } while rest > 0
+        repeat {
+            digits += 1
+            rest /= 10
+        } while rest > 0
         let start = out.count
         out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
         rest = message

@@ -20,8 +20,13 @@ final class PushJob: @unchecked Sendable {
     /// The fixed part of this push's requests, and the authorization it was made with.
     private var requestTemplate: (template: HTTP2RequestTemplate, authorization: String?)?
 
-    init(pushID: Int, destination: String, tokenCount: Int, maxBatch: Int,
-         completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
+    init(
+        pushID: Int,
+        destination: String,
+        tokenCount: Int,
+        maxBatch: Int,
+        completion: @escaping @Sendable ([TokenDelivery]) -> Void
+    ) {
         self.batchSize = min(max(1, maxBatch), max(1024, tokenCount / 8))
         self.pushID = pushID
         self.destination = destination
@@ -46,7 +51,8 @@ final class PushJob: @unchecked Sendable {
             flush(for: client)
         } else if !flushScheduled {
             flushScheduled = true
-            client.queue.asyncAfter(deadline: .now() + .milliseconds(client.configuration.resultFlushMilliseconds)) { [self] in
+            client.queue.asyncAfter(deadline: .now() + .milliseconds(client.configuration.resultFlushMilliseconds)) {
+                [self] in
                 flushScheduled = false
                 flush(for: client)
             }

@@ -24,13 +24,23 @@ public final class RedirectableGatewayPushSink: RedirectablePushSink {
     private let current: Mutex<Current>
 
     /// Starts with the configuration's gateways (the `--apns-gateway`/`--fcm-gateway` flags).
-    public init(configuration: GatewayPushSink.Configuration, retryScheduler: any Scheduler = SystemScheduler()) throws(GatewayPushSinkError) {
+    public init(
+        configuration: GatewayPushSink.Configuration,
+        retryScheduler: any Scheduler = SystemScheduler()
+    ) throws(GatewayPushSinkError) {
         template = configuration
         self.retryScheduler = retryScheduler
         let hasGateway = configuration.apnsGateway != nil || configuration.fcmGateway != nil
         let sink = hasGateway ? try GatewayPushSink(configuration: configuration, retryScheduler: retryScheduler) : nil
-        current = Mutex(Current(urls: PushGatewayURLs(apns: configuration.apnsGateway?.description, fcm: configuration.fcmGateway?.description),
-                                sink: sink))
+        current = Mutex(
+            Current(
+                urls: PushGatewayURLs(
+                    apns: configuration.apnsGateway?.description,
+                    fcm: configuration.fcmGateway?.description
+                ),
+                sink: sink
+            )
+        )
     }
 
     public var gateways: PushGatewayURLs { current.withLock { $0.urls } }
@@ -44,10 +54,16 @@ public final class RedirectableGatewayPushSink: RedirectablePushSink {
             do {
                 sink = try GatewayPushSink(configuration: configuration, retryScheduler: retryScheduler)
             } catch {
-                throw PushRedirectRefusal(field: configuration.apnsGateway != nil ? "apns" : "fcm", message: error.message)
+                throw PushRedirectRefusal(
+                    field: configuration.apnsGateway != nil ? "apns" : "fcm",
+                    message: error.message
+                )
             }
         }
-        let shown = PushGatewayURLs(apns: configuration.apnsGateway?.description, fcm: configuration.fcmGateway?.description)
+        let shown = PushGatewayURLs(
+            apns: configuration.apnsGateway?.description,
+            fcm: configuration.fcmGateway?.description
+        )
         let old = current.withLock { c -> GatewayPushSink? in
             defer { c = Current(urls: shown, sink: sink) }
             return c.sink
@@ -70,7 +86,11 @@ public final class RedirectableGatewayPushSink: RedirectablePushSink {
     /// OpenAPI document states the same pattern).
     static func loopbackGateway(_ text: String?, field: String) throws(PushRedirectRefusal) -> HTTPURL? {
         guard let text else { return nil }
-        let refusal = PushRedirectRefusal(field: field, message: "'\(text)' is not a loopback gateway: an admin call may point pushes only at http:// or https:// on 127.0.0.0/8, localhost or [::1] (with a port, no path); use --\(field)-gateway for any other")
+        let refusal = PushRedirectRefusal(
+            field: field,
+            message:
+                "'\(text)' is not a loopback gateway: an admin call may point pushes only at http:// or https:// on 127.0.0.0/8, localhost or [::1] (with a port, no path); use --\(field)-gateway for any other"
+        )
         guard text.hasPrefix("http://") || text.hasPrefix("https://") else { throw refusal }
         let url: HTTPURL
         do {
@@ -81,7 +101,7 @@ public final class RedirectableGatewayPushSink: RedirectablePushSink {
         let authority = text.drop { $0 != "/" }.dropFirst(2).prefix { $0 != "/" }
         let rest = text.drop { $0 != "/" }.dropFirst(2).drop { $0 != "/" }
         guard url.pathPrefix.isEmpty, rest.isEmpty || rest == "/", isLoopback(url.host),
-              !authority.hasSuffix(":"), authority.split(separator: ":").last.map({ $0.first != "0" }) ?? true
+            !authority.hasSuffix(":"), authority.split(separator: ":").last.map({ $0.first != "0" }) ?? true
         else { throw refusal }
         return url
     }
@@ -92,7 +112,7 @@ public final class RedirectableGatewayPushSink: RedirectablePushSink {
         guard parts.count == 4, parts[0] == "127" else { return false }
         return parts.dropFirst().allSatisfy { part in
             guard let n = Int(part), (0...255).contains(n), part.allSatisfy(\.isASCII) else { return false }
-            return String(n) == part   // no leading zeros, no signs
+            return String(n) == part  // no leading zeros, no signs
         }
     }
 }

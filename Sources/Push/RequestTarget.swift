@@ -24,22 +24,23 @@ enum RequestTarget {
     /// non-empty segment and `suffix`, with nothing in the segment to decode or split on (no
     /// `/`, `%`, `?`, `#`): what ``segments(_:)`` would read there, without splitting the whole
     /// target. Nil for anything else, which the caller then reads with ``segments(_:)``.
-    static func plainSegment(_ target: String, after prefix: StaticString, before suffix: StaticString = "") -> String? {
+    static func plainSegment(_ target: String, after prefix: StaticString, before suffix: StaticString = "") -> String?
+    {
         var target = target
         return target.withUTF8 { t -> String? in
             let p = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
             let s = UnsafeBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount)
             guard t.count > p.count + s.count else { return nil }
-            for i in 0 ..< p.count where t[i] != p[i] { return nil }
+            for i in 0..<p.count where t[i] != p[i] { return nil }
             let end = t.count - s.count
-            for i in 0 ..< s.count where t[end + i] != s[i] { return nil }
-            for i in p.count ..< end {
+            for i in 0..<s.count where t[end + i] != s[i] { return nil }
+            for i in p.count..<end {
                 switch t[i] {
                 case UInt8(ascii: "/"), UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"): return nil
                 default: continue
                 }
             }
-            return String(decoding: UnsafeBufferPointer(rebasing: t[p.count ..< end]), as: UTF8.self)
+            return String(decoding: UnsafeBufferPointer(rebasing: t[p.count..<end]), as: UTF8.self)
         }
     }
 

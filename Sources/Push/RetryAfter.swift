@@ -18,13 +18,14 @@ enum RetryAfter {
     static func imfFixdate(_ text: String) -> Instant? {
         let parts = text.split(separator: " ")
         guard parts.count == 6, parts[0].hasSuffix(","), parts[5] == "GMT",
-              let day = Int64(parts[1]), let month = months.firstIndex(of: String(parts[2])), let year = Int64(parts[3])
+            let day = Int64(parts[1]), let month = months.firstIndex(of: String(parts[2])), let year = Int64(parts[3])
         else { return nil }
         let clock = parts[4].split(separator: ":")
         guard clock.count == 3, let h = Int64(clock[0]), let m = Int64(clock[1]), let s = Int64(clock[2]),
-              (1...31).contains(day), (0..<24).contains(h), (0..<60).contains(m), (0..<61).contains(s)
+            (1...31).contains(day), (0..<24).contains(h), (0..<60).contains(m), (0..<61).contains(s)
         else { return nil }
-        let rfc = "\(pad(year, 4))-\(pad(Int64(month + 1), 2))-\(pad(day, 2))T\(pad(h, 2)):\(pad(m, 2)):\(pad(min(s, 59), 2))Z"
+        let rfc =
+            "\(pad(year, 4))-\(pad(Int64(month + 1), 2))-\(pad(day, 2))T\(pad(h, 2)):\(pad(m, 2)):\(pad(min(s, 59), 2))Z"
         return Instant(rfc3339: rfc)
     }
 

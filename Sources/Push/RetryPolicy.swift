@@ -14,8 +14,12 @@ public struct RetryPolicy: Sendable, Equatable {
     /// A `Retry-After` longer than this gives up at once: a push is only worth its freshness.
     public var maxRetryAfterMilliseconds: Int64
 
-    public init(maxAttempts: Int = 4, initialBackoffMilliseconds: Int64 = 100,
-                maxBackoffMilliseconds: Int64 = 5_000, maxRetryAfterMilliseconds: Int64 = 30_000) {
+    public init(
+        maxAttempts: Int = 4,
+        initialBackoffMilliseconds: Int64 = 100,
+        maxBackoffMilliseconds: Int64 = 5_000,
+        maxRetryAfterMilliseconds: Int64 = 30_000
+    ) {
         self.maxAttempts = max(1, maxAttempts)
         self.initialBackoffMilliseconds = max(0, initialBackoffMilliseconds)
         self.maxBackoffMilliseconds = max(self.initialBackoffMilliseconds, maxBackoffMilliseconds)

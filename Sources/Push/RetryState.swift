@@ -40,7 +40,12 @@ public struct RetryState: Sendable, Equatable {
             }
             if let retryAfter {
                 if retryAfter > policy.maxRetryAfterMilliseconds {
-                    return .finish(.failed(reason: "\(reason) (Retry-After \(retryAfter / 1000) s is beyond the \(policy.maxRetryAfterMilliseconds / 1000) s limit)"))
+                    return .finish(
+                        .failed(
+                            reason:
+                                "\(reason) (Retry-After \(retryAfter / 1000) s is beyond the \(policy.maxRetryAfterMilliseconds / 1000) s limit)"
+                        )
+                    )
                 }
                 return .retry(at: now.adding(milliseconds: retryAfter))
             }

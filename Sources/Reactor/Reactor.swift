@@ -91,8 +91,11 @@ public final class Reactor: @unchecked Sendable {
 
             let interval = Int(min(sweepInterval, UInt64(Int.max)))
             let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.schedule(deadline: .now() + .nanoseconds(interval), repeating: .nanoseconds(interval),
-                           leeway: .nanoseconds(interval / 4))
+            timer.schedule(
+                deadline: .now() + .nanoseconds(interval),
+                repeating: .nanoseconds(interval),
+                leeway: .nanoseconds(interval / 4)
+            )
             timer.setEventHandler { [weak self] in self?.sweep() }
             self.timer = timer
             timer.resume()
@@ -113,7 +116,7 @@ public final class Reactor: @unchecked Sendable {
     public func register(_ handler: any ReactorHandler, fd: Int32, interest: Epoll.Events) throws {
         assertOnQueue()
         let index = Int(fd)
-        guard index >= 0 else { throw SocketError(call: "epoll_ctl(ADD)", errno: 9 /* EBADF */) }
+        guard index >= 0 else { throw SocketError(call: "epoll_ctl(ADD)", errno: 9) }  // EBADF
         try epoll.add(fd, interest: interest)
         if index >= table.count {
             table.append(contentsOf: repeatElement(nil, count: max(index + 1 - table.count, table.count)))
@@ -155,7 +158,7 @@ public final class Reactor: @unchecked Sendable {
     /// what is left.
     private func serveReady() {
         let started = Self.now()
-        for _ in 0 ..< 4 {
+        for _ in 0..<4 {
             isServing = true
             let ready = epoll.poll { fd, events in
                 let index = Int(fd)

@@ -29,7 +29,15 @@ public struct Change: Sendable, Equatable {
     /// True when the change blocks or unblocks users (contract "Push"): it sends a silent push.
     public var blocking: Bool
 
-    public init(id: Int, at: Instant, kind: Kind, action: String, ruleId: String?, lifted: [String] = [], blocking: Bool) {
+    public init(
+        id: Int,
+        at: Instant,
+        kind: Kind,
+        action: String,
+        ruleId: String?,
+        lifted: [String] = [],
+        blocking: Bool
+    ) {
         self.id = id
         self.at = at
         self.kind = kind
@@ -57,10 +65,10 @@ public struct Change: Sendable, Equatable {
     /// or of the wrong type.
     public static func restore(_ json: JSON) -> Change? {
         guard let id = json["id"]?.intValue,
-              let atText = json["at"]?.stringValue, let at = Instant(rfc3339: atText),
-              let kindText = json["kind"]?.stringValue, let kind = Kind(rawValue: kindText),
-              let action = json["action"]?.stringValue,
-              let blocking = json["blocking"]?.boolValue
+            let atText = json["at"]?.stringValue, let at = Instant(rfc3339: atText),
+            let kindText = json["kind"]?.stringValue, let kind = Kind(rawValue: kindText),
+            let action = json["action"]?.stringValue,
+            let blocking = json["blocking"]?.boolValue
         else { return nil }
         var ruleId: String?
         switch json["rule"] {

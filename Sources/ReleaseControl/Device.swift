@@ -16,7 +16,13 @@ public struct Device: Sendable, Hashable {
     public var sdk: String?
     public var sdkVersion: Version?
 
-    public init(platform: Platform, version: Version? = nil, build: String? = nil, sdk: String? = nil, sdkVersion: Version? = nil) {
+    public init(
+        platform: Platform,
+        version: Version? = nil,
+        build: String? = nil,
+        sdk: String? = nil,
+        sdkVersion: Version? = nil
+    ) {
         self.platform = platform
         self.version = version
         self.build = build

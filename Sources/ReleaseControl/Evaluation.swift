@@ -56,8 +56,16 @@ public struct Evaluation: Sendable, Equatable {
     /// nil when time alone never changes it.
     public var validUntil: Instant?
 
-    public init(project: String, requiredUpdate: Update?, optionalUpdate: Update?, maintenance: [Window],
-                sdkSwitches: [Switch], lifetime: Int, evaluatedAt: Instant, validUntil: Instant?) {
+    public init(
+        project: String,
+        requiredUpdate: Update?,
+        optionalUpdate: Update?,
+        maintenance: [Window],
+        sdkSwitches: [Switch],
+        lifetime: Int,
+        evaluatedAt: Instant,
+        validUntil: Instant?
+    ) {
         self.project = project
         self.requiredUpdate = requiredUpdate
         self.optionalUpdate = optionalUpdate

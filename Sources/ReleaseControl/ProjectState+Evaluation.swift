@@ -45,7 +45,9 @@ extension ProjectState {
                 if now >= deadline {
                     if outranks(u, required) { required = Evaluation.Update(rule: rule.id, update: u) }
                 } else {
-                    if outranks(u, optional) { optional = Evaluation.Update(rule: rule.id, update: u, becomesRequiredOn: deadline) }
+                    if outranks(u, optional) {
+                        optional = Evaluation.Update(rule: rule.id, update: u, becomesRequiredOn: deadline)
+                    }
                     mayChange(at: deadline)
                 }
             case .maintenance(let w):
@@ -62,7 +64,9 @@ extension ProjectState {
         // A stable sort keeps creation order among windows with equal start and end.
         if windows.count > 1 {
             windows = windows.enumerated().sorted { a, b in
-                (a.element.window.startsAt, a.element.window.endsAt, a.offset) < (b.element.window.startsAt, b.element.window.endsAt, b.offset)
+                (a.element.window.startsAt, a.element.window.endsAt, a.offset) < (
+                    b.element.window.startsAt, b.element.window.endsAt, b.offset
+                )
             }.map(\.element)
         }
 
@@ -74,7 +78,15 @@ extension ProjectState {
             if now < recentUntil { lifetime = Self.shortLifetime }
             mayChange(at: recentUntil)
         }
-        return Evaluation(project: key, requiredUpdate: required, optionalUpdate: required == nil ? optional : nil,
-                          maintenance: windows, sdkSwitches: switches, lifetime: lifetime, evaluatedAt: now, validUntil: next)
+        return Evaluation(
+            project: key,
+            requiredUpdate: required,
+            optionalUpdate: required == nil ? optional : nil,
+            maintenance: windows,
+            sdkSwitches: switches,
+            lifetime: lifetime,
+            evaluatedAt: now,
+            validUntil: next
+        )
     }
 }

@@ -43,8 +43,15 @@ public struct ProjectState: Sendable {
 
     /// Rebuilds a project from stored rules and changes. The counters never go below what
     /// the rules and changes already use, so ids stay unique even when they are omitted.
-    public init(key: String, apnsTopic: String?, fcmProject: String?, rules: [Rule], changes: [Change],
-                nextRuleNumber: Int? = nil, nextChangeId: Int? = nil) {
+    public init(
+        key: String,
+        apnsTopic: String?,
+        fcmProject: String?,
+        rules: [Rule],
+        changes: [Change],
+        nextRuleNumber: Int? = nil,
+        nextChangeId: Int? = nil
+    ) {
         self.key = key
         self.apnsTopic = apnsTopic
         self.fcmProject = fcmProject

@@ -30,7 +30,9 @@ public struct Rule: Sendable, Equatable {
             throw ValidationFailure("/id", "a stored rule needs its id as a non-empty string", kind: .invalidValue)
         }
         if let problem = Identifier.problem(id) {
-            throw ValidationFailure(problems: [FieldProblem(pointer: "/id", message: "the rule id \(problem)", isTypeError: false)])
+            throw ValidationFailure(problems: [
+                FieldProblem(pointer: "/id", message: "the rule id \(problem)", isTypeError: false)
+            ])
         }
         return try decode(json, id: id)
     }

@@ -25,7 +25,11 @@ extension RuleBody {
             throw reader.failure
         }
         guard let type = RuleType(rawValue: typeText) else {
-            reader.fail("/type", "unknown rule type \"\(typeText)\"" + KeySuggestion.hint(for: typeText, in: RuleType.allCases.map(\.rawValue)))
+            reader.fail(
+                "/type",
+                "unknown rule type \"\(typeText)\""
+                    + KeySuggestion.hint(for: typeText, in: RuleType.allCases.map(\.rawValue))
+            )
             throw reader.failure
         }
         reader.problems += fields(of: type, id: id).problems(in: object)
@@ -38,13 +42,19 @@ extension RuleBody {
             let message = reader.optionalString(object, "message")
             var deadline: Instant?
             if type == .recommendedUpdate { deadline = reader.requiredTime(object, "becomes_required_on") }
-            guard let below, let platforms else { body = nil; break }
+            guard let below, let platforms else {
+                body = nil
+                break
+            }
             let update = UpdateRule(platforms: platforms.value, below: below, storeURL: storeURL, message: message)
             switch type {
             case .requiredUpdate: body = .requiredUpdate(update)
             case .optionalUpdate: body = .optionalUpdate(update)
             default:
-                guard let deadline else { body = nil; break }
+                guard let deadline else {
+                    body = nil
+                    break
+                }
                 body = .recommendedUpdate(update, becomesRequiredOn: deadline)
             }
         case .maintenance:
@@ -56,16 +66,27 @@ extension RuleBody {
                 if end <= start {
                     reader.fail("/ends_at", "a window must end after it starts (starts_at is \(start.rfc3339))")
                 } else if end.milliseconds(since: start) > MaintenanceWindow.maximumDurationSeconds * 1000 {
-                    reader.fail("/ends_at", "a window may last at most 7 days; it must end by \(start.adding(seconds: MaintenanceWindow.maximumDurationSeconds).rfc3339)")
+                    reader.fail(
+                        "/ends_at",
+                        "a window may last at most 7 days; it must end by \(start.adding(seconds: MaintenanceWindow.maximumDurationSeconds).rfc3339)"
+                    )
                 }
             }
-            guard let platforms, let start, let end else { body = nil; break }
-            body = .maintenance(MaintenanceWindow(platforms: platforms.value, startsAt: start, endsAt: end, message: message))
+            guard let platforms, let start, let end else {
+                body = nil
+                break
+            }
+            body = .maintenance(
+                MaintenanceWindow(platforms: platforms.value, startsAt: start, endsAt: end, message: message)
+            )
         case .sdkSwitch:
             let sdks = reader.sdks(object)
             let modules = reader.modules(object)
             let end = reader.requiredTime(object, "ends_at")
-            guard let sdks, let modules, let end else { body = nil; break }
+            guard let sdks, let modules, let end else {
+                body = nil
+                break
+            }
             body = .sdkSwitch(SDKSwitch(sdks: sdks.value, modules: modules, endsAt: end))
         }
         guard reader.problems.isEmpty, let body else { throw reader.failure }

@@ -20,9 +20,19 @@ extension RuleBody {
             pairs.append(("message", w.message.map(JSON.string) ?? .null))
         case .sdkSwitch(let s):
             if let sdks = s.sdks {
-                pairs.append(("sdks", .array(sdks.map { match in
-                    .object([("name", .string(match.name)), ("below", match.below.map { .string($0.text) } ?? .null)])
-                })))
+                pairs.append(
+                    (
+                        "sdks",
+                        .array(
+                            sdks.map { match in
+                                .object([
+                                    ("name", .string(match.name)),
+                                    ("below", match.below.map { .string($0.text) } ?? .null),
+                                ])
+                            }
+                        )
+                    )
+                )
             } else {
                 pairs.append(("sdks", .null))
             }

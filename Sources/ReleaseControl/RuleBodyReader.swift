@@ -45,7 +45,10 @@ struct RuleBodyReader {
     mutating func version(_ value: JSON, at pointer: String, name: String) -> Version? {
         guard let text = string(value, at: pointer, name: name) else { return nil }
         guard let version = Version(text) else {
-            fail(pointer, "\(name) \"\(text)\" is not a version; write dotted numbers like 2.4.0, optionally with a pre-release like 2.4.0-beta.1")
+            fail(
+                pointer,
+                "\(name) \"\(text)\" is not a version; write dotted numbers like 2.4.0, optionally with a pre-release like 2.4.0-beta.1"
+            )
             return nil
         }
         return version
@@ -53,7 +56,11 @@ struct RuleBodyReader {
 
     mutating func requiredVersion(_ object: JSONObject, _ key: String) -> Version? {
         guard let value = field(object, key) else {
-            fail("/" + key, "\(key) is required (the version devices must be at or above, like 2.4.0)", kind: .missingField)
+            fail(
+                "/" + key,
+                "\(key) is required (the version devices must be at or above, like 2.4.0)",
+                kind: .missingField
+            )
             return nil
         }
         return version(value, at: "/" + key, name: key)
@@ -66,7 +73,10 @@ struct RuleBodyReader {
         }
         guard let text = string(value, at: "/" + key, name: key) else { return nil }
         guard let instant = Instant(rfc3339: text) else {
-            fail("/" + key, "\(key) \"\(text)\" is not an RFC 3339 time from year 0000 to 9999 (UTC); write it like 2026-12-02T11:00:00.000Z")
+            fail(
+                "/" + key,
+                "\(key) \"\(text)\" is not an RFC 3339 time from year 0000 to 9999 (UTC); write it like 2026-12-02T11:00:00.000Z"
+            )
             return nil
         }
         return instant
@@ -76,20 +86,34 @@ struct RuleBodyReader {
     mutating func platforms(_ object: JSONObject) -> Present<[Platform]?>? {
         guard let value = field(object, "platforms") else { return Present(value: nil) }
         guard case .array(let items) = value else {
-            fail("/platforms", "platforms must be an array of platform names, found \(value.typeName)", kind: .wrongType)
+            fail(
+                "/platforms",
+                "platforms must be an array of platform names, found \(value.typeName)",
+                kind: .wrongType
+            )
             return nil
         }
         if items.isEmpty {
-            fail("/platforms", "platforms must list at least one of \(Platform.listText); leave it out for every platform")
+            fail(
+                "/platforms",
+                "platforms must list at least one of \(Platform.listText); leave it out for every platform"
+            )
             return nil
         }
         var platforms: [Platform] = []
         var ok = true
         for (i, item) in items.enumerated() {
             let pointer = "/platforms/\(i)"
-            guard let name = string(item, at: pointer, name: "a platform") else { ok = false; continue }
+            guard let name = string(item, at: pointer, name: "a platform") else {
+                ok = false
+                continue
+            }
             guard let platform = Platform(rawValue: name) else {
-                fail(pointer, "unknown platform \"\(name)\"" + KeySuggestion.hint(for: name, in: Platform.allCases.map(\.rawValue)))
+                fail(
+                    pointer,
+                    "unknown platform \"\(name)\""
+                        + KeySuggestion.hint(for: name, in: Platform.allCases.map(\.rawValue))
+                )
                 ok = false
                 continue
             }
@@ -102,7 +126,11 @@ struct RuleBodyReader {
     mutating func sdks(_ object: JSONObject) -> Present<[SDKMatch]?>? {
         guard let value = field(object, "sdks") else { return Present(value: nil) }
         guard case .array(let items) = value else {
-            fail("/sdks", "sdks must be an array of {\"name\", \"below\"} objects, found \(value.typeName)", kind: .wrongType)
+            fail(
+                "/sdks",
+                "sdks must be an array of {\"name\", \"below\"} objects, found \(value.typeName)",
+                kind: .wrongType
+            )
             return nil
         }
         if items.isEmpty {
@@ -114,7 +142,11 @@ struct RuleBodyReader {
         for (i, item) in items.enumerated() {
             let pointer = "/sdks/\(i)"
             guard case .object(let entry) = item else {
-                fail(pointer, "an sdks entry must be an object like {\"name\": \"swift\", \"below\": \"1.4.2\"}, found \(item.typeName)", kind: .wrongType)
+                fail(
+                    pointer,
+                    "an sdks entry must be an object like {\"name\": \"swift\", \"below\": \"1.4.2\"}, found \(item.typeName)",
+                    kind: .wrongType
+                )
                 ok = false
                 continue
             }
@@ -135,7 +167,10 @@ struct RuleBodyReader {
                 below = version(belowValue, at: pointer + "/below", name: "below")
                 belowOK = below != nil
             }
-            guard let name, belowOK else { ok = false; continue }
+            guard let name, belowOK else {
+                ok = false
+                continue
+            }
             matches.append(SDKMatch(name: name, below: below))
         }
         return ok ? Present(value: matches) : nil
@@ -158,9 +193,15 @@ struct RuleBodyReader {
         var ok = true
         for (i, item) in items.enumerated() {
             let pointer = "/modules/\(i)"
-            guard let name = string(item, at: pointer, name: "a module") else { ok = false; continue }
+            guard let name = string(item, at: pointer, name: "a module") else {
+                ok = false
+                continue
+            }
             guard let module = SDKModule(rawValue: name) else {
-                fail(pointer, "unknown module \"\(name)\"" + KeySuggestion.hint(for: name, in: SDKModule.allCases.map(\.rawValue)))
+                fail(
+                    pointer,
+                    "unknown module \"\(name)\"" + KeySuggestion.hint(for: name, in: SDKModule.allCases.map(\.rawValue))
+                )
                 ok = false
                 continue
             }

@@ -31,9 +31,11 @@ public struct ValidationFailure: Error, Sendable, Equatable, CustomStringConvert
     /// The same failure with every pointer placed under `prefix` (for example
     /// `/projects/0/rules/2`), for bodies nested in a larger document such as a config file.
     public func prefixingPointers(with prefix: String) -> ValidationFailure {
-        ValidationFailure(problems: problems.map {
-            FieldProblem(pointer: prefix + $0.pointer, message: $0.message, kind: $0.kind)
-        })
+        ValidationFailure(
+            problems: problems.map {
+                FieldProblem(pointer: prefix + $0.pointer, message: $0.message, kind: $0.kind)
+            }
+        )
     }
 
     /// One line per problem.

@@ -97,7 +97,8 @@ public struct Version: Comparable, Hashable, Sendable, CustomStringConvertible {
             case (.numeric(let x), .numeric(let y)): return Version.numericLess(x, y)
             case (.numeric, .alphanumeric): return true
             case (.alphanumeric, .numeric): return false
-            case (.alphanumeric(let x), .alphanumeric(let y)): return Array(x.utf8).lexicographicallyPrecedes(Array(y.utf8))
+            case (.alphanumeric(let x), .alphanumeric(let y)):
+                return Array(x.utf8).lexicographicallyPrecedes(Array(y.utf8))
             }
         }
         return lhs.preRelease.count < rhs.preRelease.count
@@ -127,7 +128,8 @@ public struct Version: Comparable, Hashable, Sendable, CustomStringConvertible {
 
     /// Compares canonical digit strings of any length as numbers.
     static func numericLess(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
         if x.count != y.count { return x.count < y.count }
         return x.lexicographicallyPrecedes(y)
     }

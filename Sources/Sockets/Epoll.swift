@@ -79,7 +79,7 @@ public final class Epoll: @unchecked Sendable {
                 if errno == EINTR { continue }
                 return total
             }
-            for i in 0 ..< Int(n) {
+            for i in 0..<Int(n) {
                 body(events[i].data.fd, Events(rawValue: events[i].events))
             }
             total += Int(n)

@@ -11,12 +11,17 @@ extension Posix {
     /// (`ECONNREFUSED` on loopback), with the address in the message.
     /// `receiveBuffer` fixes `SO_RCVBUF` before connecting (no autotuning; a test that counts
     /// what a server holds).
-    public static func startConnect(to address: SocketAddress, receiveBuffer: Int32? = nil) throws -> (fd: Int32, connected: Bool) {
+    public static func startConnect(
+        to address: SocketAddress,
+        receiveBuffer: Int32? = nil
+    ) throws -> (fd: Int32, connected: Bool) {
         let fd = try socket(domain: address.family, type: Int32(SOCK_STREAM.rawValue))
         do {
             try setNonBlocking(fd)
             try? setNoDelay(fd)
-            if let receiveBuffer { try setOption(fd, level: SOL_SOCKET, name: SO_RCVBUF, value: receiveBuffer, label: "SO_RCVBUF") }
+            if let receiveBuffer {
+                try setOption(fd, level: SOL_SOCKET, name: SO_RCVBUF, value: receiveBuffer, label: "SO_RCVBUF")
+            }
             while true {
                 let rc = address.withSockAddr { Glibc.connect(fd, $0, $1) }
                 if rc == 0 { return (fd, true) }

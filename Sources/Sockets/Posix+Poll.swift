@@ -36,7 +36,11 @@ extension Posix {
     /// Connects a non-blocking TCP socket to `address`, waiting (on the calling thread) for at
     /// most `timeoutMilliseconds`. The socket stays non-blocking, with `TCP_NODELAY`. Throws a
     /// ``SocketError`` naming the address (refused, unreachable; `ETIMEDOUT` when time ran out).
-    public static func connect(to address: SocketAddress, timeoutMilliseconds: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
+    public static func connect(
+        to address: SocketAddress,
+        timeoutMilliseconds: Int,
+        receiveBuffer: Int32? = nil
+    ) throws -> Int32 {
         let opened = try startConnect(to: address, receiveBuffer: receiveBuffer)
         if opened.connected { return opened.fd }
         do {

@@ -63,7 +63,7 @@ extension SocketAddress {
     }
 
     static func checkPort(_ port: Int) throws {
-        guard (0 ... 65535).contains(port) else {
+        guard (0...65535).contains(port) else {
             throw SocketError(call: "resolve", errno: EINVAL, subject: "port \(port) (must be 0...65535)")
         }
     }

@@ -36,7 +36,11 @@ public enum Base64 {
         var text = Array(encode(bytes).utf8)
         while text.last == UInt8(ascii: "=") { text.removeLast() }
         for i in text.indices {
-            if text[i] == UInt8(ascii: "+") { text[i] = UInt8(ascii: "-") } else if text[i] == UInt8(ascii: "/") { text[i] = UInt8(ascii: "_") }
+            if text[i] == UInt8(ascii: "+") {
+                text[i] = UInt8(ascii: "-")
+            } else if text[i] == UInt8(ascii: "/") {
+                text[i] = UInt8(ascii: "_")
+            }
         }
         return String(decoding: text, as: UTF8.self)
     }

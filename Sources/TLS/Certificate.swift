@@ -26,7 +26,9 @@ public final class Certificate: @unchecked Sendable {
         }
         if certificates.isEmpty {
             if PEMText.holdsPrivateKey(pem) {
-                throw TLSError("\(source) holds a private key, not a certificate (are the certificate and key swapped?)")
+                throw TLSError(
+                    "\(source) holds a private key, not a certificate (are the certificate and key swapped?)"
+                )
             }
             throw TLSError("\(source) holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
         }
@@ -50,7 +52,9 @@ public final class Certificate: @unchecked Sendable {
     public var notBeforeText: String { Self.text { ASN1_TIME_print($0, X509_get0_notBefore(x509)) } }
 
     /// The subject, one line ("CN=localhost, O=lerix-mock").
-    public var subject: String { Self.text { X509_NAME_print_ex($0, X509_get_subject_name(x509), 0, lerix_xn_flag_oneline()) } }
+    public var subject: String {
+        Self.text { X509_NAME_print_ex($0, X509_get_subject_name(x509), 0, lerix_xn_flag_oneline()) }
+    }
 
     public var isCertificateAuthority: Bool { X509_check_ca(x509) != 0 }
 

@@ -11,7 +11,8 @@ enum ECDSASignature {
         }
         guard let sig = parsed else { throw TLSError.openSSL("unreadable ECDSA signature") }
         defer { ECDSA_SIG_free(sig) }
-        var r: OpaquePointer?, s: OpaquePointer?
+        var r: OpaquePointer?
+        var s: OpaquePointer?
         ECDSA_SIG_get0(sig, &r, &s)
         var out = [UInt8](repeating: 0, count: 2 * width)
         let ok = out.withUnsafeMutableBufferPointer { o in

@@ -10,7 +10,10 @@ public final class PrivateKey: @unchecked Sendable {
     // An EVP_PKEY is immutable after creation and safe to use from several threads.
     let pkey: OpaquePointer
 
-    public enum Kind: Sendable, Equatable { case ecP256, rsa, other(String) }
+    public enum Kind: Sendable, Equatable {
+        case ecP256, rsa
+        case other(String)
+    }
 
     init(taking pkey: OpaquePointer) { self.pkey = pkey }
     deinit { EVP_PKEY_free(pkey) }
@@ -48,8 +51,13 @@ public final class PrivateKey: @unchecked Sendable {
         try generate("RSA") { EVP_PKEY_CTX_set_rsa_keygen_bits($0, Int32(bits)) }
     }
 
-    private static func generate(_ algorithm: String, configure: (OpaquePointer) -> Int32) throws(TLSError) -> PrivateKey {
-        guard let ctx = EVP_PKEY_CTX_new_from_name(nil, algorithm, nil) else { throw TLSError.openSSL("no \(algorithm) support") }
+    private static func generate(
+        _ algorithm: String,
+        configure: (OpaquePointer) -> Int32
+    ) throws(TLSError) -> PrivateKey {
+        guard let ctx = EVP_PKEY_CTX_new_from_name(nil, algorithm, nil) else {
+            throw TLSError.openSSL("no \(algorithm) support")
+        }
         defer { EVP_PKEY_CTX_free(ctx) }
         var key: OpaquePointer?
         guard EVP_PKEY_keygen_init(ctx) == 1, configure(ctx) == 1, EVP_PKEY_generate(ctx, &key) == 1, let key else {
@@ -76,7 +84,9 @@ public final class PrivateKey: @unchecked Sendable {
         try algorithm.requireMatching(kind, what: "the key")
         guard let md = EVP_MD_CTX_new() else { throw TLSError.openSSL("out of memory") }
         defer { EVP_MD_CTX_free(md) }
-        guard EVP_DigestSignInit(md, nil, EVP_sha256(), nil, pkey) == 1 else { throw TLSError.openSSL("signing could not start") }
+        guard EVP_DigestSignInit(md, nil, EVP_sha256(), nil, pkey) == 1 else {
+            throw TLSError.openSSL("signing could not start")
+        }
         var length = 0
         let ok = message.withUnsafeBufferPointer { m in EVP_DigestSign(md, nil, &length, m.baseAddress, m.count) }
         guard ok == 1 else { throw TLSError.openSSL("signing failed") }

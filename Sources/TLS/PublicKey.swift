@@ -18,13 +18,17 @@ public final class PublicKey: @unchecked Sendable {
     public convenience init(pem: [UInt8], source: String = "the key") throws(TLSError) {
         if PEMText.contains(pem, label: "PUBLIC KEY") {
             let key = try MemoryBIO.reading(pem) { bio throws(TLSError) -> OpaquePointer in
-                guard let key = PEM_read_bio_PUBKEY(bio, nil, nil, nil) else { throw TLSError.openSSL("\(source) holds no readable public key") }
+                guard let key = PEM_read_bio_PUBKEY(bio, nil, nil, nil) else {
+                    throw TLSError.openSSL("\(source) holds no readable public key")
+                }
                 return key
             }
             self.init(taking: key)
         } else if PEMText.contains(pem, label: "CERTIFICATE") {
             let certificate = try Certificate.chain(pem: pem, source: source)[0]
-            guard let key = X509_get_pubkey(certificate.x509) else { throw TLSError.openSSL("\(source): the certificate's key is unreadable") }
+            guard let key = X509_get_pubkey(certificate.x509) else {
+                throw TLSError.openSSL("\(source): the certificate's key is unreadable")
+            }
             self.init(taking: key)
         } else if PEMText.holdsPrivateKey(pem) {
             let privateKey = try PrivateKey(pem: pem, source: source)
@@ -58,7 +62,8 @@ public final class PublicKey: @unchecked Sendable {
             return false
         }
         let ok = der.withUnsafeBufferPointer { s in
-            message.withUnsafeBufferPointer { m in EVP_DigestVerify(md, s.baseAddress, s.count, m.baseAddress, m.count) }
+            message.withUnsafeBufferPointer { m in EVP_DigestVerify(md, s.baseAddress, s.count, m.baseAddress, m.count)
+            }
         }
         _ = TLSError.drainErrorQueue()
         return ok == 1

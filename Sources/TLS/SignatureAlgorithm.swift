@@ -9,7 +9,8 @@ public enum SignatureAlgorithm: String, Sendable {
     func requireMatching(_ kind: PrivateKey.Kind, what: String) throws(TLSError) {
         switch (self, kind) {
         case (.es256, .ecP256), (.rs256, .rsa): return
-        case (.es256, _): throw TLSError("\(what) is \(kind.label), but ES256 needs an EC P-256 key (an APNs .p8 auth key)")
+        case (.es256, _):
+            throw TLSError("\(what) is \(kind.label), but ES256 needs an EC P-256 key (an APNs .p8 auth key)")
         case (.rs256, _): throw TLSError("\(what) is \(kind.label), but RS256 needs an RSA key")
         }
     }

@@ -34,15 +34,23 @@ public final class TLSContext: @unchecked Sendable {
         let key = try PrivateKey(file: keyFile, what: "--tls-key file")
         let leaf = chain[0]
         if leaf.isExpired(atUnixSeconds: now) {
-            throw TLSError("--tls-cert file '\(certificateFile)': the certificate for \(leaf.subject) expired on \(leaf.notAfterText); make a new one (lerix-mock dev-cert)")
+            throw TLSError(
+                "--tls-cert file '\(certificateFile)': the certificate for \(leaf.subject) expired on \(leaf.notAfterText); make a new one (lerix-mock dev-cert)"
+            )
         }
         if leaf.isNotYetValid(atUnixSeconds: now) {
-            throw TLSError("--tls-cert file '\(certificateFile)': the certificate for \(leaf.subject) is not valid before \(leaf.notBeforeText) (check the clock)")
+            throw TLSError(
+                "--tls-cert file '\(certificateFile)': the certificate for \(leaf.subject) is not valid before \(leaf.notBeforeText) (check the clock)"
+            )
         }
         for (i, certificate) in chain.enumerated().dropFirst() where certificate.isExpired(atUnixSeconds: now) {
-            throw TLSError("--tls-cert file '\(certificateFile)': chain certificate \(i + 1) (\(certificate.subject)) expired on \(certificate.notAfterText)")
+            throw TLSError(
+                "--tls-cert file '\(certificateFile)': chain certificate \(i + 1) (\(certificate.subject)) expired on \(certificate.notAfterText)"
+            )
         }
-        guard let ctx = SSL_CTX_new(TLS_server_method()) else { throw TLSError.openSSL("could not create a TLS context") }
+        guard let ctx = SSL_CTX_new(TLS_server_method()) else {
+            throw TLSError.openSSL("could not create a TLS context")
+        }
         let context = TLSContext(ctx: ctx, isServer: true, chain: chain)
         _ = lerix_ssl_ctx_set_min_tls12(ctx)
         _ = lerix_ssl_ctx_set_mode(ctx, lerix_ssl_mode_partial_write())
@@ -52,21 +60,36 @@ public final class TLSContext: @unchecked Sendable {
         for certificate in chain.dropFirst() {
             // SSL_CTX_add1_chain_cert is a macro over SSL_CTX_ctrl.
             guard SSL_CTX_ctrl(ctx, SSL_CTRL_CHAIN_CERT, 1, UnsafeMutableRawPointer(certificate.x509)) == 1 else {
-                throw TLSError.openSSL("--tls-cert file '\(certificateFile)': OpenSSL refused chain certificate \(certificate.subject)")
+                throw TLSError.openSSL(
+                    "--tls-cert file '\(certificateFile)': OpenSSL refused chain certificate \(certificate.subject)"
+                )
             }
         }
         guard SSL_CTX_use_PrivateKey(ctx, key.pkey) == 1, SSL_CTX_check_private_key(ctx) == 1 else {
             _ = TLSError.drainErrorQueue()
-            throw TLSError("--tls-key file '\(keyFile)' does not match the certificate in '\(certificateFile)' (\(leaf.subject)): give the key the certificate was made for")
+            throw TLSError(
+                "--tls-key file '\(keyFile)' does not match the certificate in '\(certificateFile)' (\(leaf.subject)): give the key the certificate was made for"
+            )
         }
-        SSL_CTX_set_alpn_select_cb(ctx, { _, out, outLength, offered, offeredLength, _ in
-            var chosen: UnsafeMutablePointer<UInt8>?
-            let server = ALPN.serverPreference
-            let result = SSL_select_next_proto(&chosen, outLength, server.baseAddress, UInt32(server.count), offered, offeredLength)
-            guard result == OPENSSL_NPN_NEGOTIATED, let chosen else { return SSL_TLSEXT_ERR_NOACK }
-            out?.pointee = UnsafePointer(chosen)
-            return SSL_TLSEXT_ERR_OK
-        }, nil)
+        SSL_CTX_set_alpn_select_cb(
+            ctx,
+            { _, out, outLength, offered, offeredLength, _ in
+                var chosen: UnsafeMutablePointer<UInt8>?
+                let server = ALPN.serverPreference
+                let result = SSL_select_next_proto(
+                    &chosen,
+                    outLength,
+                    server.baseAddress,
+                    UInt32(server.count),
+                    offered,
+                    offeredLength
+                )
+                guard result == OPENSSL_NPN_NEGOTIATED, let chosen else { return SSL_TLSEXT_ERR_NOACK }
+                out?.pointee = UnsafePointer(chosen)
+                return SSL_TLSEXT_ERR_OK
+            },
+            nil
+        )
         return context
     }
 
@@ -76,10 +99,14 @@ public final class TLSContext: @unchecked Sendable {
         if let caFile {
             let authorities = try Certificate.chain(file: caFile, what: "--tls-ca file")
             if !authorities.contains(where: { $0.isCertificateAuthority }) {
-                throw TLSError("--tls-ca file '\(caFile)' holds no CA certificate (basicConstraints CA:TRUE); give the CA that signed the server's certificate")
+                throw TLSError(
+                    "--tls-ca file '\(caFile)' holds no CA certificate (basicConstraints CA:TRUE); give the CA that signed the server's certificate"
+                )
             }
         }
-        guard let ctx = SSL_CTX_new(TLS_client_method()) else { throw TLSError.openSSL("could not create a TLS context") }
+        guard let ctx = SSL_CTX_new(TLS_client_method()) else {
+            throw TLSError.openSSL("could not create a TLS context")
+        }
         let context = TLSContext(ctx: ctx, isServer: false, chain: [])
         _ = lerix_ssl_ctx_set_min_tls12(ctx)
         _ = lerix_ssl_ctx_set_mode(ctx, lerix_ssl_mode_partial_write())
@@ -92,7 +119,8 @@ public final class TLSContext: @unchecked Sendable {
         if !alpn.isEmpty {
             let wire = ALPN.wire(alpn)
             // Returns 0 on success, unlike most of OpenSSL.
-            guard wire.withUnsafeBufferPointer({ SSL_CTX_set_alpn_protos(ctx, $0.baseAddress, UInt32($0.count)) }) == 0 else {
+            guard wire.withUnsafeBufferPointer({ SSL_CTX_set_alpn_protos(ctx, $0.baseAddress, UInt32($0.count)) }) == 0
+            else {
                 throw TLSError.openSSL("ALPN list refused")
             }
         }

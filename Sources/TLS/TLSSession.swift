@@ -101,8 +101,10 @@ public final class TLSSession {
     /// Advances the handshake and decrypts what can be decrypted, handing each plaintext chunk
     /// (valid only during the call) to `deliver`. Plaintext held back during the handshake is
     /// encrypted once it completes.
-    public func readPlaintext(into buffer: UnsafeMutableRawBufferPointer,
-                              deliver: (UnsafeRawBufferPointer) -> Void) -> ReadOutcome {
+    public func readPlaintext(
+        into buffer: UnsafeMutableRawBufferPointer,
+        deliver: (UnsafeRawBufferPointer) -> Void
+    ) -> ReadOutcome {
         if let failure { return .failed(failure) }
         while true {
             let n = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
@@ -168,7 +170,9 @@ public final class TLSSession {
         guard !pendingPlaintext.isEmpty, isHandshakeComplete, failure == nil else { return }
         var offset = 0
         while offset < pendingPlaintext.count {
-            let n = pendingPlaintext.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + offset, Int32(min($0.count - offset, Int(Int32.max)))) }
+            let n = pendingPlaintext.withUnsafeBytes {
+                SSL_write(ssl, $0.baseAddress! + offset, Int32(min($0.count - offset, Int(Int32.max))))
+            }
             if n <= 0 {
                 _ = classify(n)
                 break
@@ -195,7 +199,8 @@ public final class TLSSession {
         let verify = SSL_get_verify_result(ssl)
         let queued = TLSError.drainErrorQueue()
         if !isServer, verify != X509_V_OK {
-            return "the server's certificate was not accepted: \(String(cString: X509_verify_cert_error_string(verify)))"
+            return
+                "the server's certificate was not accepted: \(String(cString: X509_verify_cert_error_string(verify)))"
         }
         return queued.isEmpty ? "the TLS connection failed" : "TLS failed: \(queued)"
     }

@@ -71,7 +71,10 @@ struct YAMLBuilder {
         if let context = p.context.map({ String(cString: $0) }) {
             message = "\(problem) (\(context) at \(p.context_mark.line + 1):\(p.context_mark.column + 1))"
         }
-        return YAMLError(message, at: YAMLMark(line: Int(p.problem_mark.line) + 1, column: Int(p.problem_mark.column) + 1))
+        return YAMLError(
+            message,
+            at: YAMLMark(line: Int(p.problem_mark.line) + 1, column: Int(p.problem_mark.column) + 1)
+        )
     }
 
     private static func string(_ p: UnsafeMutablePointer<yaml_char_t>?, _ length: Int) -> String {
@@ -101,7 +104,12 @@ struct YAMLBuilder {
         case YAML_DOCUMENT_START_EVENT:
             documents += 1
             if documents > 1 {
-                return .failure(YAMLError("a second YAML document (after `---`) is not supported; put one document in each file", at: mark))
+                return .failure(
+                    YAMLError(
+                        "a second YAML document (after `---`) is not supported; put one document in each file",
+                        at: mark
+                    )
+                )
             }
         case YAML_SCALAR_EVENT:
             let s = event.data.scalar
@@ -172,7 +180,9 @@ struct YAMLBuilder {
                 }
                 value = .object(object)
             }
-            let anchor = top.anchor, nodes = top.nodes, pointer = top.pointer
+            let anchor = top.anchor
+            let nodes = top.nodes
+            let pointer = top.pointer
             if let anchor { anchors[anchor] = (value, nodes) }
             let m = marks[pointer] ?? mark
             totalNodes -= nodes - 1  // children were counted as they arrived; `add` counts them again
@@ -185,7 +195,9 @@ struct YAMLBuilder {
 
     private static func tagName(_ tag: String) -> String {
         let prefix = "tag:yaml.org,2002:"
-        return tag.hasPrefix(prefix) ? "!!" + tag.dropFirst(prefix.count) : "tag \(tag) (only !!str, !!int, !!float, !!bool, !!null are supported)"
+        return tag.hasPrefix(prefix)
+            ? "!!" + tag.dropFirst(prefix.count)
+            : "tag \(tag) (only !!str, !!int, !!float, !!bool, !!null are supported)"
     }
 
     /// Makes `key` the pending key of the mapping on top; a repeated key is an error.
@@ -201,10 +213,20 @@ struct YAMLBuilder {
     }
 
     /// Places a finished value into the enclosing container (or as the root).
-    private mutating func add(_ value: JSON, nodes: Int, mark: YAMLMark, recordMark: Bool = true) -> Result<Void, YAMLError> {
+    private mutating func add(
+        _ value: JSON,
+        nodes: Int,
+        mark: YAMLMark,
+        recordMark: Bool = true
+    ) -> Result<Void, YAMLError> {
         totalNodes += nodes
         guard totalNodes <= YAML.maximumNodes else {
-            return .failure(YAMLError("the document expands to more than \(YAML.maximumNodes) nodes (aliases copy their anchor): refusing a possible alias bomb", at: mark))
+            return .failure(
+                YAMLError(
+                    "the document expands to more than \(YAML.maximumNodes) nodes (aliases copy their anchor): refusing a possible alias bomb",
+                    at: mark
+                )
+            )
         }
         guard !stack.isEmpty else {
             root = value
@@ -227,7 +249,9 @@ struct YAMLBuilder {
                 case .array(let list):
                     for item in list {
                         guard case .object(let o) = item else {
-                            return .failure(YAMLError("a merge key (<<) takes a mapping or a list of mappings", at: mark))
+                            return .failure(
+                                YAMLError("a merge key (<<) takes a mapping or a list of mappings", at: mark)
+                            )
                         }
                         stack[top].merges.append(o)
                     }

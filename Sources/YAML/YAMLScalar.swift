@@ -49,7 +49,13 @@ enum YAMLScalar {
         }
         guard !s.isEmpty else { return nil }
         var radix = 10
-        if s.hasPrefix("0x") { radix = 16; s = s.dropFirst(2) } else if s.hasPrefix("0o") { radix = 8; s = s.dropFirst(2) }
+        if s.hasPrefix("0x") {
+            radix = 16
+            s = s.dropFirst(2)
+        } else if s.hasPrefix("0o") {
+            radix = 8
+            s = s.dropFirst(2)
+        }
         guard !s.isEmpty, s.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }
         if radix == 10, !s.allSatisfy({ $0.isASCII && $0.isNumber }) { return nil }
         if let v = Int64(s, radix: radix) { return sign * Double(v) }

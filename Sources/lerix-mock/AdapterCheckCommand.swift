@@ -39,13 +39,17 @@ enum AdapterCheckCommand: CLICommand {
             }
         }
         guard parsed.positional.count == 1, let command = parsed.positional.first else {
-            CLI.printError("lerix-mock adapter-check: give the adapter's command as one argument, e.g. \"node my-adapter.js\"\n\n\(usage)")
+            CLI.printError(
+                "lerix-mock adapter-check: give the adapter's command as one argument, e.g. \"node my-adapter.js\"\n\n\(usage)"
+            )
             return 2
         }
         var options = SubprocessAdapter.Options()
         if let text = parsed.value("--adapter-timeout") {
             guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3_600 else {
-                CLI.printError("lerix-mock adapter-check: --adapter-timeout takes seconds above 0 and at most 3600, not '\(text)'")
+                CLI.printError(
+                    "lerix-mock adapter-check: --adapter-timeout takes seconds above 0 and at most 3600, not '\(text)'"
+                )
                 return 2
             }
             options.commandTimeout = seconds

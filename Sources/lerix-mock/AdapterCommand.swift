@@ -30,8 +30,11 @@ enum AdapterCommand: CLICommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         let parser = ArgumentParser(
-            valued: ["--server-clock", "--admin-token", "--client", "--max-connections", "--request-timeout", "--tls-ca"],
-            flags: ["--quiet"])
+            valued: [
+                "--server-clock", "--admin-token", "--client", "--max-connections", "--request-timeout", "--tls-ca",
+            ],
+            flags: ["--quiet"]
+        )
         let parsed: ArgumentParser.Parsed
         do {
             parsed = try parser.parse(arguments)
@@ -54,7 +57,9 @@ enum AdapterCommand: CLICommand {
         var timeout = 30
         if let text = parsed.value("--request-timeout") {
             guard let n = Int(text), n > 0 else {
-                CLI.printError("lerix-mock adapter: --request-timeout must be a positive number of seconds, not \(text)")
+                CLI.printError(
+                    "lerix-mock adapter: --request-timeout must be a positive number of seconds, not \(text)"
+                )
                 return 2
             }
             timeout = n
@@ -62,7 +67,9 @@ enum AdapterCommand: CLICommand {
         socketOptions.requestTimeoutSeconds = timeout
         socketOptions.trustedCAFile = parsed.value("--tls-ca")
         if socketOptions.trustedCAFile != nil && parsed.value("--client") == "urlsession" {
-            CLI.printError("lerix-mock adapter: --tls-ca applies to --client sockets; URLSession on Linux (libcurl) trusts the system store only: add the CA there")
+            CLI.printError(
+                "lerix-mock adapter: --tls-ca applies to --client sockets; URLSession on Linux (libcurl) trusts the system store only: add the CA there"
+            )
             return 2
         }
         let network: any AdapterNetwork

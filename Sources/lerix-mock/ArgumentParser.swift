@@ -46,7 +46,10 @@ struct ArgumentParser {
                 parsed.positional.append(argument)
                 continue
             }
-            if argument == "--" { onlyPositional = true; continue }
+            if argument == "--" {
+                onlyPositional = true
+                continue
+            }
             var name = argument
             var inlineValue: String? = nil
             if let equals = argument.firstIndex(of: "=") {

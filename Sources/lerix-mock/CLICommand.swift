@@ -42,7 +42,8 @@ enum CLI {
         var text = "usage: lerix-mock COMMAND [OPTIONS]\n\ncommands:\n"
         let width = (commands.map { $0.name.count }.max() ?? 0) + 2
         for command in commands {
-            text += "  " + command.name + String(repeating: " ", count: width - command.name.count) + command.summary + "\n"
+            text +=
+                "  " + command.name + String(repeating: " ", count: width - command.name.count) + command.summary + "\n"
         }
         text += "\n`lerix-mock COMMAND --help` shows a command's options; `lerix-mock --version` the release.\n"
         return text

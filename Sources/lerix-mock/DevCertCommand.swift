@@ -1,5 +1,6 @@
 import Clock
 import TLS
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,7 +9,8 @@ import Glibc
 /// for this machine, with how to make each kind of client trust it (as mkcert does).
 enum DevCertCommand: CLICommand {
     static let name = "dev-cert"
-    static let summary = "make a local CA and a certificate for localhost, 127.0.0.1, ::1 and this host (for serve --tls-cert)"
+    static let summary =
+        "make a local CA and a certificate for localhost, 127.0.0.1, ::1 and this host (for serve --tls-cert)"
     static let usage = """
         usage: lerix-mock dev-cert [DIR] [--name NAME]...
 
@@ -46,18 +48,27 @@ enum DevCertCommand: CLICommand {
         do {
             let now = SystemScheduler().now.millisecondsSinceEpoch / 1000
             try DevCertFiles.makeFolder(folder)
-            let caPath = folder + "/ca.pem", caKeyPath = folder + "/ca-key.pem"
+            let caPath = folder + "/ca.pem"
+            let caKeyPath = folder + "/ca-key.pem"
             let authority: CertificateIssuer.Issued
             let reused: Bool
             if DevCertFiles.exists(caPath) && DevCertFiles.exists(caKeyPath) {
                 let certificate = try Certificate.chain(file: caPath, what: "the CA file")[0]
-                authority = CertificateIssuer.Issued(certificate: certificate, key: try PrivateKey(file: caKeyPath, what: "the CA key file"))
+                authority = CertificateIssuer.Issued(
+                    certificate: certificate,
+                    key: try PrivateKey(file: caKeyPath, what: "the CA key file")
+                )
                 reused = true
                 if certificate.isExpired(atUnixSeconds: now) {
-                    throw TLSError("the CA in '\(caPath)' expired on \(certificate.notAfterText): remove ca.pem and ca-key.pem to make a new one")
+                    throw TLSError(
+                        "the CA in '\(caPath)' expired on \(certificate.notAfterText): remove ca.pem and ca-key.pem to make a new one"
+                    )
                 }
             } else {
-                authority = try CertificateIssuer.authority(commonName: "lerix-mock development CA (\(DevCertFiles.hostName() ?? "local"))", now: now)
+                authority = try CertificateIssuer.authority(
+                    commonName: "lerix-mock development CA (\(DevCertFiles.hostName() ?? "local"))",
+                    now: now
+                )
                 try DevCertFiles.write(authority.key.pem(), to: caKeyPath, private: true)
                 try DevCertFiles.write(authority.certificate.pem(), to: caPath, private: false)
                 reused = false
@@ -68,8 +79,15 @@ enum DevCertCommand: CLICommand {
             let server = try CertificateIssuer.server(names: names, signedBy: authority, now: now)
             try DevCertFiles.write(server.key.pem(), to: folder + "/key.pem", private: true)
             try DevCertFiles.write(server.certificate.pem(), to: folder + "/cert.pem", private: false)
-            CLI.printOut(instructions(folder: folder, names: names, reused: reused, server: server.certificate,
-                                      authority: authority.certificate))
+            CLI.printOut(
+                instructions(
+                    folder: folder,
+                    names: names,
+                    reused: reused,
+                    server: server.certificate,
+                    authority: authority.certificate
+                )
+            )
             return 0
         } catch {
             CLI.printError("lerix-mock dev-cert: \(error)")
@@ -77,7 +95,13 @@ enum DevCertCommand: CLICommand {
         }
     }
 
-    static func instructions(folder: String, names: [String], reused: Bool, server: Certificate, authority: Certificate) -> String {
+    static func instructions(
+        folder: String,
+        names: [String],
+        reused: Bool,
+        server: Certificate,
+        authority: Certificate
+    ) -> String {
         let ca = folder + "/ca.pem"
         return """
             \(reused ? "reused the CA in" : "made a new CA:") \(ca) (SHA-256 \(authority.sha256Fingerprint))

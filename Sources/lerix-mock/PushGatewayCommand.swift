@@ -32,13 +32,22 @@ enum PushGatewayCommand: CLICommand {
           --quiet                  no per-request log lines
         """
 
-    static let parser = ArgumentParser(valued: ["--host", "--port", "--max-recorded", "--tls-cert", "--tls-key",
-                                                "--apns-auth-public-key", "--fcm-credentials"],
-                                       flags: ["--quiet"])
+    static let parser = ArgumentParser(
+        valued: [
+            "--host", "--port", "--max-recorded", "--tls-cert", "--tls-key",
+            "--apns-auth-public-key", "--fcm-credentials",
+        ],
+        flags: ["--quiet"]
+    )
 
     static func run(_ arguments: [String]) -> Int32 {
-        let host: String, port: Int, maxRecorded: Int, quiet: Bool, tlsFiles: TLSFiles?
-        let apnsPublicKey: String?, fcmCredentials: String?
+        let host: String
+        let port: Int
+        let maxRecorded: Int
+        let quiet: Bool
+        let tlsFiles: TLSFiles?
+        let apnsPublicKey: String?
+        let fcmCredentials: String?
         do {
             let parsed = try parser.parse(arguments)
             if let extra = parsed.positional.first {
@@ -52,7 +61,9 @@ enum PushGatewayCommand: CLICommand {
             port = p
             let maxText = parsed.value("--max-recorded") ?? "200000"
             guard let m = Int(maxText), m >= 1 else {
-                throw ArgumentParser.Failure(description: "--max-recorded needs a whole number of at least 1, not '\(maxText)'")
+                throw ArgumentParser.Failure(
+                    description: "--max-recorded needs a whole number of at least 1, not '\(maxText)'"
+                )
             }
             maxRecorded = m
             quiet = parsed.flag("--quiet")
@@ -68,14 +79,24 @@ enum PushGatewayCommand: CLICommand {
         do {
             var authentication = PushGateway.Authentication()
             if let apnsPublicKey {
-                authentication.apns = try APNsTokenCheck(publicKey: PublicKey(file: apnsPublicKey, what: "--apns-auth-public-key file"))
+                authentication.apns = try APNsTokenCheck(
+                    publicKey: PublicKey(file: apnsPublicKey, what: "--apns-auth-public-key file")
+                )
             }
             if let fcmCredentials {
                 authentication.fcm = try FCMTokenIssuer(account: ServiceAccount(file: fcmCredentials))
             }
-            let gateway = PushGateway(scheduler: SystemScheduler(), maxRecordedDeliveries: maxRecorded, authentication: authentication)
+            let gateway = PushGateway(
+                scheduler: SystemScheduler(),
+                maxRecordedDeliveries: maxRecorded,
+                authentication: authentication
+            )
             let tls = try tlsFiles?.serverContext()
-            let server = HTTPServer(configuration: .init(host: host, port: port, tls: tls), responder: gateway, log: log)
+            let server = HTTPServer(
+                configuration: .init(host: host, port: port, tls: tls),
+                responder: gateway,
+                log: log
+            )
             let bound = try server.start()
             ServeCommand.stopOnSignals(server)
             CLI.printOut(ServeCommand.listeningLine(host: host, port: bound, tls: tls != nil))

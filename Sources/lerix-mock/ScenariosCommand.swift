@@ -48,8 +48,14 @@ enum ScenariosCommand: CLICommand {
         """
 
     static func run(_ arguments: [String]) -> Int32 {
-        let parser = ArgumentParser(valued: ["--junit", "--html", "--filter", "--tag", "--server", "--adapter", "--seed", "--catalogue", "--admin-token", "--adapter-timeout"],
-                                    flags: ["--coverage", "-v", "--verbose", "--direct-push", "--no-skips"], repeatable: ["--tag"])
+        let parser = ArgumentParser(
+            valued: [
+                "--junit", "--html", "--filter", "--tag", "--server", "--adapter", "--seed", "--catalogue",
+                "--admin-token", "--adapter-timeout",
+            ],
+            flags: ["--coverage", "-v", "--verbose", "--direct-push", "--no-skips"],
+            repeatable: ["--tag"]
+        )
         let parsed: ArgumentParser.Parsed
         do {
             parsed = try parser.parse(arguments)
@@ -68,7 +74,9 @@ enum ScenariosCommand: CLICommand {
         var adapterOptions = SubprocessAdapter.Options()
         if let text = parsed.value("--adapter-timeout") {
             guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3_600 else {
-                CLI.printError("lerix-mock scenarios: --adapter-timeout takes seconds above 0 and at most 3600, not '\(text)'")
+                CLI.printError(
+                    "lerix-mock scenarios: --adapter-timeout takes seconds above 0 and at most 3600, not '\(text)'"
+                )
                 return 2
             }
             adapterOptions.commandTimeout = seconds
@@ -94,7 +102,9 @@ enum ScenariosCommand: CLICommand {
         let filter = parsed.value("--filter")
         let tags = parsed.allValues("--tag")
         if suite.scenarios.isEmpty, suite.brokenFiles.isEmpty {
-            CLI.printError("lerix-mock scenarios: no scenario files in \(paths.joined(separator: " ")) (*.yaml, *.yml or *.json)")
+            CLI.printError(
+                "lerix-mock scenarios: no scenario files in \(paths.joined(separator: " ")) (*.yaml, *.yml or *.json)"
+            )
             return 2
         }
         if filter != nil || !tags.isEmpty, let problem = suite.selectionProblem(filter: filter, tags: tags) {
@@ -104,14 +114,20 @@ enum ScenariosCommand: CLICommand {
         }
         if parsed.flag("--coverage") {
             for error in suite.errors { CLI.printError("\(error)") }
-            CLI.printOut(CoverageReport.text(catalogue: suite.catalogue, scenarios: suite.selected(filter: filter, tags: tags)))
+            CLI.printOut(
+                CoverageReport.text(catalogue: suite.catalogue, scenarios: suite.selected(filter: filter, tags: tags))
+            )
             return suite.brokenFiles.isEmpty ? 0 : 1
         }
         let environment: any ScenarioEnvironment
         do {
-            environment = try Environments.make(serverURL: parsed.value("--server"), adapterCommand: parsed.value("--adapter"),
-                                                adminToken: parsed.value("--admin-token"), viaGateway: !parsed.flag("--direct-push"),
-                                                adapterOptions: adapterOptions)
+            environment = try Environments.make(
+                serverURL: parsed.value("--server"),
+                adapterCommand: parsed.value("--adapter"),
+                adminToken: parsed.value("--admin-token"),
+                viaGateway: !parsed.flag("--direct-push"),
+                adapterOptions: adapterOptions
+            )
         } catch {
             CLI.printError("lerix-mock scenarios: \(error)")
             return 2
@@ -122,7 +138,10 @@ enum ScenariosCommand: CLICommand {
         }
         options.recordTimelines = html != nil
         let result = SuiteRunner(options: options).run(suite, in: environment)
-        CLI.printOut("\n\(result.summary)" + (result.adapterName.isEmpty ? "" : " (adapter: \(result.adapterName); \(result.checks) checks)"))
+        CLI.printOut(
+            "\n\(result.summary)"
+                + (result.adapterName.isEmpty ? "" : " (adapter: \(result.adapterName); \(result.checks) checks)")
+        )
         let noSkips = parsed.flag("--no-skips")
         if let nothingRan = result.nothingRan {
             CLI.printError("lerix-mock scenarios: \(nothingRan)")

@@ -3,6 +3,7 @@ import Dispatch
 import HTTPServer
 import MockServer
 import ScenarioRunner
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,10 +48,14 @@ enum ServeCommand: CLICommand {
         """
 
     static let parser = ArgumentParser(
-        valued: ["--host", "--port", "--config", "--state", "--clock", "--start-time",
-                 "--apns-gateway", "--fcm-gateway", "--admin-token", "--tls-cert", "--tls-key",
-                 "--tls-ca", "--apns-auth-key", "--apns-key-id", "--apns-team-id", "--fcm-credentials", "--events-max-seconds", "--record"],
-        flags: ["--quiet"])
+        valued: [
+            "--host", "--port", "--config", "--state", "--clock", "--start-time",
+            "--apns-gateway", "--fcm-gateway", "--admin-token", "--tls-cert", "--tls-key",
+            "--tls-ca", "--apns-auth-key", "--apns-key-id", "--apns-team-id", "--fcm-credentials",
+            "--events-max-seconds", "--record",
+        ],
+        flags: ["--quiet"]
+    )
 
     /// What the flags say, checked before anything starts.
     struct Settings {
@@ -89,7 +94,9 @@ enum ServeCommand: CLICommand {
             }
             if let text = parsed.value("--start-time") {
                 guard let instant = Instant(rfc3339: text) else {
-                    throw ArgumentParser.Failure(description: "--start-time needs an RFC 3339 time like 2026-12-02T11:00:00.000Z, not '\(text)'")
+                    throw ArgumentParser.Failure(
+                        description: "--start-time needs an RFC 3339 time like 2026-12-02T11:00:00.000Z, not '\(text)'"
+                    )
                 }
                 guard manualClock else {
                     throw ArgumentParser.Failure(description: "--start-time only applies with --clock manual")
@@ -101,7 +108,9 @@ enum ServeCommand: CLICommand {
             apnsGateway = parsed.value("--apns-gateway")
             fcmGateway = parsed.value("--fcm-gateway")
             if let token = parsed.value("--admin-token") {
-                guard !token.isEmpty else { throw ArgumentParser.Failure(description: "--admin-token must not be empty") }
+                guard !token.isEmpty else {
+                    throw ArgumentParser.Failure(description: "--admin-token must not be empty")
+                }
                 adminToken = token
             }
             tls = try TLSFiles(parsed)
@@ -116,7 +125,10 @@ enum ServeCommand: CLICommand {
             }
             if let text = parsed.value("--events-max-seconds") {
                 guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
-                    throw ArgumentParser.Failure(description: "--events-max-seconds needs a number of seconds above 0 and at most 86400, not '\(text)'")
+                    throw ArgumentParser.Failure(
+                        description:
+                            "--events-max-seconds needs a number of seconds above 0 and at most 86400, not '\(text)'"
+                    )
                 }
                 eventStreamSeconds = seconds
             }
@@ -155,14 +167,17 @@ enum ServeCommand: CLICommand {
         options.eventStreamSeconds = settings.eventStreamSeconds
         if let path = settings.recordPath {
             options.recordingStopped = { yaml in
-                if let problem = ReportFile.write(yaml, to: path) { CLI.printError("lerix-mock serve: --record: \(problem)") }
+                if let problem = ReportFile.write(yaml, to: path) {
+                    CLI.printError("lerix-mock serve: --record: \(problem)")
+                }
             }
         }
         if let path = settings.configPath {
             options.seed = try ConfigFile.load(path: path)
         }
         let system = SystemScheduler()
-        options.clock = settings.manualClock
+        options.clock =
+            settings.manualClock
             ? .manual(ManualScheduler(now: settings.startTime ?? system.now))
             : .system(system)
         options.adminToken = settings.adminToken
@@ -174,21 +189,32 @@ enum ServeCommand: CLICommand {
         options.seed = store.seed
         // HTTPServer's loops end their batches: a state file's writes commit there, no thread hop.
         options.commitsAtBatchEnd = settings.statePath != nil
-        options.pushSink = try ServeWiring.pushSink(apns: settings.apnsGateway, fcm: settings.fcmGateway,
-                                                    auth: settings.push, log: options.log)
+        options.pushSink = try ServeWiring.pushSink(
+            apns: settings.apnsGateway,
+            fcm: settings.fcmGateway,
+            auth: settings.push,
+            log: options.log
+        )
         let app = try MockServer(options: options)
         let log: RequestLogWriter? = settings.quiet ? nil : logWriter
         // Date reads the app's clock: under --clock manual it agrees with Lerix-Server-Time.
         let tls = try settings.tls?.serverContext()
-        let server = HTTPServer(configuration: .init(host: settings.host, port: settings.port, clock: options.clock.scheduler, tls: tls),
-                                responder: app, log: log)
+        let server = HTTPServer(
+            configuration: .init(host: settings.host, port: settings.port, clock: options.clock.scheduler, tls: tls),
+            responder: app,
+            log: log
+        )
         if settings.recordPath != nil { _ = try app.startRecording(project: "demo") }
         let port = try server.start()
-        return Running(server: server, port: port, cleanUp: {
-            if settings.recordPath != nil { _ = app.stopRecording() }
-            store.close()
-            logWriter.flush()
-        })
+        return Running(
+            server: server,
+            port: port,
+            cleanUp: {
+                if settings.recordPath != nil { _ = app.stopRecording() }
+                store.close()
+                logWriter.flush()
+            }
+        )
     }
 
     /// `listening on http://HOST:PORT`, or with TLS `listening on https://HOST:PORT and http://HOST:PORT`

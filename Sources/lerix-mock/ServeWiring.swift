@@ -45,7 +45,9 @@ enum ServeWiring {
             fcmCredentials = parsed.value("--fcm-credentials")
             let apnsFlags = [apnsKey, apnsKeyID, apnsTeamID].compactMap { $0 }.count
             if apnsFlags != 0 && apnsFlags != 3 {
-                throw ArgumentParser.Failure(description: "APNs token auth needs all three of --apns-auth-key, --apns-key-id and --apns-team-id")
+                throw ArgumentParser.Failure(
+                    description: "APNs token auth needs all three of --apns-auth-key, --apns-key-id and --apns-team-id"
+                )
             }
             if apnsKey != nil && parsed.value("--apns-gateway") == nil {
                 throw ArgumentParser.Failure(description: "--apns-auth-key needs --apns-gateway (where to send)")
@@ -58,8 +60,12 @@ enum ServeWiring {
 
     /// Always redirectable (`PUT /admin/push-gateways`), so the scenario runner can point a running
     /// server at its own push-gateway stand-in; without gateway flags every token is `no_gateway`.
-    static func pushSink(apns: String?, fcm: String?, auth: PushAuth = PushAuth(),
-                         log: @escaping @Sendable (String) -> Void) throws -> any PushSink {
+    static func pushSink(
+        apns: String?,
+        fcm: String?,
+        auth: PushAuth = PushAuth(),
+        log: @escaping @Sendable (String) -> Void
+    ) throws -> any PushSink {
         var configuration: GatewayPushSink.Configuration
         do {
             configuration = try .init(apnsGateway: apns, fcmGateway: fcm)

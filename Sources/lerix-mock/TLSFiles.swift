@@ -13,15 +13,20 @@ struct TLSFiles {
         case (let certificate?, let key?):
             self.certificate = certificate
             self.key = key
-        case (_?, nil): throw ArgumentParser.Failure(description: "--tls-cert needs --tls-key (the certificate's private key) too")
-        case (nil, _?): throw ArgumentParser.Failure(description: "--tls-key needs --tls-cert (the certificate chain) too")
+        case (_?, nil):
+            throw ArgumentParser.Failure(description: "--tls-cert needs --tls-key (the certificate's private key) too")
+        case (nil, _?):
+            throw ArgumentParser.Failure(description: "--tls-key needs --tls-cert (the certificate chain) too")
         }
     }
 
     /// Loads and checks both files now, so a mistake stops the start with a message naming the file.
     /// Expiry is judged by the real clock, whatever `--clock` says: clients check it that way.
     func serverContext() throws(TLSError) -> TLSContext {
-        try TLSContext.server(certificateFile: certificate, keyFile: key,
-                              now: SystemScheduler().now.millisecondsSinceEpoch / 1000)
+        try TLSContext.server(
+            certificateFile: certificate,
+            keyFile: key,
+            now: SystemScheduler().now.millisecondsSinceEpoch / 1000
+        )
     }
 }

@@ -4,6 +4,7 @@ import JSON
 import LerixSDK
 import TestSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,7 +22,9 @@ import Glibc
         let folder: String
 
         init() throws {
-            server = try ServerProcess.start(["serve", "--port", "0", "--clock", "manual", "--start-time", AdapterIntegrationTests.start, "--quiet"])
+            server = try ServerProcess.start([
+                "serve", "--port", "0", "--clock", "manual", "--start-time", AdapterIntegrationTests.start, "--quiet",
+            ])
             baseURL = "http://127.0.0.1:\(server.port)"
             adapter = try AdapterProcess(["--server-clock", baseURL])
             admin = AdminClient(baseURL: baseURL)
@@ -43,7 +46,10 @@ import Glibc
                 "build": "1", "sdk": "swift", "sdk_version": "1.4.0", "storage": .string(folder + "/" + device),
                 "clock_offset_seconds": .number(offset),
             ]
-            adapter.send("create", [("device", .string(device)), ("now", .string(AdapterIntegrationTests.start)), ("config", config)])
+            adapter.send(
+                "create",
+                [("device", .string(device)), ("now", .string(AdapterIntegrationTests.start)), ("config", config)]
+            )
         }
 
         func advance(to offsetSeconds: Int64) {
@@ -63,7 +69,11 @@ import Glibc
 
     @Test func requiredUpdateLiftedReachesAnOpenAppWithinAMinute() throws {
         let world = try World()
-        let rule = world.admin.call("POST", "/admin/projects/demo/rules", ["type": "required_update", "below": "2.4.0"])
+        let rule = world.admin.call(
+            "POST",
+            "/admin/projects/demo/rules",
+            ["type": "required_update", "below": "2.4.0"]
+        )
         #expect(rule.status == 201 || rule.status == 200)
         let id = rule.json["id"]?.stringValue ?? ""
         world.create("phone")
@@ -82,9 +92,14 @@ import Glibc
 
     @Test func maintenanceStartsAndEndsOfflineOnADeviceWhoseClockIsAnHourWrong() throws {
         let world = try World()
-        let window = world.admin.call("POST", "/admin/projects/demo/rules", [
-            "type": "maintenance", "starts_at": world.at(1800), "ends_at": world.at(5400), "message": "database upgrade",
-        ])
+        let window = world.admin.call(
+            "POST",
+            "/admin/projects/demo/rules",
+            [
+                "type": "maintenance", "starts_at": world.at(1800), "ends_at": world.at(5400),
+                "message": "database upgrade",
+            ]
+        )
         #expect(window.status == 201 || window.status == 200)
         world.create("phone", offset: -3600)
         world.send("launch", "phone")
@@ -124,9 +139,13 @@ import Glibc
 
     @Test func anSDKSwitchQueuesModuleItemsThenFlushesThemToTheIngestEndpoint() throws {
         let world = try World()
-        let switchRule = world.admin.call("POST", "/admin/projects/demo/rules", [
-            "type": "sdk_switch", "sdks": [["name": "swift"]], "modules": ["analytics"], "ends_at": world.at(600),
-        ])
+        let switchRule = world.admin.call(
+            "POST",
+            "/admin/projects/demo/rules",
+            [
+                "type": "sdk_switch", "sdks": [["name": "swift"]], "modules": ["analytics"], "ends_at": world.at(600),
+            ]
+        )
         #expect(switchRule.status == 201 || switchRule.status == 200)
         world.create("phone")
         world.send("launch", "phone")
@@ -160,7 +179,9 @@ import Glibc
         #expect(state["checks"] == 2)
         world.send("refresh", "phone")
         #expect(world.state("phone")["last_success"] == world.at(10))
-        #expect(world.admin.call("POST", "/admin/projects/demo/faults", ["kind": "wrong_types", "count": 1]).status < 300)
+        #expect(
+            world.admin.call("POST", "/admin/projects/demo/faults", ["kind": "wrong_types", "count": 1]).status < 300
+        )
         world.advance(to: 20)
         world.send("refresh", "phone")
         state = world.state("phone")
@@ -172,21 +193,28 @@ import Glibc
 
     @Test func fiftyDevicesPollingTogetherShareAFewPipelinedConnections() throws {
         let world = try World()
-        _ = world.admin.call("POST", "/admin/projects/demo/rules", [
-            "type": "maintenance", "starts_at": world.at(7200), "ends_at": world.at(9000),
-        ])  // a change: answers live 60 s
+        _ = world.admin.call(
+            "POST",
+            "/admin/projects/demo/rules",
+            [
+                "type": "maintenance", "starts_at": world.at(7200), "ends_at": world.at(9000),
+            ]
+        )  // a change: answers live 60 s
         for n in 0..<50 { world.create("d\(n)", offset: Double(n % 3)) }
         for n in 0..<50 { world.send("launch", "d\(n)") }
         world.advance(to: 600)
         var total = 0
         for n in 0..<50 { total += world.state("d\(n)")["checks"]?.intValue ?? 0 }
         #expect(total == 50 * 11)
-        let journal = world.admin.call("GET", "/admin/requests?project=demo&limit=1000").json["requests"]?.arrayValue ?? []
+        let journal =
+            world.admin.call("GET", "/admin/requests?project=demo&limit=1000").json["requests"]?.arrayValue ?? []
         #expect(journal.count >= 500)
     }
 
     @Test func theSDKsDefaultURLSessionTransportWorksAgainstTheRealServerInProcess() throws {
-        let server = try ServerProcess.start(["serve", "--port", "0", "--clock", "manual", "--start-time", Self.start, "--quiet"])
+        let server = try ServerProcess.start([
+            "serve", "--port", "0", "--clock", "manual", "--start-time", Self.start, "--quiet",
+        ])
         defer { server.stop() }
         let base = "http://127.0.0.1:\(server.port)"
         let admin = AdminClient(baseURL: base)
@@ -195,9 +223,19 @@ import Glibc
         options.serverClockURL = base
         let host = AdapterHost(network: TransportNetwork(URLSessionTransport(timeout: .seconds(10))), options: options)
         let driver = Driver(host)
-        driver.send("create", [("device", "a"), ("now", .string(Self.start)), ("config", [
-            "base_url": .string(base), "project": "demo", "platform": "macos", "app_version": "2.3.0", "build": "7",
-        ])])
+        driver.send(
+            "create",
+            [
+                ("device", "a"), ("now", .string(Self.start)),
+                (
+                    "config",
+                    [
+                        "base_url": .string(base), "project": "demo", "platform": "macos", "app_version": "2.3.0",
+                        "build": "7",
+                    ]
+                ),
+            ]
+        )
         driver.send("launch", [("device", "a")])
         driver.advance(seconds: 120)
         let state = driver.state("a")
@@ -220,18 +258,34 @@ import Glibc
             ("https", "https://127.0.0.1:\(world.server.port)", "demo", nil, "TLS"),
         ]
         for (device, base, project, status, word) in cases {
-            world.adapter.send("create", [("device", .string(device)), ("now", .string(Self.start)), ("config", [
-                "base_url": .string(base), "project": .string(project), "platform": "ios", "app_version": "2.3.0",
-            ])])
+            world.adapter.send(
+                "create",
+                [
+                    ("device", .string(device)), ("now", .string(Self.start)),
+                    (
+                        "config",
+                        [
+                            "base_url": .string(base), "project": .string(project), "platform": "ios",
+                            "app_version": "2.3.0",
+                        ]
+                    ),
+                ]
+            )
             world.send("launch", device)
             let state = world.state(device)
             #expect(state["checks"] == 1, "\(device)")
             #expect(state["last_success"] == .null)
             #expect(state["failed_checks"] == 1)
             let failure = state["last_failure"]
-            #expect(failure?["kind"]?.stringValue == (status == nil ? "connection" : "status"), "\(device): \(failure?.serializedString ?? "none")")
+            #expect(
+                failure?["kind"]?.stringValue == (status == nil ? "connection" : "status"),
+                "\(device): \(failure?.serializedString ?? "none")"
+            )
             #expect(failure?["status"] == (status.map { .number(Double($0)) } ?? .null))
-            #expect(failure?["reason"]?.stringValue?.contains(word) == true, "\(device): \(failure?.serializedString ?? "none")")
+            #expect(
+                failure?["reason"]?.stringValue?.contains(word) == true,
+                "\(device): \(failure?.serializedString ?? "none")"
+            )
         }
     }
 }

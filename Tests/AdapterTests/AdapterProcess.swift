@@ -68,7 +68,9 @@ struct AdminClient {
     func call(_ method: String, _ path: String, _ body: JSON? = nil) -> (status: Int, json: JSON) {
         let result = Locked<TransportResult?>(nil)
         let headers: [(String, String)] = body == nil ? [] : [("Content-Type", "application/json")]
-        network.send(TransportRequest(method: method, url: baseURL + path, headers: headers, body: body?.serialized() ?? [])) {
+        network.send(
+            TransportRequest(method: method, url: baseURL + path, headers: headers, body: body?.serialized() ?? [])
+        ) {
             outcome in result.withLock { $0 = outcome }
         }
         network.runUntilIdle()

@@ -3,6 +3,7 @@ import Clock
 import JSON
 import LerixSDK
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,8 +24,10 @@ import Glibc
 
     @Test func malformedLinesAnswerOkFalseAndTheAdapterKeepsGoing() {
         let host = Backend().makeHost()
-        for line in ["", "garbage", "{", "[1,2]", "42", #"{"cmd":"hello"}"#, #"{"id":1}"#, #"{"id":1,"cmd":5}"#,
-                     String(repeating: "[", count: 10_000), "{\"id\":1,\"cmd\":\"hello\"\u{0}}"] {
+        for line in [
+            "", "garbage", "{", "[1,2]", "42", #"{"cmd":"hello"}"#, #"{"id":1}"#, #"{"id":1,"cmd":5}"#,
+            String(repeating: "[", count: 10_000), "{\"id\":1,\"cmd\":\"hello\"\u{0}}",
+        ] {
             let answer = (try? JSON.parse(host.handleLine(line))) ?? .null
             #expect(answer["ok"] == false, "\(line.prefix(20))")
             #expect(answer["error"]?.stringValue?.isEmpty == false)
@@ -45,21 +48,38 @@ import Glibc
         #expect(driver.send("network", [("device", "a"), ("online", "yes")])["ok"] == false)
         #expect(driver.send("track", [("device", "a"), ("module", "bogus"), ("count", 1)])["ok"] == false)
         #expect(driver.send("track", [("device", "a"), ("module", "errors"), ("count", 1.5)])["ok"] == false)
-        #expect(driver.send("install", [("device", "a")])["error"]?.stringValue == "/app_version: missing field app_version (null for an app without a version)")
+        #expect(
+            driver.send("install", [("device", "a")])["error"]?.stringValue
+                == "/app_version: missing field app_version (null for an app without a version)"
+        )
         #expect(driver.send("advance", [("to", "tomorrow")])["ok"] == false)
         #expect(driver.send("advance", [("to", "2026-12-01T00:00:00.000Z")])["ok"] == false, "time never goes back")
-        let badConfig = driver.send("create", [("device", "b"), ("now", .string(Driver.start)),
-                                               ("config", ["base_url": "http://x", "project": "demo", "platform": "tv"])])
-        #expect(badConfig["error"]?.stringValue == "/config/platform: unknown platform 'tv' (expected one of: android, ios, macos, web)")
+        let badConfig = driver.send(
+            "create",
+            [
+                ("device", "b"), ("now", .string(Driver.start)),
+                ("config", ["base_url": "http://x", "project": "demo", "platform": "tv"]),
+            ]
+        )
+        #expect(
+            badConfig["error"]?.stringValue
+                == "/config/platform: unknown platform 'tv' (expected one of: android, ios, macos, web)"
+        )
         #expect(badConfig["pointer"] == "/config/platform")
-        #expect(driver.send("create", [("device", "c"), ("now", .string(Driver.start))])["error"]?.stringValue == "/config: missing field config")
+        #expect(
+            driver.send("create", [("device", "c"), ("now", .string(Driver.start))])["error"]?.stringValue
+                == "/config: missing field config"
+        )
     }
 
     @Test func launchAppliesTheSavedAnswerThenChecksAndStateReportsIt() {
         let backend = Backend()
         let driver = Driver(backend.makeHost())
         driver.create("a")
-        backend.set("required_update", ["rule": "r1", "below": "2.4.0", "store_url": "https://store", "message": "update"])
+        backend.set(
+            "required_update",
+            ["rule": "r1", "below": "2.4.0", "store_url": "https://store", "message": "update"]
+        )
         #expect(driver.send("launch", [("device", "a")])["ok"] == true)
         let state = driver.state("a")
         #expect(state["screen"] == "required_update")
@@ -71,7 +91,9 @@ import Glibc
         #expect(state["polling"] == false)
         #expect(state["maintenance"] == [])
         #expect(state["paused_modules"] == [])
-        #expect(backend.checks.first?.contains("platform=ios&version=2.3.0&build=41&sdk=swift&sdk_version=1.4.0") == true)
+        #expect(
+            backend.checks.first?.contains("platform=ios&version=2.3.0&build=41&sdk=swift&sdk_version=1.4.0") == true
+        )
     }
 
     @Test func advanceFiresPollsInTimeOrderAcrossDevicesWithWrongClocks() {
@@ -105,7 +127,10 @@ import Glibc
         let backend = Backend()
         let driver = Driver(backend.makeHost())
         driver.create("a", offset: -3600)
-        backend.set("maintenance", [["rule": "m", "starts_at": backend.at(1800), "ends_at": backend.at(5400), "message": "db"]])
+        backend.set(
+            "maintenance",
+            [["rule": "m", "starts_at": backend.at(1800), "ends_at": backend.at(5400), "message": "db"]]
+        )
         driver.send("launch", [("device", "a")])
         driver.send("network", [("device", "a"), ("online", false)])
         #expect(driver.state("a")["screen"] == "none")
@@ -277,9 +302,19 @@ import Glibc
         #expect(again["ok"] == false)
         #expect(again["error"]?.stringValue?.contains("replace") == true)
         #expect(driver.state("a")["checks"] == 1, "the first device is untouched")
-        let replaced = driver.send("create", [("device", "a"), ("replace", true), ("config", [
-            "base_url": "http://backend.test", "project": "demo", "platform": "android", "app_version": "9.9.9",
-        ])])
+        let replaced = driver.send(
+            "create",
+            [
+                ("device", "a"), ("replace", true),
+                (
+                    "config",
+                    [
+                        "base_url": "http://backend.test", "project": "demo", "platform": "android",
+                        "app_version": "9.9.9",
+                    ]
+                ),
+            ]
+        )
         #expect(replaced["ok"] == true)
         let state = driver.state("a")
         #expect(state["running"] == false)
@@ -293,15 +328,26 @@ import Glibc
         let backend = Backend()
         let driver = Driver(backend.makeHost())
         driver.create("none", version: .null, extra: [("sdk", .null), ("sdk_version", .null), ("build", .null)])
-        driver.send("create", [("device", "defaults"), ("config", [
-            "base_url": "http://backend.test", "project": "demo", "platform": "ios",
-        ])])
+        driver.send(
+            "create",
+            [
+                ("device", "defaults"),
+                (
+                    "config",
+                    [
+                        "base_url": "http://backend.test", "project": "demo", "platform": "ios",
+                    ]
+                ),
+            ]
+        )
         driver.send("launch", [("device", "none")])
         driver.send("launch", [("device", "defaults")])
-        #expect(backend.checks == [
-            "http://backend.test/v1/projects/demo/release-control?platform=ios",
-            "http://backend.test/v1/projects/demo/release-control?platform=ios&sdk=swift&sdk_version=\(LerixConfiguration.currentSDKVersion)",
-        ])
+        #expect(
+            backend.checks == [
+                "http://backend.test/v1/projects/demo/release-control?platform=ios",
+                "http://backend.test/v1/projects/demo/release-control?platform=ios&sdk=swift&sdk_version=\(LerixConfiguration.currentSDKVersion)",
+            ]
+        )
     }
 
     @Test func aFailedCheckShowsWhatFailedAndWhyInTheStateAndTheLog() {
@@ -310,7 +356,9 @@ import Glibc
         var options = AdapterHost.Options()
         options.timeMoved = { instant in backend.update { $0.now = instant } }
         options.log = { line in lines.withLock { $0.append(line) } }
-        let driver = Driver(AdapterHost(network: TransportNetwork(InMemoryTransport { backend.answer($0) }), options: options))
+        let driver = Driver(
+            AdapterHost(network: TransportNetwork(InMemoryTransport { backend.answer($0) }), options: options)
+        )
         driver.create("a")
         #expect(driver.state("a")["last_failure"] == .null)
         backend.update { $0.down = true }
@@ -319,9 +367,11 @@ import Glibc
         #expect(state["checks"] == 1)
         #expect(state["failed_checks"] == 1)
         #expect(state["last_success"] == .null)
-        #expect(state["last_failure"] == [
-            "kind": "connection", "status": .null, "reason": "connection refused", "at": .string(Driver.start),
-        ])
+        #expect(
+            state["last_failure"] == [
+                "kind": "connection", "status": .null, "reason": "connection refused", "at": .string(Driver.start),
+            ]
+        )
         #expect(lines.withLock { $0 } == ["device a: lerix: check failed (connection): connection refused"])
         driver.send("refresh", [("device", "a")])
         #expect(lines.withLock { $0.count } == 1, "the same failure again is not logged again")
@@ -344,7 +394,10 @@ import Glibc
         driver.send("launch", [("device", "a")])
         driver.send("background", [("device", "a")])
         driver.advance(seconds: 200)
-        #expect(driver.send("set_clock", [("device", "a")])["error"]?.stringValue == "/clock_offset_seconds: missing field clock_offset_seconds")
+        #expect(
+            driver.send("set_clock", [("device", "a")])["error"]?.stringValue
+                == "/clock_offset_seconds: missing field clock_offset_seconds"
+        )
         #expect(driver.send("set_clock", [("device", "a"), ("clock_offset_seconds", -7200)])["ok"] == true)
         let deviceTime = Instant(rfc3339: Driver.start)?.adding(seconds: 200 - 7200).rfc3339
         #expect(driver.state("a")["device_time"]?.stringValue == deviceTime)

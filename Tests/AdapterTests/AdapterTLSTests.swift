@@ -12,8 +12,10 @@ import Testing
     static let start = "2026-12-01T10:00:00.000Z"
 
     func startServer(_ files: TestCertificates) throws -> ServerProcess {
-        try ServerProcess.start(["serve", "--port", "0", "--clock", "manual", "--start-time", Self.start, "--quiet",
-                                 "--tls-cert", files.certificate, "--tls-key", files.key])
+        try ServerProcess.start([
+            "serve", "--port", "0", "--clock", "manual", "--start-time", Self.start, "--quiet",
+            "--tls-cert", files.certificate, "--tls-key", files.key,
+        ])
     }
 
     @Test func theAdaptersOwnClientSpeaksHTTPSWithATrustedCA() throws {
@@ -25,8 +27,13 @@ import Testing
         options.trustedCAFile = files.authority
         let network = HTTPClientNetwork(options: options)
         let answers = Locked<[TransportResult]>([])
-        for path in ["/healthz", "/v1/projects/demo/release-control?platform=ios&app_version=1.0.0&sdk_version=1.0.0", "/healthz"] {
-            network.send(TransportRequest(method: "GET", url: "https://localhost:\(server.port)\(path)", headers: [], body: [])) { result in
+        for path in [
+            "/healthz", "/v1/projects/demo/release-control?platform=ios&app_version=1.0.0&sdk_version=1.0.0",
+            "/healthz",
+        ] {
+            network.send(
+                TransportRequest(method: "GET", url: "https://localhost:\(server.port)\(path)", headers: [], body: [])
+            ) { result in
                 answers.withLock { $0.append(result) }
             }
         }
@@ -39,7 +46,9 @@ import Testing
         // Without the CA the same server is refused, with the reason.
         let strict = HTTPClientNetwork()
         let refused = Locked<TransportResult?>(nil)
-        strict.send(TransportRequest(method: "GET", url: "https://localhost:\(server.port)/healthz", headers: [], body: [])) { result in
+        strict.send(
+            TransportRequest(method: "GET", url: "https://localhost:\(server.port)/healthz", headers: [], body: [])
+        ) { result in
             refused.withLock { $0 = result }
         }
         strict.runUntilIdle()
@@ -70,23 +79,40 @@ import Testing
         let files = try TestCertificates.make()
         defer { files.remove() }
         let bundle = files.folder + "/bundle.pem"
-        try (FileManager.default.contents(atPath: "/etc/ssl/certs/ca-certificates.crt")! + FileManager.default.contents(atPath: files.authority)!)
+        try
+            (FileManager.default.contents(atPath: "/etc/ssl/certs/ca-certificates.crt")! + FileManager.default.contents(
+                atPath: files.authority
+            )!)
             .write(to: URL(fileURLWithPath: bundle))
         let server = try startServer(files)
         defer { server.stop() }
-        let adapter = try AdapterProcess(["--client", "urlsession"], launcher: [
-            "/usr/bin/unshare", "-m", "/bin/sh", "-c",
-            "mount --bind \"$0\" /etc/ssl/certs/ca-certificates.crt && exec \"$@\"", bundle, ServerProcess.binary.path,
-        ])
+        let adapter = try AdapterProcess(
+            ["--client", "urlsession"],
+            launcher: [
+                "/usr/bin/unshare", "-m", "/bin/sh", "-c",
+                "mount --bind \"$0\" /etc/ssl/certs/ca-certificates.crt && exec \"$@\"", bundle,
+                ServerProcess.binary.path,
+            ]
+        )
         defer { adapter.stop() }
         try runDevice(adapter, base: "https://localhost:\(server.port)")
     }
 
     /// One device: a required update set over https admin calls, then launch and a minute of checks.
     func runDevice(_ adapter: AdapterProcess, base: String) throws {
-        let created = adapter.send("create", [("device", "a"), ("now", .string(Self.start)), ("config", [
-            "base_url": .string(base), "project": "demo", "platform": "ios", "app_version": "2.3.0", "build": "7",
-        ])])
+        let created = adapter.send(
+            "create",
+            [
+                ("device", "a"), ("now", .string(Self.start)),
+                (
+                    "config",
+                    [
+                        "base_url": .string(base), "project": "demo", "platform": "ios", "app_version": "2.3.0",
+                        "build": "7",
+                    ]
+                ),
+            ]
+        )
         #expect(created["ok"] == true, "\(created.serializedString)")
         adapter.send("launch", [("device", "a")])
         let state = adapter.send("state", [("device", "a")])

@@ -10,7 +10,8 @@ final class Backend: Sendable {
     struct Contents {
         var now = Instant(millisecondsSinceEpoch: 0)
         var parts: JSONObject = JSONObject([
-            ("required_update", .null), ("optional_update", .null), ("maintenance", .array([])), ("sdk_switch", .array([])),
+            ("required_update", .null), ("optional_update", .null), ("maintenance", .array([])),
+            ("sdk_switch", .array([])),
         ])
         var lifetime = 300
         var ingest: [String: Int] = [:]
@@ -42,11 +43,18 @@ final class Backend: Sendable {
                 return .success(TransportResponse(status: 204))
             }
             c.checks.append(request.url)
-            let etag = "W/\"\(JSON.object(c.parts).serializedString.utf8.reduce(UInt64(5381)) { $0 &* 33 &+ UInt64($1) })\""
-            let headers = [("ETag", etag), ("Cache-Control", "private, max-age=\(c.lifetime)"),
-                           ("Lerix-Server-Time", c.now.rfc3339)]
-            if request.header("If-None-Match") == etag { return .success(TransportResponse(status: 304, headers: headers)) }
-            var body = JSONObject([("project", "demo"), ("server_time", .string(c.now.rfc3339)), ("lifetime", .number(Double(c.lifetime)))])
+            let etag =
+                "W/\"\(JSON.object(c.parts).serializedString.utf8.reduce(UInt64(5381)) { $0 &* 33 &+ UInt64($1) })\""
+            let headers = [
+                ("ETag", etag), ("Cache-Control", "private, max-age=\(c.lifetime)"),
+                ("Lerix-Server-Time", c.now.rfc3339),
+            ]
+            if request.header("If-None-Match") == etag {
+                return .success(TransportResponse(status: 304, headers: headers))
+            }
+            var body = JSONObject([
+                ("project", "demo"), ("server_time", .string(c.now.rfc3339)), ("lifetime", .number(Double(c.lifetime))),
+            ])
             for (k, v) in c.parts { body[k] = v }
             return .success(TransportResponse(status: 200, headers: headers, body: JSON.object(body).serialized()))
         }
@@ -82,8 +90,15 @@ final class Driver {
     static let start = "2026-12-02T11:00:00.000Z"
 
     @discardableResult
-    func create(_ device: String, platform: String = "ios", version: JSON = "2.3.0", offset: Double = 0,
-                storage: String? = nil, pushToken: String? = nil, extra: [(String, JSON)] = []) -> JSON {
+    func create(
+        _ device: String,
+        platform: String = "ios",
+        version: JSON = "2.3.0",
+        offset: Double = 0,
+        storage: String? = nil,
+        pushToken: String? = nil,
+        extra: [(String, JSON)] = []
+    ) -> JSON {
         var config = JSONObject([
             ("base_url", "http://backend.test"), ("project", "demo"), ("platform", .string(platform)),
             ("app_version", version), ("build", "41"), ("sdk", "swift"), ("sdk_version", "1.4.0"),

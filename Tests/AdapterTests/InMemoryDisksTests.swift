@@ -12,8 +12,10 @@ import Testing
         var options = AdapterHost.Options()
         options.timeMoved = { instant in backend.update { $0.now = instant } }
         options.disksInMemory = true
-        let driver = Driver(AdapterHost(network: TransportNetwork(InMemoryTransport { backend.answer($0) }), options: options))
-        let folder = "/nonexistent-lerix-disk/\(UUID().uuidString)"   // cannot be made: a file write would fail
+        let driver = Driver(
+            AdapterHost(network: TransportNetwork(InMemoryTransport { backend.answer($0) }), options: options)
+        )
+        let folder = "/nonexistent-lerix-disk/\(UUID().uuidString)"  // cannot be made: a file write would fail
         #expect(driver.create("a", storage: folder)["ok"] == true)
         driver.send("launch", [("device", "a")])
         let etag = driver.state("a")["etag"]

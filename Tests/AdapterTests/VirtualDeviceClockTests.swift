@@ -1,8 +1,9 @@
-@testable import Adapter
 import Clock
 import JSON
 import LerixSDK
 import Testing
+
+@testable import Adapter
 
 /// Device clocks on one shared ``ManualScheduler``: true-time order across devices, the wall
 /// clock's offset apart from uptime and timers.
@@ -78,12 +79,17 @@ import Testing
     @Test func advanceFiresTheServersTimersInOrderWithTheDevicesAndMovesOneClock() {
         let trueTime = ManualScheduler(now: Self.start)
         let backend = Backend()
-        backend.update { $0.lifetime = 60 }   // the device polls every minute
+        backend.update { $0.lifetime = 60 }  // the device polls every minute
         let answered = Locked<[Int64]>([])
-        let host = AdapterHost(network: TransportNetwork(InMemoryTransport { request in
-            answered.withLock { $0.append(trueTime.now.milliseconds(since: Self.start) / 1000) }
-            return backend.answer(request)
-        }), scheduler: trueTime)
+        let host = AdapterHost(
+            network: TransportNetwork(
+                InMemoryTransport { request in
+                    answered.withLock { $0.append(trueTime.now.milliseconds(since: Self.start) / 1000) }
+                    return backend.answer(request)
+                }
+            ),
+            scheduler: trueTime
+        )
         let driver = Driver(host)
         #expect(driver.create("a")["ok"] == true)
         driver.send("launch", [("device", "a")])
@@ -93,7 +99,10 @@ import Testing
         }
         #expect(driver.send("next_deadline")["next_deadline"] == "2026-12-02T11:01:00.000Z")
         driver.send("advance", [("to", "2026-12-02T11:02:30.000Z")])
-        #expect(serverSaw.withLock { $0 } == [90], "the server's timer ran inside the adapter's advance, at its own time")
+        #expect(
+            serverSaw.withLock { $0 } == [90],
+            "the server's timer ran inside the adapter's advance, at its own time"
+        )
         #expect(answered.withLock { $0 } == [0, 60, 120], "checks at launch and at each poll, on the same clock")
         #expect(trueTime.now == Self.start.adding(seconds: 150))
         #expect(host.now == trueTime.now)
@@ -101,12 +110,19 @@ import Testing
 
     @Test func aCreateCannotMoveSharedTimeBackwards() {
         let trueTime = ManualScheduler(now: Self.start)
-        let host = AdapterHost(network: TransportNetwork(InMemoryTransport { _ in .success(.init(status: 304)) }), scheduler: trueTime)
+        let host = AdapterHost(
+            network: TransportNetwork(InMemoryTransport { _ in .success(.init(status: 304)) }),
+            scheduler: trueTime
+        )
         let driver = Driver(host)
-        #expect(driver.create("a")["ok"] == true)   // Driver.create says 11:00, the shared time
+        #expect(driver.create("a")["ok"] == true)  // Driver.create says 11:00, the shared time
         var config = JSONObject([("base_url", "http://backend.test"), ("project", "demo"), ("platform", "ios")])
         config["app_version"] = "2.3.0"
-        #expect(driver.send("create", [("device", "b"), ("now", "2026-12-02T10:00:00.000Z"), ("config", .object(config))])["ok"] == true)
+        #expect(
+            driver.send("create", [("device", "b"), ("now", "2026-12-02T10:00:00.000Z"), ("config", .object(config))])[
+                "ok"
+            ] == true
+        )
         #expect(trueTime.now == Self.start)
         #expect(driver.send("advance", [("to", "2026-12-02T10:30:00.000Z")])["ok"] == false)
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Clock
 
 @Suite struct InstantHTTPDateTests {
@@ -31,11 +32,11 @@ import Testing
     @Test func agreesWithRFC3339ForEveryDayOfFourYears() {
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         let start = Instant(rfc3339: "2027-01-01T00:00:00Z")!
-        for day: Int64 in 0 ..< 1461 {
+        for day: Int64 in 0..<1461 {
             let instant = start.adding(seconds: day * 86_400 + 3723)
             let iso = Array(instant.rfc3339.utf8)
             func field(_ range: Range<Int>) -> String { String(decoding: iso[range], as: UTF8.self) }
-            let expected = field(8 ..< 10) + " " + months[Int(field(5 ..< 7))! - 1] + " " + field(0 ..< 4) + " 01:02:03 GMT"
+            let expected = field(8..<10) + " " + months[Int(field(5..<7))! - 1] + " " + field(0..<4) + " 01:02:03 GMT"
             #expect(instant.httpDate.dropFirst(5) == Substring(expected))
         }
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Clock
 
 @Suite struct InstantRFC3339Tests {

@@ -1,7 +1,7 @@
+import Clock
 import Dispatch
 import Synchronization
 import Testing
-import Clock
 
 /// The one virtual-time scheduler under load: heap order with ties, cancellation at every
 /// stage, work that schedules and cancels while an advance runs, and large counts.
@@ -26,7 +26,7 @@ import Clock
         var mix = Mix(state: 7)
         var deadlines: [Int64] = []
         for n in 0..<100_000 {
-            let offset = Int64(mix.next(5_000))   // many ties: 100k entries over 5k instants
+            let offset = Int64(mix.next(5_000))  // many ties: 100k entries over 5k instants
             deadlines.append(offset)
             clock.schedule(at: start.adding(milliseconds: offset)) { ran.withLock { $0.append(n) } }
         }
@@ -45,7 +45,11 @@ import Clock
         for round in 0..<200 {
             clock.schedule(at: start.adding(seconds: 10)) { ran.withLock { $0.append("tie\(round)") } }
             // cancelled filler forces sweeps of the heap between the tied entries
-            keep.append(clock.schedule(at: start.adding(seconds: 5 + Int64(round % 3))) { ran.withLock { $0.append("cancelled") } })
+            keep.append(
+                clock.schedule(at: start.adding(seconds: 5 + Int64(round % 3))) {
+                    ran.withLock { $0.append("cancelled") }
+                }
+            )
             keep.last?.cancel()
             clock.schedule(at: start.adding(seconds: 1)) { ran.withLock { $0.append("early\(round)") } }
         }
@@ -125,10 +129,12 @@ import Clock
             ran.withLock { $0.append("at 10") }
             later.cancel()
             // already past: runs at once in this advance, and time does not go back for it
-            clock.schedule(at: start.adding(seconds: 3)) { ran.withLock { $0.append("past, at \(clock.now.milliseconds(since: start) / 1000)") } }
+            clock.schedule(at: start.adding(seconds: 3)) {
+                ran.withLock { $0.append("past, at \(clock.now.milliseconds(since: start) / 1000)") }
+            }
             clock.schedule(at: clock.now) { ran.withLock { $0.append("same instant") } }
             clock.schedule(at: start.adding(seconds: 70)) { ran.withLock { $0.append("beyond the target") } }
-            _ = clock.nextDeadline   // reading the heap from inside work does not deadlock
+            _ = clock.nextDeadline  // reading the heap from inside work does not deadlock
         }
         clock.advance(to: start.adding(seconds: 60))
         #expect(ran.withLock { $0 } == ["at 10", "past, at 10", "same instant"])

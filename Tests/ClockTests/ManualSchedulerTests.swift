@@ -1,6 +1,6 @@
+import Clock
 import Synchronization
 import Testing
-import Clock
 
 @Suite struct ManualSchedulerTests {
     let start = Instant(secondsSinceEpoch: 1_000_000)

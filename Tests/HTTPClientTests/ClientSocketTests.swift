@@ -34,8 +34,14 @@ struct EchoTargetResponder: Responder {
             let port = try server.start()
             let reactor = try Self.makeReactor()
             let recorder = SocketRecorder(request: Self.closeRequest)
-            let socket = ClientSocket(reactor: reactor, peer: "\(host):\(port)", addresses: try SocketAddress.lookup(host: host, port: port),
-                                      security: .plaintext, connectTimeout: 2_000_000_000, delegate: recorder)
+            let socket = ClientSocket(
+                reactor: reactor,
+                peer: "\(host):\(port)",
+                addresses: try SocketAddress.lookup(host: host, port: port),
+                security: .plaintext,
+                connectTimeout: 2_000_000_000,
+                delegate: recorder
+            )
             socket.start()
             #expect(recorder.waitForClose(), "\(host)")
             let record = recorder.record.withLock { $0 }
@@ -50,7 +56,7 @@ struct EchoTargetResponder: Responder {
     @Test func triesTheNextAddressWhenOneRefuses() async throws {
         // Listening on ::1 only; 127.0.0.1 at that port is held bound and refuses. Then ::1 answers.
         var attempt: (HTTPServer, Int, RefusingPort)?
-        for _ in 0 ..< 20 where attempt == nil {
+        for _ in 0..<20 where attempt == nil {
             let server = HTTPServer(configuration: .init(host: "::1", port: 0), responder: EchoTargetResponder())
             let port = try server.start()
             if let refusing = try? RefusingPort(refusingIPv4At: port) {
@@ -63,10 +69,19 @@ struct EchoTargetResponder: Responder {
             Issue.record("no port free on 127.0.0.1 beside the ::1 server")
             return
         }
-        let addresses = [try SocketAddress.resolve(host: "127.0.0.1", port: port), try SocketAddress.resolve(host: "::1", port: port)]
+        let addresses = [
+            try SocketAddress.resolve(host: "127.0.0.1", port: port),
+            try SocketAddress.resolve(host: "::1", port: port),
+        ]
         let recorder = SocketRecorder(request: Self.closeRequest)
-        let socket = ClientSocket(reactor: try Self.makeReactor(), peer: "localhost:\(port)", addresses: addresses,
-                                  security: .plaintext, connectTimeout: 2_000_000_000, delegate: recorder)
+        let socket = ClientSocket(
+            reactor: try Self.makeReactor(),
+            peer: "localhost:\(port)",
+            addresses: addresses,
+            security: .plaintext,
+            connectTimeout: 2_000_000_000,
+            delegate: recorder
+        )
         socket.start()
         #expect(recorder.waitForClose())
         #expect(recorder.text.hasSuffix("hello /x"))
@@ -78,10 +93,19 @@ struct EchoTargetResponder: Responder {
     @Test func aRefusedConnectNamesEveryAddressTried() throws {
         let refusing = try RefusingPort()
         let port = refusing.port
-        let addresses = [try SocketAddress.resolve(host: "127.0.0.1", port: port), try SocketAddress.resolve(host: "::1", port: port)]
+        let addresses = [
+            try SocketAddress.resolve(host: "127.0.0.1", port: port),
+            try SocketAddress.resolve(host: "::1", port: port),
+        ]
         let recorder = SocketRecorder(request: Self.closeRequest)
-        ClientSocket(reactor: try Self.makeReactor(), peer: "localhost:\(port)", addresses: addresses,
-                     security: .plaintext, connectTimeout: 2_000_000_000, delegate: recorder).start()
+        ClientSocket(
+            reactor: try Self.makeReactor(),
+            peer: "localhost:\(port)",
+            addresses: addresses,
+            security: .plaintext,
+            connectTimeout: 2_000_000_000,
+            delegate: recorder
+        ).start()
         #expect(recorder.waitForClose())
         let error = recorder.record.withLock { $0.error }
         guard case .connectFailed(let peer, let reason)? = error else {
@@ -98,13 +122,26 @@ struct EchoTargetResponder: Responder {
     @Test func speaksTLSThroughTheTransportSeamWithALPN() async throws {
         let files = try TestCertificates.make()
         defer { files.remove() }
-        let serverTLS = try TLSContext.server(certificateFile: files.certificate, keyFile: files.key, now: TestCertificates.now)
-        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, tls: serverTLS), responder: EchoTargetResponder())
+        let serverTLS = try TLSContext.server(
+            certificateFile: files.certificate,
+            keyFile: files.key,
+            now: TestCertificates.now
+        )
+        let server = HTTPServer(
+            configuration: .init(host: "127.0.0.1", port: 0, tls: serverTLS),
+            responder: EchoTargetResponder()
+        )
         let port = try server.start()
         let client = try TLSContext.client(trustingAlso: files.authority, alpn: ["http/1.1"])
         let recorder = SocketRecorder(request: Self.closeRequest)
-        ClientSocket(reactor: try Self.makeReactor(), peer: "localhost:\(port)", addresses: try SocketAddress.lookup(host: "127.0.0.1", port: port),
-                     security: .tls(client, peerName: "localhost"), connectTimeout: 5_000_000_000, delegate: recorder).start()
+        ClientSocket(
+            reactor: try Self.makeReactor(),
+            peer: "localhost:\(port)",
+            addresses: try SocketAddress.lookup(host: "127.0.0.1", port: port),
+            security: .tls(client, peerName: "localhost"),
+            connectTimeout: 5_000_000_000,
+            delegate: recorder
+        ).start()
         #expect(recorder.waitForClose())
         let record = recorder.record.withLock { $0 }
         #expect(record.error == nil)
@@ -117,12 +154,25 @@ struct EchoTargetResponder: Responder {
     @Test func anUntrustedCertificateIsATLSFailure() async throws {
         let files = try TestCertificates.make()
         defer { files.remove() }
-        let serverTLS = try TLSContext.server(certificateFile: files.certificate, keyFile: files.key, now: TestCertificates.now)
-        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, tls: serverTLS), responder: EchoTargetResponder())
+        let serverTLS = try TLSContext.server(
+            certificateFile: files.certificate,
+            keyFile: files.key,
+            now: TestCertificates.now
+        )
+        let server = HTTPServer(
+            configuration: .init(host: "127.0.0.1", port: 0, tls: serverTLS),
+            responder: EchoTargetResponder()
+        )
         let port = try server.start()
         let recorder = SocketRecorder(request: Self.closeRequest)
-        ClientSocket(reactor: try Self.makeReactor(), peer: "localhost:\(port)", addresses: try SocketAddress.lookup(host: "127.0.0.1", port: port),
-                     security: .tls(try TLSContext.client(), peerName: "localhost"), connectTimeout: 5_000_000_000, delegate: recorder).start()
+        ClientSocket(
+            reactor: try Self.makeReactor(),
+            peer: "localhost:\(port)",
+            addresses: try SocketAddress.lookup(host: "127.0.0.1", port: port),
+            security: .tls(try TLSContext.client(), peerName: "localhost"),
+            connectTimeout: 5_000_000_000,
+            delegate: recorder
+        ).start()
         #expect(recorder.waitForClose())
         guard case .tlsFailed(let peer, let reason)? = recorder.record.withLock({ $0.error }) else {
             Issue.record("expected tlsFailed, got \(String(describing: recorder.record.withLock { $0.error }))")
@@ -139,12 +189,19 @@ struct EchoTargetResponder: Responder {
         defer { Posix.close(listener.fd) }
         let recorder = SocketRecorder(request: Self.closeRequest)
         let started = Reactor.now()
-        ClientSocket(reactor: try Self.makeReactor(), peer: "127.0.0.1:\(listener.port)",
-                     addresses: try SocketAddress.lookup(host: "127.0.0.1", port: listener.port),
-                     security: .tls(try TLSContext.client(), peerName: "127.0.0.1"), connectTimeout: 200_000_000,
-                     delegate: recorder).start()
+        ClientSocket(
+            reactor: try Self.makeReactor(),
+            peer: "127.0.0.1:\(listener.port)",
+            addresses: try SocketAddress.lookup(host: "127.0.0.1", port: listener.port),
+            security: .tls(try TLSContext.client(), peerName: "127.0.0.1"),
+            connectTimeout: 200_000_000,
+            delegate: recorder
+        ).start()
         #expect(recorder.waitForClose())
-        #expect(recorder.record.withLock { $0.error } == .connectTimedOut(peer: "127.0.0.1:\(listener.port)", milliseconds: 200))
+        #expect(
+            recorder.record.withLock { $0.error }
+                == .connectTimedOut(peer: "127.0.0.1:\(listener.port)", milliseconds: 200)
+        )
         #expect(Reactor.now() - started >= 200_000_000)
     }
 
@@ -152,11 +209,17 @@ struct EchoTargetResponder: Responder {
         let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), responder: EchoTargetResponder())
         let port = try server.start()
         let recorder = SocketRecorder(request: "GET /silent HTTP/1.1\r\nHost: t\r\n\r\n", readTimeout: 100_000_000)
-        ClientSocket(reactor: try Self.makeReactor(), peer: "127.0.0.1:\(port)", addresses: try SocketAddress.lookup(host: "127.0.0.1", port: port),
-                     security: .plaintext, connectTimeout: 2_000_000_000, delegate: recorder).start()
+        ClientSocket(
+            reactor: try Self.makeReactor(),
+            peer: "127.0.0.1:\(port)",
+            addresses: try SocketAddress.lookup(host: "127.0.0.1", port: port),
+            security: .plaintext,
+            connectTimeout: 2_000_000_000,
+            delegate: recorder
+        ).start()
         #expect(recorder.waitForClose())
         let record = recorder.record.withLock { $0 }
         #expect(record.established && record.error == nil && record.received.isEmpty)
-        await server.stop(graceful: false)   // the /silent request never gets its answer
+        await server.stop(graceful: false)  // the /silent request never gets its answer
     }
 }

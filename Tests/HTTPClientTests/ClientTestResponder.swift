@@ -30,7 +30,9 @@ final class ClientTestResponder: Responder {
                 if request.headers["If-None-Match"] == "\"v1\"" {
                     reply(.response(HTTPResponse(status: 304, headers: ["ETag": "\"v1\""])))
                 } else {
-                    reply(.response(HTTPResponse(status: 200, headers: ["ETag": "\"v1\""], body: Array("versioned".utf8))))
+                    reply(
+                        .response(HTTPResponse(status: 200, headers: ["ETag": "\"v1\""], body: Array("versioned".utf8)))
+                    )
                 }
             },
             "gate": { request, segments, reply in

@@ -17,7 +17,8 @@ import Testing
         var fifo = FIFO<Int>()
         for i in [1, 2, 3, 2] { fifo.append(i) }
         _ = fifo.popFirst()
-        let removed = fifo.remove(2), absent = fifo.remove(9)
+        let removed = fifo.remove(2)
+        let absent = fifo.remove(9)
         #expect(removed)
         #expect(!absent)
         let rest = fifo.removeAll()

@@ -12,7 +12,11 @@ import Testing
 /// sends `requests` once the peer's SETTINGS are in.
 final class HTTP2EventLog: @unchecked Sendable {
     enum Entry: Equatable {
-        case ready(Int), response(Int, Int, String), streamFailed(Int, String), goingAway, closed(String, [Int])
+        case ready(Int)
+        case response(Int, Int, String)
+        case streamFailed(Int, String)
+        case goingAway
+        case closed(String, [Int])
     }
 
     let entries = Mutex<[Entry]>([])
@@ -29,13 +33,17 @@ final class HTTP2EventLog: @unchecked Sendable {
         case .ready(let streams):
             entries.withLock { $0.append(.ready(streams)) }
             for (id, request) in requests.enumerated() {
-                if let problem = connection?.send(request, requestID: id) { entries.withLock { $0.append(.streamFailed(id, problem)) } }
+                if let problem = connection?.send(request, requestID: id) {
+                    entries.withLock { $0.append(.streamFailed(id, problem)) }
+                }
             }
             connection?.flush()
         case .settingsChanged:
             break
         case .response(let id, let response):
-            entries.withLock { $0.append(.response(id, response.status, String(decoding: response.body, as: UTF8.self))) }
+            entries.withLock {
+                $0.append(.response(id, response.status, String(decoding: response.body, as: UTF8.self)))
+            }
             answered.signal()
         case .streamFailed(let id, let reason):
             entries.withLock { $0.append(.streamFailed(id, reason)) }
@@ -49,17 +57,27 @@ final class HTTP2EventLog: @unchecked Sendable {
     }
 
     /// Opens a connection to `port` on a private reactor (5 ms sweeps).
-    static func connect(port: Int, requests: [HTTPRequest], connectTimeoutMilliseconds: UInt64 = 2_000,
-                        requestTimeoutMilliseconds: UInt64 = 2_000) throws -> (HTTP2EventLog, HTTP2ClientConnection, String) {
+    static func connect(
+        port: Int,
+        requests: [HTTPRequest],
+        connectTimeoutMilliseconds: UInt64 = 2_000,
+        requestTimeoutMilliseconds: UInt64 = 2_000
+    ) throws -> (HTTP2EventLog, HTTP2ClientConnection, String) {
         let reactor = try Reactor(label: "test.h2", sweepInterval: 5_000_000)
         reactor.start()
         let log = HTTP2EventLog(requests: requests)
         let label = "http://127.0.0.1:\(port)"
         let connection = HTTP2ClientConnection(
-            reactor: reactor, label: label, authority: "127.0.0.1:\(port)",
-            addresses: try SocketAddress.lookup(host: "127.0.0.1", port: port), security: .plaintext,
-            configuration: .init(connectTimeoutNanoseconds: connectTimeoutMilliseconds * 1_000_000,
-                                 requestTimeoutNanoseconds: requestTimeoutMilliseconds * 1_000_000)) { log.record($0) }
+            reactor: reactor,
+            label: label,
+            authority: "127.0.0.1:\(port)",
+            addresses: try SocketAddress.lookup(host: "127.0.0.1", port: port),
+            security: .plaintext,
+            configuration: .init(
+                connectTimeoutNanoseconds: connectTimeoutMilliseconds * 1_000_000,
+                requestTimeoutNanoseconds: requestTimeoutMilliseconds * 1_000_000
+            )
+        ) { log.record($0) }
         log.connection = connection
         reactor.queue.async { connection.start() }
         return (log, connection, label)
@@ -69,13 +87,18 @@ final class HTTP2EventLog: @unchecked Sendable {
 /// The HTTP/2 client connection Push's gateway client sits on, against the real server (h2c
 /// with prior knowledge) and against peers that misbehave.
 @Suite struct HTTP2ClientConnectionTests {
-    static func post(_ target: String) -> HTTPRequest { HTTPRequest(method: "POST", target: target, version: .http2, body: Array("x".utf8)) }
+    static func post(_ target: String) -> HTTPRequest {
+        HTTPRequest(method: "POST", target: target, version: .http2, body: Array("x".utf8))
+    }
 
     @Test func answersEachRequestOnItsOwnStreamAfterTheServersSettings() async throws {
         let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), responder: EchoTargetResponder())
         let port = try server.start()
-        let (log, connection, label) = try HTTP2EventLog.connect(port: port, requests: [Self.post("/a"), Self.post("/b"), Self.post("/silent")],
-                                                                 requestTimeoutMilliseconds: 300)
+        let (log, connection, label) = try HTTP2EventLog.connect(
+            port: port,
+            requests: [Self.post("/a"), Self.post("/b"), Self.post("/silent")],
+            requestTimeoutMilliseconds: 300
+        )
         for _ in 0..<3 { #expect(log.answered.wait(timeout: .now() + 10) == .success) }
         let entries = log.entries.withLock { $0 }
         guard case .ready(let streams)? = entries.first else {
@@ -100,13 +123,21 @@ final class HTTP2EventLog: @unchecked Sendable {
     @Test func aPeerThatAcceptsButNeverSpeaksHTTP2TimesOutConnecting() throws {
         let silent = try ScriptedServer { _ in .silence }
         defer { silent.stop() }
-        let (log, _, label) = try HTTP2EventLog.connect(port: silent.port, requests: [Self.post("/a")], connectTimeoutMilliseconds: 150)
+        let (log, _, label) = try HTTP2EventLog.connect(
+            port: silent.port,
+            requests: [Self.post("/a")],
+            connectTimeoutMilliseconds: 150
+        )
         #expect(log.closed.wait(timeout: .now() + 10) == .success)
-        #expect(log.entries.withLock { $0 } == [.closed("connect to \(label) timed out after 150 ms: TCP connected but no HTTP/2 SETTINGS arrived", [])])
+        #expect(
+            log.entries.withLock { $0 } == [
+                .closed("connect to \(label) timed out after 150 ms: TCP connected but no HTTP/2 SETTINGS arrived", [])
+            ]
+        )
     }
 
     @Test func aRefusedConnectNamesTheURLAndTheReason() throws {
-        let refusing = try RefusingPort()   // bound, never listening: no parallel test can take it
+        let refusing = try RefusingPort()  // bound, never listening: no parallel test can take it
         let (log, _, label) = try HTTP2EventLog.connect(port: refusing.port, requests: [])
         #expect(log.closed.wait(timeout: .now() + 10) == .success)
         #expect(log.entries.withLock { $0 } == [.closed("connect to \(label) failed: Connection refused", [])])
@@ -117,7 +148,10 @@ final class HTTP2EventLog: @unchecked Sendable {
         // The scripted server closes as soon as the preface (which ends like a request head) is in.
         let closing = try ScriptedServer { _ in .replyAndClose("\u{0}\u{0}\u{0}\u{4}\u{0}\u{0}\u{0}\u{0}\u{0}") }
         defer { closing.stop() }
-        let (log, _, label) = try HTTP2EventLog.connect(port: closing.port, requests: [Self.post("/a"), Self.post("/b")])
+        let (log, _, label) = try HTTP2EventLog.connect(
+            port: closing.port,
+            requests: [Self.post("/a"), Self.post("/b")]
+        )
         #expect(log.closed.wait(timeout: .now() + 10) == .success)
         let entries = log.entries.withLock { $0 }
         guard case .ready? = entries.first else {
@@ -128,7 +162,7 @@ final class HTTP2EventLog: @unchecked Sendable {
             Issue.record("\(entries)")
             return
         }
-        #expect(reason.contains(label), "\(reason)")   // closed, or reset: the peer had unread bytes
+        #expect(reason.contains(label), "\(reason)")  // closed, or reset: the peer had unread bytes
         #expect(unfinished == [0, 1])
     }
 }

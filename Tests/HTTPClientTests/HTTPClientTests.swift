@@ -20,8 +20,13 @@ import Testing
 
     static func url(_ text: String) throws -> HTTPURL { try HTTPURL(parsing: text) }
 
-    static func get(_ client: HTTPClient, _ url: HTTPURL, method: String = "GET", headers: HTTPHeaders = HTTPHeaders(),
-                    body: [UInt8] = []) async -> Result<ReceivedResponse, HTTPClientError> {
+    static func get(
+        _ client: HTTPClient,
+        _ url: HTTPURL,
+        method: String = "GET",
+        headers: HTTPHeaders = HTTPHeaders(),
+        body: [UInt8] = []
+    ) async -> Result<ReceivedResponse, HTTPClientError> {
         await withCheckedContinuation { continuation in
             client.send(HTTPRequest(method: method, target: url.target, headers: headers, body: body), to: url) {
                 continuation.resume(returning: $0)
@@ -48,12 +53,19 @@ import Testing
             let (server, port) = try Self.startServer(host: host)
             let client = try Self.client()
             let authority = host == "::1" ? "[::1]" : host
-            #expect(Self.text(await Self.get(client, try Self.url("http://\(authority):\(port)/hello"))) == "200 hello", "\(host)")
+            #expect(
+                Self.text(await Self.get(client, try Self.url("http://\(authority):\(port)/hello"))) == "200 hello",
+                "\(host)"
+            )
             if host == "127.0.0.1" {
-                #expect(Self.text(await Self.get(client, try Self.url("http://localhost:\(port)/hello"))) == "200 hello")
+                #expect(
+                    Self.text(await Self.get(client, try Self.url("http://localhost:\(port)/hello"))) == "200 hello"
+                )
             }
-            let answer = try await client.send(HTTPRequest(method: "POST", target: "/echo", body: Array("ping".utf8)),
-                                               to: try Self.url("http://\(authority):\(port)/"))
+            let answer = try await client.send(
+                HTTPRequest(method: "POST", target: "/echo", body: Array("ping".utf8)),
+                to: try Self.url("http://\(authority):\(port)/")
+            )
             #expect(answer.status == 200 && answer.body == Array("ping".utf8) && answer.keepAlive)
             #expect(answer.headers["Content-Length"] == "4")
             await server.stop()
@@ -64,7 +76,7 @@ import Testing
         let (server, port) = try Self.startServer()
         let client = try Self.client()
         let url = try Self.url("http://127.0.0.1:\(port)/")
-        for i in 0 ..< 20 {
+        for i in 0..<20 {
             #expect(Self.text(await Self.get(client, url.with(target: "/n/\(i)"))) == "200 GET /n/\(i)")
         }
         #expect(client.connectionCount == 1)
@@ -76,42 +88,52 @@ import Testing
         // The server answers the gate only once all 8 requests have arrived, so they must all
         // be written on the one connection before any answer: pipelining, not one at a time.
         let (server, port) = try Self.startServer()
-        let client = try Self.client { $0.maximumConnectionsPerOrigin = 1; $0.maximumPipelineDepth = 8; $0.readTimeout = .seconds(10) }
+        let client = try Self.client {
+            $0.maximumConnectionsPerOrigin = 1
+            $0.maximumPipelineDepth = 8
+            $0.readTimeout = .seconds(10)
+        }
         let url = try Self.url("http://127.0.0.1:\(port)/")
         let answers = await withTaskGroup(of: (Int, String).self) { group in
-            for i in 0 ..< 8 {
+            for i in 0..<8 {
                 group.addTask { (i, Self.text(await Self.get(client, url.with(target: "/gate/8?i=\(i)")))) }
             }
             var all: [Int: String] = [:]
             for await (i, text) in group { all[i] = text }
             return all
         }
-        for i in 0 ..< 8 { #expect(answers[i] == "200 gate /gate/8?i=\(i)") }
+        for i in 0..<8 { #expect(answers[i] == "200 gate /gate/8?i=\(i)") }
         #expect(server.connectionCount == 1)
         await server.stop()
     }
 
     @Test func withoutPipeliningAGateNeedsSeveralConnections() async throws {
         let (server, port) = try Self.startServer()
-        let client = try Self.client { $0.maximumConnectionsPerOrigin = 4; $0.maximumPipelineDepth = 1 }
+        let client = try Self.client {
+            $0.maximumConnectionsPerOrigin = 4
+            $0.maximumPipelineDepth = 1
+        }
         let url = try Self.url("http://127.0.0.1:\(port)/")
         let answers = await withTaskGroup(of: String.self) { group in
-            for i in 0 ..< 4 { group.addTask { Self.text(await Self.get(client, url.with(target: "/gate/4?i=\(i)"))) } }
+            for i in 0..<4 { group.addTask { Self.text(await Self.get(client, url.with(target: "/gate/4?i=\(i)"))) } }
             var all: [String] = []
             for await text in group { all.append(text) }
             return all
         }
-        #expect(answers.sorted() == (0 ..< 4).map { "200 gate /gate/4?i=\($0)" })
+        #expect(answers.sorted() == (0..<4).map { "200 gate /gate/4?i=\($0)" })
         #expect(client.connectionCount == 4)
         await server.stop()
     }
 
     @Test func manyConcurrentRequestsShareABoundedSetOfConnections() async throws {
         let (server, port) = try Self.startServer()
-        let client = try Self.client { $0.maximumConnectionsPerOrigin = 4; $0.maximumPipelineDepth = 16 }
+        let client = try Self.client {
+            $0.maximumConnectionsPerOrigin = 4
+            $0.maximumPipelineDepth = 16
+        }
         let url = try Self.url("http://127.0.0.1:\(port)/")
         let failures = await withTaskGroup(of: Bool.self) { group in
-            for i in 0 ..< 300 {
+            for i in 0..<300 {
                 group.addTask { Self.text(await Self.get(client, url.with(target: "/r/\(i)"))) == "200 GET /r/\(i)" }
             }
             var bad = 0
@@ -138,7 +160,10 @@ import Testing
         #expect(noContent.status == 204 && noContent.body.isEmpty)
         let fresh = try await client.send(HTTPRequest(method: "GET", target: "/etag"), to: url)
         #expect(fresh.status == 200 && fresh.headers["ETag"] == "\"v1\"")
-        let unchanged = try await client.send(HTTPRequest(method: "GET", target: "/etag", headers: ["If-None-Match": "\"v1\""]), to: url)
+        let unchanged = try await client.send(
+            HTTPRequest(method: "GET", target: "/etag", headers: ["If-None-Match": "\"v1\""]),
+            to: url
+        )
         #expect(unchanged.status == 304 && unchanged.body.isEmpty)
         // Each bodiless answer left the connection in step: the next answer is the right one.
         #expect(Self.text(await Self.get(client, url.with(target: "/hello"))) == "200 hello")
@@ -149,7 +174,11 @@ import Testing
     @Test func speaksHTTPSWithALPNThroughTheBlockingFacade() async throws {
         let files = try TestCertificates.make()
         defer { files.remove() }
-        let tls = try TLSContext.server(certificateFile: files.certificate, keyFile: files.key, now: TestCertificates.now)
+        let tls = try TLSContext.server(
+            certificateFile: files.certificate,
+            keyFile: files.key,
+            now: TestCertificates.now
+        )
         let (server, port) = try Self.startServer(tls: tls)
         let clientTLS = try TLSContext.client(trustingAlso: files.authority, alpn: ["http/1.1"])
         let blocking = BlockingHTTPClient(try Self.client { $0.tls = clientTLS })
@@ -212,7 +241,10 @@ import Testing
 
     // MARK: Batches
 
-    static func send(_ client: HTTPClient, _ batch: [HTTPClient.AddressedRequest]) async -> [Result<ReceivedResponse, HTTPClientError>] {
+    static func send(
+        _ client: HTTPClient,
+        _ batch: [HTTPClient.AddressedRequest]
+    ) async -> [Result<ReceivedResponse, HTTPClientError>] {
         // From a Dispatch thread: a batch looks names up on the caller's thread, which must not
         // be one of the few the test runner's async tests share.
         await withCheckedContinuation { continuation in
@@ -223,17 +255,27 @@ import Testing
     @Test func aBatchIsOneWritePerConnectionAndItsOutcomesComeInOrder() async throws {
         let (server, port) = try Self.startServer()
         // No idle timeout: on a loaded machine the warm connections must still be there for the batch.
-        let client = try Self.client { $0.maximumConnectionsPerOrigin = 2; $0.idleTimeout = .zero }
+        let client = try Self.client {
+            $0.maximumConnectionsPerOrigin = 2
+            $0.idleTimeout = .zero
+        }
         let url = try Self.url("http://127.0.0.1:\(port)/")
         // Two connections up and idle first, so the batch meets established sockets.
-        let warm = await Self.send(client, [.init(HTTPRequest(method: "GET", target: "/gate/2"), to: url),
-                                            .init(HTTPRequest(method: "GET", target: "/gate/2"), to: url)])
+        let warm = await Self.send(
+            client,
+            [
+                .init(HTTPRequest(method: "GET", target: "/gate/2"), to: url),
+                .init(HTTPRequest(method: "GET", target: "/gate/2"), to: url),
+            ]
+        )
         #expect(warm.map(Self.text) == ["200 gate /gate/2", "200 gate /gate/2"])
         let before = client.statistics
         #expect(before.connectionsOpen == 2)
-        let batch = (0 ..< 10).map { HTTPClient.AddressedRequest(HTTPRequest(method: "GET", target: "/n/\($0)"), to: url) }
+        let batch = (0..<10).map {
+            HTTPClient.AddressedRequest(HTTPRequest(method: "GET", target: "/n/\($0)"), to: url)
+        }
         let answers = await Self.send(client, batch)
-        #expect(answers.map(Self.text) == (0 ..< 10).map { "200 GET /n/\($0)" })
+        #expect(answers.map(Self.text) == (0..<10).map { "200 GET /n/\($0)" })
         // Ten requests, two connections: two writes (sent one by one they were ten).
         #expect(client.statistics.requestWrites - before.requestWrites == 2)
         #expect(client.statistics.connectionsOpened == 2)
@@ -245,11 +287,22 @@ import Testing
         let refusing = try RefusingPort()
         let client = try Self.client()
         let batch = [
-            HTTPClient.AddressedRequest(HTTPRequest(method: "GET", target: "/hello"), to: try Self.url("http://127.0.0.1:\(port)/")),
-            HTTPClient.AddressedRequest(HTTPRequest(method: "GET", target: "/"), to: try Self.url("http://no-such-host.invalid/")),
-            HTTPClient.AddressedRequest(HTTPRequest(method: "GET", target: "/"), to: try Self.url("http://127.0.0.1:\(refusing.port)/")),
-            HTTPClient.AddressedRequest(HTTPRequest(method: "POST", target: "/echo", body: Array("ping".utf8)),
-                                        to: try Self.url("http://127.0.0.1:\(port)/")),
+            HTTPClient.AddressedRequest(
+                HTTPRequest(method: "GET", target: "/hello"),
+                to: try Self.url("http://127.0.0.1:\(port)/")
+            ),
+            HTTPClient.AddressedRequest(
+                HTTPRequest(method: "GET", target: "/"),
+                to: try Self.url("http://no-such-host.invalid/")
+            ),
+            HTTPClient.AddressedRequest(
+                HTTPRequest(method: "GET", target: "/"),
+                to: try Self.url("http://127.0.0.1:\(refusing.port)/")
+            ),
+            HTTPClient.AddressedRequest(
+                HTTPRequest(method: "POST", target: "/echo", body: Array("ping".utf8)),
+                to: try Self.url("http://127.0.0.1:\(port)/")
+            ),
         ]
         let answers = await Self.send(client, batch)
         #expect(answers.count == 4)
@@ -273,7 +326,9 @@ import Testing
         let port = refusing.port
         let client = try Self.client()
         let refused = await Self.get(client, try Self.url("http://127.0.0.1:\(port)/"))
-        #expect(Self.text(refused) == "error: cannot connect to 127.0.0.1:\(port): 127.0.0.1:\(port): Connection refused")
+        #expect(
+            Self.text(refused) == "error: cannot connect to 127.0.0.1:\(port): 127.0.0.1:\(port): Connection refused"
+        )
         let both = await Self.get(client, try Self.url("http://localhost:\(port)/"))
         #expect(Self.text(both).hasPrefix("error: cannot connect to localhost:\(port): "))
         #expect(Self.text(both).contains("127.0.0.1:\(port): Connection refused"))
@@ -309,7 +364,9 @@ import Testing
     // MARK: Against scripted answers
 
     @Test func aBodyReadUntilCloseEndsWithTheConnection() async throws {
-        let scripted = try ScriptedServer { _ in .replyAndClose("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nall of it") }
+        let scripted = try ScriptedServer { _ in
+            .replyAndClose("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nall of it")
+        }
         defer { scripted.stop() }
         let client = try Self.client()
         let url = try Self.url("http://127.0.0.1:\(scripted.port)/")
@@ -326,15 +383,20 @@ import Testing
         // on connection 1.
         let scripted = try ScriptedServer { arrival in
             if arrival.connection == 0 {
-                return arrival.index == 3 ? .replyAndClose("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nfirst") : .silence
+                return arrival.index == 3
+                    ? .replyAndClose("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nfirst")
+                    : .silence
             }
             return .reply("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nlater")
         }
         defer { scripted.stop() }
-        let client = try Self.client { $0.maximumConnectionsPerOrigin = 1; $0.maximumPipelineDepth = 4 }
+        let client = try Self.client {
+            $0.maximumConnectionsPerOrigin = 1
+            $0.maximumPipelineDepth = 4
+        }
         let url = try Self.url("http://127.0.0.1:\(scripted.port)/")
         let answers = await withTaskGroup(of: String.self) { group in
-            for i in 0 ..< 4 { group.addTask { Self.text(await Self.get(client, url.with(target: "/p/\(i)"))) } }
+            for i in 0..<4 { group.addTask { Self.text(await Self.get(client, url.with(target: "/p/\(i)"))) } }
             var all: [String] = []
             for await text in group { all.append(text) }
             return all
@@ -354,10 +416,13 @@ import Testing
         }
         defer { scripted.stop() }
         // No idle timeout: on a loaded machine the client must not close the connection first.
-        let client = try Self.client { $0.maximumConnectionsPerOrigin = 1; $0.idleTimeout = .zero }
+        let client = try Self.client {
+            $0.maximumConnectionsPerOrigin = 1
+            $0.idleTimeout = .zero
+        }
         let url = try Self.url("http://127.0.0.1:\(scripted.port)/")
         #expect(Self.text(await Self.get(client, url.with(target: "/1"))) == "200 ok")
-        #expect(Self.text(await Self.get(client, url.with(target: "/2"))) == "200 ok")   // retried on a new connection
+        #expect(Self.text(await Self.get(client, url.with(target: "/2"))) == "200 ok")  // retried on a new connection
         #expect(scripted.requestLines == ["GET /1 HTTP/1.1", "GET /2 HTTP/1.1", "GET /2 HTTP/1.1"])
         let post = await Self.get(client, url.with(target: "/3"), method: "POST")
         #expect(Self.text(post) == "error: 127.0.0.1:\(scripted.port) closed the connection before answering")
@@ -371,7 +436,11 @@ import Testing
                 if arrival.connection == 0 { return arrival.index == 2 ? .close : .silence }
                 return .reply("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
             }
-            let client = try Self.client { $0.maximumConnectionsPerOrigin = 1; $0.maximumPipelineDepth = 3; $0.retry = policy }
+            let client = try Self.client {
+                $0.maximumConnectionsPerOrigin = 1
+                $0.maximumPipelineDepth = 3
+                $0.retry = policy
+            }
             let url = try Self.url("http://127.0.0.1:\(scripted.port)/")
             // Written in this order: the first is the oldest.
             let first = Task { await Self.get(client, url.with(target: "/0")) }
@@ -380,7 +449,11 @@ import Testing
             async let third = Self.get(client, url.with(target: "/2"))
             let answers = [Self.text(await first.value), Self.text(await second), Self.text(await third)]
             if policy == .behindOldest {
-                #expect(answers == ["error: 127.0.0.1:\(scripted.port) closed the connection before answering", "200 ok", "200 ok"])
+                #expect(
+                    answers == [
+                        "error: 127.0.0.1:\(scripted.port) closed the connection before answering", "200 ok", "200 ok",
+                    ]
+                )
                 #expect(client.statistics.requestsResent == 2)
             } else {
                 #expect(answers == ["200 ok", "200 ok", "200 ok"])

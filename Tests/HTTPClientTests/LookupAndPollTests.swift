@@ -35,12 +35,15 @@ import Testing
         for host in ["127.0.0.1", "::1"] {
             let listener = try TCPListener.open(host: host, port: 0)
             defer { Posix.close(listener.fd) }
-            let fd = try Posix.connect(to: SocketAddress.resolve(host: host, port: listener.port), timeoutMilliseconds: 2000)
+            let fd = try Posix.connect(
+                to: SocketAddress.resolve(host: host, port: listener.port),
+                timeoutMilliseconds: 2000
+            )
             defer { Posix.close(fd) }
             #expect(try Posix.poll(fd, for: .writable, timeoutMilliseconds: 1000))
             #expect(try !Posix.poll(fd, for: .readable, timeoutMilliseconds: 20), "nothing sent yet")
             var accepted: Int32?
-            for _ in 0 ..< 100 where accepted == nil {
+            for _ in 0..<100 where accepted == nil {
                 accepted = try Posix.accept(listener.fd)
                 if accepted == nil { _ = try Posix.poll(listener.fd, for: .readable, timeoutMilliseconds: 50) }
             }
@@ -59,7 +62,10 @@ import Testing
         let port = refusing.port
         defer { withExtendedLifetime(refusing) {} }
         do {
-            let fd = try Posix.connect(to: SocketAddress.resolve(host: "127.0.0.1", port: port), timeoutMilliseconds: 1000)
+            let fd = try Posix.connect(
+                to: SocketAddress.resolve(host: "127.0.0.1", port: port),
+                timeoutMilliseconds: 1000
+            )
             Posix.close(fd)
             Issue.record("connected to a closed port")
         } catch let error as SocketError {

@@ -43,7 +43,10 @@ private final class PipeReader: ReactorHandler, @unchecked Sendable {
     @Test func roundEndedFollowsEachRoundThatServedADescriptorAndNoOther() throws {
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
-        defer { close(ends[0]); close(ends[1]) }
+        defer {
+            close(ends[0])
+            close(ends[1])
+        }
         try Posix.setNonBlocking(ends[0])
         let reactor = try Reactor(label: "test.rounds", sweepInterval: 1_000_000)
         let notes = Notes()
@@ -71,7 +74,11 @@ private final class PipeReader: ReactorHandler, @unchecked Sendable {
             }
         }
         let seen = notes.all
-        #expect(seen == ["read a serving=true", "round ended serving=false", "read b serving=true", "round ended serving=false"])
+        #expect(
+            seen == [
+                "read a serving=true", "round ended serving=false", "read b serving=true", "round ended serving=false",
+            ]
+        )
         let stopped = DispatchSemaphore(value: 0)
         reactor.queue.async {
             reactor.deregister(reader, fd: reader.fd)

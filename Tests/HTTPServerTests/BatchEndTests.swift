@@ -1,8 +1,9 @@
 import HTTP
-@testable import HTTPServer
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import HTTPServer
 
 /// Holds every request's reply until the loop ends its batch, then answers them all with how
 /// many that batch end answered: a responder that gathers work over requests (a group commit).
@@ -60,7 +61,9 @@ final class GatheringResponder: Responder {
     @Test func anHTTP2RequestIsAnsweredAtItsBatchsEnd() throws {
         let responder = GatheringResponder(wantsBatchEnds: true)
         try withServer(of: responder) { port, _, _ in
-            let out = try curl(["--http2-prior-knowledge", "-w", "|%{http_version}|%{http_code}", "http://127.0.0.1:\(port)/a"])
+            let out = try curl([
+                "--http2-prior-knowledge", "-w", "|%{http_version}|%{http_code}", "http://127.0.0.1:\(port)/a",
+            ])
             #expect(out == "batch of 1|2|200")
             #expect(responder.batchEnds.load(ordering: .relaxed) >= 1)
         }

@@ -1,8 +1,9 @@
 import Clock
 import HTTP
-@testable import HTTPServer
 import TestSupport
 import Testing
+
+@testable import HTTPServer
 
 /// `Date` and cache directives as clients see them, over both protocols (issue 18).
 @Suite struct DateAndCachingTests {
@@ -33,7 +34,7 @@ import Testing
             #expect(notModified.header("ETag") == etag)
             #expect(notModified.header("Cache-Control") == "max-age=60")
             #expect(notModified.header("Date") == "Tue, 06 May 2031 07:09:39 GMT")
-            #expect(notModified.header("Vary") == "Accept-Encoding")   // as the (gzip-sized) 200 said
+            #expect(notModified.header("Vary") == "Accept-Encoding")  // as the (gzip-sized) 200 said
             #expect(notModified.header("Content-Type") == nil)
             // The same connection still frames the next answer right after the bodiless 304.
             try client.send("HEAD /doc HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -54,7 +55,9 @@ import Testing
         let client = try TestConnection(port: port)
         try client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
         let response = try client.readResponse()
-        #expect(response.headers.filter { $0.name.lowercased() == "date" }.map(\.value) == ["Tue, 06 May 2031 07:08:09 GMT"])
+        #expect(
+            response.headers.filter { $0.name.lowercased() == "date" }.map(\.value) == ["Tue, 06 May 2031 07:08:09 GMT"]
+        )
     }
 
     @Test func everyHTTP2AnswerCarriesDateAndCacheDirectivesAnd304sWork() throws {
@@ -71,7 +74,9 @@ import Testing
             let etag = try #require(documentResponse.headers["etag"])
             #expect(documentResponse.headers["cache-control"] == "max-age=60")
 
-            let again = try client.session.submit(HTTPRequest(method: "GET", target: "/doc", headers: ["If-None-Match": etag]))
+            let again = try client.session.submit(
+                HTTPRequest(method: "GET", target: "/doc", headers: ["If-None-Match": etag])
+            )
             try client.run { client.responses.count == 3 }
             let notModified = try #require(client.responses[again])
             #expect(notModified.status == 304)
@@ -87,7 +92,7 @@ import Testing
         let field = DateField(clock: clock)
         let first = field.current()
         #expect(first == "Tue, 06 May 2031 07:08:09 GMT")
-        clock.advance(to: Self.start.adding(milliseconds: 249))   // 07:08:09.999: same second, same value
+        clock.advance(to: Self.start.adding(milliseconds: 249))  // 07:08:09.999: same second, same value
         #expect(field.current() == first)
         clock.advance(to: Self.start.adding(milliseconds: 250))
         #expect(field.current() == "Tue, 06 May 2031 07:08:10 GMT")
@@ -99,7 +104,11 @@ import Testing
 /// Answers with a `Date` of its own, which the server must replace.
 private struct DatedResponder: Responder {
     func respond(to request: HTTPRequest, reply: @escaping @Sendable (HTTPReply) -> Void) {
-        reply(.response(HTTPResponse(status: 200, headers: ["Date": "Mon, 01 Jan 2001 00:00:00 GMT"], body: Array("x".utf8))))
+        reply(
+            .response(
+                HTTPResponse(status: 200, headers: ["Date": "Mon, 01 Jan 2001 00:00:00 GMT"], body: Array("x".utf8))
+            )
+        )
     }
 }
 
@@ -107,7 +116,9 @@ private struct DatedResponder: Responder {
     @Test func anHTTP2BodyOverTheLimitGetsADatedProblemThatNoCacheKeeps() throws {
         try withServer({ $0.limits.maxBodyBytes = 1000 }) { port, _, responder in
             let client = try H2SocketClient(port: port)
-            let id = try client.session.submit(HTTPRequest(method: "POST", target: "/echo", body: [UInt8](repeating: 1, count: 5000)))
+            let id = try client.session.submit(
+                HTTPRequest(method: "POST", target: "/echo", body: [UInt8](repeating: 1, count: 5000))
+            )
             try client.run { client.responses.count == 1 }
             let response = try #require(client.responses[id])
             #expect(response.status == 413)

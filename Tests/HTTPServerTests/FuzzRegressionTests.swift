@@ -1,12 +1,14 @@
-import Testing
 import HTTP
+import Testing
 
 /// Inputs the fuzzers (Fuzz/run.sh) found, pinned so the fixes stay.
 @Suite struct FuzzRegressionTests {
     /// Feeds `bytes` whole, then `chunk` bytes at a time, and returns both event summaries.
     func parseBothWays(_ bytes: [UInt8], chunk: Int, limits: HTTPLimits) -> (whole: [Int], chunked: [Int]) {
         func statuses(_ events: [HTTPParserEvent]) -> [Int] {
-            events.compactMap { if case .failure(let error) = $0 { error.status } else if case .request = $0 { 200 } else { nil } }
+            events.compactMap {
+                if case .failure(let error) = $0 { error.status } else if case .request = $0 { 200 } else { nil }
+            }
         }
         var whole = HTTPRequestParser(limits: limits)
         let expected = statuses(whole.feed(bytes))
@@ -30,7 +32,8 @@ import HTTP
 
     @Test func aTargetStillRunningPastTheLimitIs414HoweverItIsSplit() {
         let limits = HTTPLimits(maxBodyBytes: 4096, maxTargetBytes: 512, maxHeaderBytes: 2048)
-        let line = Array("GET /".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 700) + Array(" HTTP/1.1\r\n\r\n".utf8)
+        let line =
+            Array("GET /".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 700) + Array(" HTTP/1.1\r\n\r\n".utf8)
         let result = parseBothWays(line, chunk: 49, limits: limits)
         #expect(result.whole == [414])
         #expect(result.chunked == [414])

@@ -1,5 +1,6 @@
-import Testing
 import HTTP
+import Testing
+
 @testable import HTTPServer
 
 @Suite struct GzipTests {
@@ -77,9 +78,11 @@ import HTTP
     }
 
     @Test func incompressibleBodiesStayIdentity() {
-        var state: UInt64 = 0x9E3779B97F4A7C15
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         let noise = (0..<2000).map { _ -> UInt8 in
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
             return UInt8(truncatingIfNeeded: state)
         }
         var response = HTTPResponse(status: 200, body: noise)

@@ -6,10 +6,16 @@ import Testing
 /// session in memory.
 @Suite struct HTTP2RequestTemplateTests {
     @Test func templateRequestsArriveAsTheWholeRequestWouldAndOnlyKeptFieldsComeBack() throws {
-        let client = try HTTP2ClientSession(configuration: .init(scheme: "http", defaultAuthority: "gw:1", keptResponseFields: ["Retry-After"]))
+        let client = try HTTP2ClientSession(
+            configuration: .init(scheme: "http", defaultAuthority: "gw:1", keptResponseFields: ["Retry-After"])
+        )
         let server = try HTTP2ServerSession()
-        let shape = HTTPRequest(method: "POST", target: "/3/device/", version: .http2,
-                                headers: ["apns-topic": "dev.lerix.demo", "Connection": "close"])
+        let shape = HTTPRequest(
+            method: "POST",
+            target: "/3/device/",
+            version: .http2,
+            headers: ["apns-topic": "dev.lerix.demo", "Connection": "close"]
+        )
         let template = HTTP2RequestTemplate(scheme: "http", authority: "gw:1", shape: shape)
         let first = try client.submit(template, pathSuffix: "ab12", body: Array("x".utf8))
         let second = try client.submit(template, pathSuffix: "cd34", body: [])
@@ -34,7 +40,10 @@ import Testing
         let withBody = requests.first { $0.target == "/3/device/ab12" }
         #expect(withBody?.method == "POST")
         #expect(withBody?.headers["apns-topic"] == "dev.lerix.demo")
-        #expect(withBody?.headers["connection"] == nil, "connection-specific fields are left out, as submit(_:) leaves them")
+        #expect(
+            withBody?.headers["connection"] == nil,
+            "connection-specific fields are left out, as submit(_:) leaves them"
+        )
         #expect(withBody?.body == Array("x".utf8))
         #expect(requests.first { $0.target == "/3/device/cd34" }?.body == [])
         #expect(responses[first]?.status == 503)

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import HTTP
 import HTTP2
 import HTTPServer
 import TestSupport
+import Testing
 
 /// The app the HTTP/2 integration tests serve: a few routes that show the protocol,
 /// echo bodies, hold answers until the test releases them, and reset streams.
@@ -14,15 +14,33 @@ final class H2TestResponder: Responder, @unchecked Sendable {
     func respond(to request: HTTPRequest, reply: @escaping @Sendable (HTTPReply) -> Void) {
         switch request.path {
         case "/hello":
-            reply(.response(HTTPResponse(status: 200, body: Array("hello \(request.version.text) \(request.headers["Host"] ?? "-")".utf8))))
+            reply(
+                .response(
+                    HTTPResponse(
+                        status: 200,
+                        body: Array("hello \(request.version.text) \(request.headers["Host"] ?? "-")".utf8)
+                    )
+                )
+            )
         case "/echo":
-            reply(.response(HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: request.body)))
+            reply(
+                .response(
+                    HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: request.body)
+                )
+            )
         case "/big":
             let body = Array(String(repeating: #"{"rule":"r1","below":"2.4.0"},"#, count: 200).utf8)
             reply(.response(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: body)))
         case "/huge":
-            reply(.response(HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"],
-                                         body: H2TestResponder.hugeBody)))
+            reply(
+                .response(
+                    HTTPResponse(
+                        status: 200,
+                        headers: ["Content-Type": "application/octet-stream"],
+                        body: H2TestResponder.hugeBody
+                    )
+                )
+            )
         case "/reset":
             reply(.close)
         default:
@@ -139,7 +157,9 @@ struct H2ClientFailure: Error, CustomStringConvertible {
 
     @Test func anUpgradeWithMalformedSettingsIsAnsweredAsHTTP1() async throws {
         let raw = try TestConnection(port: port)
-        try raw.write("GET /hello HTTP/1.1\r\nHost: h\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAIAAAAC\r\n\r\n")
+        try raw.write(
+            "GET /hello HTTP/1.1\r\nHost: h\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAIAAAAC\r\n\r\n"
+        )
         let response = try raw.readResponse()
         #expect(response.status == 200)
         #expect(String(decoding: response.body, as: UTF8.self) == "hello HTTP/1.1 h")
@@ -149,11 +169,14 @@ struct H2ClientFailure: Error, CustomStringConvertible {
     @Test func gzipIsNegotiatedOnBothProtocols() async throws {
         let expected = String(repeating: #"{"rule":"r1","below":"2.4.0"},"#, count: 200)
         for flag in ["--http1.1", "--http2-prior-knowledge", "--http2"] {
-            let headers = try curl([flag, "-D", "-", "-o", "/dev/null", "-H", "Accept-Encoding: gzip", "\(base)/big"]).lowercased()
+            let headers = try curl([flag, "-D", "-", "-o", "/dev/null", "-H", "Accept-Encoding: gzip", "\(base)/big"])
+                .lowercased()
             #expect(headers.contains("content-encoding: gzip"), "\(flag)")
             #expect(headers.contains("vary: accept-encoding"), "\(flag)")
             #expect(try curl([flag, "--compressed", "\(base)/big"]) == expected, "\(flag)")
-            let identity = try curl([flag, "-D", "-", "-o", "/dev/null", "-H", "Accept-Encoding: gzip;q=0", "\(base)/big"]).lowercased()
+            let identity = try curl([
+                flag, "-D", "-", "-o", "/dev/null", "-H", "Accept-Encoding: gzip;q=0", "\(base)/big",
+            ]).lowercased()
             #expect(!identity.contains("content-encoding"), "\(flag)")
         }
         await server.stop()
@@ -165,8 +188,14 @@ struct H2ClientFailure: Error, CustomStringConvertible {
         for i in 0..<20 {
             if i % 2 == 0 {
                 let body = (0..<(i * 10_000 + 1)).map { UInt8(truncatingIfNeeded: $0 &+ i) }
-                let id = try client.session.submit(HTTPRequest(method: "POST", target: "/echo",
-                                                               headers: ["Content-Type": "application/json"], body: body))
+                let id = try client.session.submit(
+                    HTTPRequest(
+                        method: "POST",
+                        target: "/echo",
+                        headers: ["Content-Type": "application/json"],
+                        body: body
+                    )
+                )
                 expected[id] = body
             } else {
                 let id = try client.session.submit(HTTPRequest(method: "GET", target: "/hello"))

@@ -1,6 +1,6 @@
-import Testing
 import HTTP
 import HTTP2
+import Testing
 
 /// A client session and a server session wired back to back in memory.
 final class HTTP2Pair {
@@ -12,7 +12,11 @@ final class HTTP2Pair {
     var serverRejections: [(Int32, HTTPParseError)] = []
     /// Answers each request as it arrives; nil leaves it pending.
     var answer: ((Int32, HTTPRequest) -> HTTPResponse?)? = { _, request in
-        HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array("\(request.method) \(request.target)".utf8))
+        HTTPResponse(
+            status: 200,
+            headers: ["Content-Type": "text/plain"],
+            body: Array("\(request.method) \(request.target)".utf8)
+        )
     }
 
     init(server configuration: HTTP2ServerSession.Configuration = .init()) throws {
@@ -61,8 +65,13 @@ final class HTTP2Pair {
 
     @Test func requestPseudoHeadersMapToMethodTargetAndHost() throws {
         let pair = try HTTP2Pair()
-        let id = try pair.client.submit(HTTPRequest(method: "GET", target: "/v1/projects/demo/release-control?platform=ios",
-                                                    headers: ["Host": "example.test:8080", "If-None-Match": "W/\"abc\""]))
+        let id = try pair.client.submit(
+            HTTPRequest(
+                method: "GET",
+                target: "/v1/projects/demo/release-control?platform=ios",
+                headers: ["Host": "example.test:8080", "If-None-Match": "W/\"abc\""]
+            )
+        )
         pair.pump()
         let (serverID, request) = try #require(pair.serverRequests.first)
         #expect(serverID == id)
@@ -100,8 +109,14 @@ final class HTTP2Pair {
         let pair = try HTTP2Pair()
         let body = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         pair.answer = { _, request in HTTPResponse(status: 201, body: Array(String(request.body.count).utf8)) }
-        let id = try pair.client.submit(HTTPRequest(method: "POST", target: "/admin/projects/demo/rules",
-                                                    headers: ["Content-Type": "application/json"], body: body))
+        let id = try pair.client.submit(
+            HTTPRequest(
+                method: "POST",
+                target: "/admin/projects/demo/rules",
+                headers: ["Content-Type": "application/json"],
+                body: body
+            )
+        )
         pair.pump()
         #expect(pair.serverRequests.first?.1.body == body)
         #expect(pair.responses[id]?.status == 201)
@@ -118,8 +133,12 @@ final class HTTP2Pair {
 
     @Test func bodiesOverTheLimitAnswer413WithoutReachingTheResponder() throws {
         let pair = try HTTP2Pair(server: .init(limits: HTTPLimits(maxBodyBytes: 1000)))
-        let id = try pair.client.submit(HTTPRequest(method: "POST", target: "/x", body: [UInt8](repeating: 1, count: 1001)))
-        let ok = try pair.client.submit(HTTPRequest(method: "POST", target: "/y", body: [UInt8](repeating: 1, count: 1000)))
+        let id = try pair.client.submit(
+            HTTPRequest(method: "POST", target: "/x", body: [UInt8](repeating: 1, count: 1001))
+        )
+        let ok = try pair.client.submit(
+            HTTPRequest(method: "POST", target: "/y", body: [UInt8](repeating: 1, count: 1000))
+        )
         pair.pump()
         #expect(pair.responses[id]?.status == 413)
         #expect(pair.serverRejections.map(\.1) == [HTTPLimits(maxBodyBytes: 1000).bodyTooLarge])
@@ -131,7 +150,7 @@ final class HTTP2Pair {
         // Rapid reset: 100 requests, each reset right after its HEADERS, in one read.
         let server = try HTTP2ServerSession()
         var input = RawH2.preface()
-        for i in 0 ..< 100 {
+        for i in 0..<100 {
             let stream = UInt32(2 * i + 1)
             input += RawH2.headers(stream: stream, path: "/openapi.json") + RawH2.reset(stream: stream)
         }
@@ -153,7 +172,9 @@ final class HTTP2Pair {
         #expect(server.respond(HTTPResponse(status: 200, body: [UInt8](repeating: 2, count: 7000)), to: 3))
         _ = server.takeOutput()
         #expect(server.queuedResponseBytes == 12_000, "no DATA can leave through a zero window")
-        _ = server.feed(RawH2.windowUpdate(stream: 1, increment: 100_000) + RawH2.windowUpdate(stream: 3, increment: 2000))
+        _ = server.feed(
+            RawH2.windowUpdate(stream: 1, increment: 100_000) + RawH2.windowUpdate(stream: 3, increment: 2000)
+        )
         _ = server.takeOutput()
         #expect(server.queuedResponseBytes == 5000)
         _ = server.feed(RawH2.reset(stream: 3))
@@ -166,8 +187,11 @@ final class HTTP2Pair {
         var input = RawH2.preface()
         input += RawH2.headers(stream: 1, path: "/" + String(repeating: "p", count: 100))
         input += RawH2.headers(stream: 3, path: "/ok", fields: [("x-big", String(repeating: "b", count: 200))])
-        input += RawH2.headers(stream: 5, path: "/" + String(repeating: "p", count: 99),
-                               fields: [("x-fits", String(repeating: "b", count: 180))])
+        input += RawH2.headers(
+            stream: 5,
+            path: "/" + String(repeating: "p", count: 99),
+            fields: [("x-fits", String(repeating: "b", count: 180))]
+        )
         var rejected: [Int32: HTTPParseError] = [:]
         var accepted: [Int32] = []
         for event in server.feed(input) {
@@ -202,8 +226,14 @@ final class HTTP2Pair {
     @Test func connectionSpecificAndInvalidResponseHeadersAreDropped() throws {
         let pair = try HTTP2Pair()
         pair.answer = { _, _ in
-            HTTPResponse(status: 200, headers: ["Connection": "keep-alive", "Transfer-Encoding": "chunked",
-                                                "X-Bad": "a\r\nb", "Bad Name": "x", "X-Good": "yes"], body: [1])
+            HTTPResponse(
+                status: 200,
+                headers: [
+                    "Connection": "keep-alive", "Transfer-Encoding": "chunked",
+                    "X-Bad": "a\r\nb", "Bad Name": "x", "X-Good": "yes",
+                ],
+                body: [1]
+            )
         }
         let id = try pair.client.submit(HTTPRequest(method: "GET", target: "/"))
         pair.pump()
@@ -277,7 +307,7 @@ final class HTTP2Pair {
     @Test func garbageAfterThePrefaceGetsGoawayWithProtocolError() throws {
         let server = try HTTP2ServerSession()
         var input = HTTP2Preface.bytes
-        input += [0, 0, 4, 0xFF, 0, 0, 0, 0, 0, 1, 2, 3, 4]    // unknown frame type before SETTINGS
+        input += [0, 0, 4, 0xFF, 0, 0, 0, 0, 0, 1, 2, 3, 4]  // unknown frame type before SETTINGS
         input += Array("GET / HTTP/1.1\r\n\r\n".utf8)
         _ = server.feed(input)
         let output = server.takeOutput()
@@ -295,26 +325,33 @@ final class HTTP2Pair {
 
     @Test func upgradeContinuesTheHTTP1RequestOnStreamOne() throws {
         // SETTINGS payload: MAX_CONCURRENT_STREAMS = 100, base64url without padding.
-        let request = HTTPRequest(method: "GET", target: "/healthz",
-                                  headers: ["Host": "x", "Connection": "Upgrade, HTTP2-Settings",
-                                            "Upgrade": "h2c", "HTTP2-Settings": "AAMAAABk"])
+        let request = HTTPRequest(
+            method: "GET",
+            target: "/healthz",
+            headers: [
+                "Host": "x", "Connection": "Upgrade, HTTP2-Settings",
+                "Upgrade": "h2c", "HTTP2-Settings": "AAMAAABk",
+            ]
+        )
         let server = try HTTP2ServerSession(upgrading: request)
         let client = try HTTP2ClientSession()
-        #expect(server.respond(HTTPResponse(status: 200, body: Array("ok".utf8)), to: HTTP2ServerSession.upgradeStreamID))
+        #expect(
+            server.respond(HTTPResponse(status: 200, body: Array("ok".utf8)), to: HTTP2ServerSession.upgradeStreamID)
+        )
         // The client side of an upgrade is not the client session's business; check the frames.
         _ = server.feed(client.takeOutput())
         let output = server.takeOutput()
-        #expect(containsFrame(output, type: 0x1, stream: 1))   // HEADERS on stream 1
-        #expect(containsFrame(output, type: 0x0, stream: 1))   // DATA on stream 1
+        #expect(containsFrame(output, type: 0x1, stream: 1))  // HEADERS on stream 1
+        #expect(containsFrame(output, type: 0x0, stream: 1))  // DATA on stream 1
     }
 
     @Test func upgradeSettingsAreCheckedBeforeAnyoneSays101() {
-        #expect(HTTP2ServerSession.acceptsUpgradeSettings(""))              // no settings: allowed
-        #expect(HTTP2ServerSession.acceptsUpgradeSettings("AAMAAABkAAQCAAAAAAIAAAAA"))   // curl's
-        #expect(!HTTP2ServerSession.acceptsUpgradeSettings("!!"))           // not base64url
-        #expect(!HTTP2ServerSession.acceptsUpgradeSettings("AAMAAA"))       // 4 bytes: not whole settings
-        #expect(!HTTP2ServerSession.acceptsUpgradeSettings("AAIAAAAC"))     // ENABLE_PUSH = 2
-        #expect(!HTTP2ServerSession.acceptsUpgradeSettings("AAUAAAAA"))     // MAX_FRAME_SIZE = 0
+        #expect(HTTP2ServerSession.acceptsUpgradeSettings(""))  // no settings: allowed
+        #expect(HTTP2ServerSession.acceptsUpgradeSettings("AAMAAABkAAQCAAAAAAIAAAAA"))  // curl's
+        #expect(!HTTP2ServerSession.acceptsUpgradeSettings("!!"))  // not base64url
+        #expect(!HTTP2ServerSession.acceptsUpgradeSettings("AAMAAA"))  // 4 bytes: not whole settings
+        #expect(!HTTP2ServerSession.acceptsUpgradeSettings("AAIAAAAC"))  // ENABLE_PUSH = 2
+        #expect(!HTTP2ServerSession.acceptsUpgradeSettings("AAUAAAAA"))  // MAX_FRAME_SIZE = 0
     }
 
     @Test func upgradeWithoutSettingsHeaderIsRefused() {
@@ -322,7 +359,9 @@ final class HTTP2Pair {
             _ = try HTTP2ServerSession(upgrading: HTTPRequest(method: "GET", target: "/", headers: ["Upgrade": "h2c"]))
         }
         #expect(throws: HTTP2Error.self) {
-            _ = try HTTP2ServerSession(upgrading: HTTPRequest(method: "GET", target: "/", headers: ["HTTP2-Settings": "!!"]))
+            _ = try HTTP2ServerSession(
+                upgrading: HTTPRequest(method: "GET", target: "/", headers: ["HTTP2-Settings": "!!"])
+            )
         }
     }
 }
@@ -344,7 +383,9 @@ func frames(_ bytes: [UInt8]) -> [(type: UInt8, stream: UInt32, payload: [UInt8]
     var i = 0
     while i + 9 <= bytes.count {
         let length = Int(bytes[i]) << 16 | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2])
-        let stream = (UInt32(bytes[i + 5]) << 24 | UInt32(bytes[i + 6]) << 16 | UInt32(bytes[i + 7]) << 8 | UInt32(bytes[i + 8])) & 0x7FFF_FFFF
+        let stream =
+            (UInt32(bytes[i + 5]) << 24 | UInt32(bytes[i + 6]) << 16 | UInt32(bytes[i + 7]) << 8 | UInt32(bytes[i + 8]))
+            & 0x7FFF_FFFF
         let end = min(bytes.count, i + 9 + length)
         out.append((bytes[i + 3], stream, Array(bytes[(i + 9)..<end])))
         i += 9 + length

@@ -1,23 +1,29 @@
-import Glibc
 import Dispatch
+import Glibc
 import HTTP
-@testable import HTTPServer
 import Synchronization
 import TestSupport
 import Testing
 
+@testable import HTTPServer
+
 /// Starts a server on an ephemeral port for one test and stops it afterwards.
-func withServer(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in },
-                responder: TestResponder = TestResponder(),
-                log: (any RequestLogSink)? = nil,
-                _ body: (Int, HTTPServer, TestResponder) throws -> Void) throws {
+func withServer(
+    _ configure: (inout HTTPServer.Configuration) -> Void = { _ in },
+    responder: TestResponder = TestResponder(),
+    log: (any RequestLogSink)? = nil,
+    _ body: (Int, HTTPServer, TestResponder) throws -> Void
+) throws {
     try withServer(of: responder, configure, log: log, body)
 }
 
 /// ``withServer(_:responder:log:_:)`` for any responder.
-func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Configuration) -> Void = { _ in },
-                              log: (any RequestLogSink)? = nil,
-                              _ body: (Int, HTTPServer, R) throws -> Void) throws {
+func withServer<R: Responder>(
+    of responder: R,
+    _ configure: (inout HTTPServer.Configuration) -> Void = { _ in },
+    log: (any RequestLogSink)? = nil,
+    _ body: (Int, HTTPServer, R) throws -> Void
+) throws {
     var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
     configure(&configuration)
     let server = HTTPServer(configuration: configuration, responder: responder, log: log)
@@ -34,7 +40,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
     @Test func answersRequestsOnAKeptAliveConnection() throws {
         try withServer { port, _, _ in
             let client = try TestConnection(port: port)
-            for i in 0 ..< 3 {
+            for i in 0..<3 {
                 try client.send("GET /item/\(i) HTTP/1.1\r\nHost: t\r\n\r\n")
                 let response = try client.readResponse()
                 #expect(response.status == 200)
@@ -60,9 +66,11 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
     @Test func answersPipelinedRequestsInOrderEvenWhenLaterOnesAnswerFirst() throws {
         try withServer { port, _, _ in
             let client = try TestConnection(port: port)
-            try client.send("GET /delay/200 HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n"
-                            + "GET /delay/50 HTTP/1.1\r\nHost: t\r\n\r\nPOST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\n\r\nbody")
-            let bodies = try (0 ..< 4).map { _ in try client.readResponse().text }
+            try client.send(
+                "GET /delay/200 HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n"
+                    + "GET /delay/50 HTTP/1.1\r\nHost: t\r\n\r\nPOST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\n\r\nbody"
+            )
+            let bodies = try (0..<4).map { _ in try client.readResponse().text }
             #expect(bodies == ["delayed 200", "hello", "delayed 50", "body"])
         }
     }
@@ -72,11 +80,12 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
         try withServer({ $0.maxPipelinedRequests = 8 }) { port, _, _ in
             let client = try TestConnection(port: port)
             var batch = ""
-            for i in 0 ..< 300 {
-                batch += i % 7 == 0 ? "GET /delay/1 HTTP/1.1\r\nHost: t\r\n\r\n" : "GET /p/\(i) HTTP/1.1\r\nHost: t\r\n\r\n"
+            for i in 0..<300 {
+                batch +=
+                    i % 7 == 0 ? "GET /delay/1 HTTP/1.1\r\nHost: t\r\n\r\n" : "GET /p/\(i) HTTP/1.1\r\nHost: t\r\n\r\n"
             }
             try client.send(batch)
-            for i in 0 ..< 300 {
+            for i in 0..<300 {
                 let expected = i % 7 == 0 ? "delayed 1" : "GET /p/\(i)"
                 let text = try client.readResponse().text
                 #expect(text == expected)
@@ -91,7 +100,11 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
             try client.send("GET /bytes/1500000 HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             let big = try client.readResponse()
             #expect(big.body.count == 1_500_000)
-            #expect(stride(from: 0, to: big.body.count, by: 997).allSatisfy { big.body[$0] == UInt8(truncatingIfNeeded: $0 % 251) })
+            #expect(
+                stride(from: 0, to: big.body.count, by: 997).allSatisfy {
+                    big.body[$0] == UInt8(truncatingIfNeeded: $0 % 251)
+                }
+            )
             #expect(try client.readResponse().text == "hello")
         }
     }
@@ -112,7 +125,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
 
     @Test func servesManyConcurrentConnections() throws {
         try withServer { port, _, _ in
-            let clients = try (0 ..< 200).map { _ in try TestConnection(port: port) }
+            let clients = try (0..<200).map { _ in try TestConnection(port: port) }
             for (i, client) in clients.enumerated() {
                 try client.send("GET /c/\(i) HTTP/1.1\r\nHost: t\r\n\r\n")
             }
@@ -125,7 +138,9 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
     @Test func closesAfterConnectionCloseAndAfterHTTP10() throws {
         try withServer { port, _, _ in
             let client = try TestConnection(port: port)
-            try client.send("GET /a HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\nGET /ignored HTTP/1.1\r\nHost: t\r\n\r\n")
+            try client.send(
+                "GET /a HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\nGET /ignored HTTP/1.1\r\nHost: t\r\n\r\n"
+            )
             let response = try client.readResponse()
             #expect(response.header("Connection") == "close")
             #expect(try client.readsEndOfStream())
@@ -213,7 +228,9 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
     @Test func readsChunkedBodiesAndAnswersHeadWithoutBody() throws {
         try withServer { port, _, _ in
             let client = try TestConnection(port: port)
-            try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n1\r\n!\r\n0\r\n\r\n")
+            try client.send(
+                "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n1\r\n!\r\n0\r\n\r\n"
+            )
             #expect(try client.readResponse().text == "hello!")
             try client.send("HEAD /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             let head = try client.readResponse(head: true)
@@ -240,7 +257,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
             let stalled = try TestConnection(port: port)
             try stalled.send("GET /slow HTTP/1.1\r\nHost: t\r\nX-Partial: ")
             let other = try connectedClient(port: port)
-            for _ in 0 ..< 5 {
+            for _ in 0..<5 {
                 try other.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
                 #expect(try other.readResponse().text == "hello")
             }
@@ -288,10 +305,10 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
     @Test func survivesAThousandConnectionsOfRandomBytes() throws {
         try withServer { port, _, _ in
             var generator = SeededRandom(seed: 7)
-            for i in 0 ..< 1000 {
+            for i in 0..<1000 {
                 let client = try TestConnection(port: port)
                 let length = 1 + Int(generator.next() % 512)
-                var bytes = (0 ..< length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+                var bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
                 if i % 3 == 0 { bytes = Array("GET / HTTP/1.1\r\n".utf8) + bytes }
                 try client.send(bytes)
                 if i % 10 == 0 { client.shutdownWrite() }
@@ -370,7 +387,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
         }
         // The lines of one loop wake-up are handed over after it: give the last one a moment.
         var logged = recorder.lines
-        for _ in 0 ..< 100 where logged.count < 2 {
+        for _ in 0..<100 where logged.count < 2 {
             usleep(10_000)
             logged = recorder.lines
         }
@@ -386,7 +403,7 @@ func withServer<R: Responder>(of responder: R, _ configure: (inout HTTPServer.Co
 /// this tries a few times instead of failing on scheduling luck.
 func connectedClient(port: Int, attempts: Int = 5) throws -> TestConnection {
     var lastError: Error?
-    for _ in 0 ..< attempts {
+    for _ in 0..<attempts {
         do {
             let client = try TestConnection(port: port)
             try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -397,4 +414,3 @@ func connectedClient(port: Int, attempts: Int = 5) throws -> TestConnection {
     }
     throw lastError ?? TestConnection.Failure(description: "no answer to /hello")
 }
-

@@ -25,11 +25,17 @@ enum RawH2 {
     static let initialWindowSize: UInt16 = 0x4
 
     /// A request's HEADERS frame (END_HEADERS; END_STREAM when `endStream`).
-    static func headers(stream: UInt32, method: String = "GET", path: String, authority: String = "t",
-                        fields: [(String, String)] = [], endStream: Bool = true) -> [UInt8] {
-        var block: [UInt8] = [method == "POST" ? 0x83 : 0x82, 0x86]    // :method, :scheme http
-        block += [0x04] + string(path)                                  // :path, literal
-        block += [0x01] + string(authority)                             // :authority, literal
+    static func headers(
+        stream: UInt32,
+        method: String = "GET",
+        path: String,
+        authority: String = "t",
+        fields: [(String, String)] = [],
+        endStream: Bool = true
+    ) -> [UInt8] {
+        var block: [UInt8] = [method == "POST" ? 0x83 : 0x82, 0x86]  // :method, :scheme http
+        block += [0x04] + string(path)  // :path, literal
+        block += [0x01] + string(authority)  // :authority, literal
         for (name, value) in fields { block += [0x00] + string(name) + string(value) }
         return frame(type: 0x1, flags: 0x4 | (endStream ? 0x1 : 0), stream: stream, payload: block)
     }
@@ -81,8 +87,9 @@ struct RawH2Reader {
         while i + 9 <= buffer.count {
             let length = Int(buffer[i]) << 16 | Int(buffer[i + 1]) << 8 | Int(buffer[i + 2])
             guard i + 9 + length <= buffer.count else { break }
-            let stream = (UInt32(buffer[i + 5]) << 24 | UInt32(buffer[i + 6]) << 16
-                          | UInt32(buffer[i + 7]) << 8 | UInt32(buffer[i + 8])) & 0x7FFF_FFFF
+            let stream =
+                (UInt32(buffer[i + 5]) << 24 | UInt32(buffer[i + 6]) << 16
+                    | UInt32(buffer[i + 7]) << 8 | UInt32(buffer[i + 8])) & 0x7FFF_FFFF
             out.append((buffer[i + 3], buffer[i + 4], stream, Array(buffer[(i + 9)..<(i + 9 + length)])))
             i += 9 + length
         }
@@ -101,7 +108,12 @@ func settledValue(quiet: Double = 0.5, limit: Double = 10, _ count: () -> Int) -
         usleep(50_000)
         waited += 0.05
         let now = count()
-        if now == last { stableFor += 0.05 } else { stableFor = 0; last = now }
+        if now == last {
+            stableFor += 0.05
+        } else {
+            stableFor = 0
+            last = now
+        }
     }
     return last
 }

@@ -1,9 +1,10 @@
 import Dispatch
 import Glibc
 import HTTP
-@testable import HTTPServer
 import Synchronization
 import Testing
+
+@testable import HTTPServer
 
 @Suite struct RequestLogWriterTests {
     func readAll(_ fd: Int32) -> String {
@@ -21,9 +22,10 @@ import Testing
         var pipeFDs: [Int32] = [0, 0]
         #expect(pipe(&pipeFDs) == 0)
         let writer = RequestLogWriter(fd: pipeFDs[1])
-        for i in 0 ..< 100 {
+        for i in 0..<100 {
             var line: [UInt8] = []
-            RequestLogEntry(method: "GET", target: "/\(i)", status: 200, bytes: i, microseconds: 5, version: .http1_1).append(to: &line)
+            RequestLogEntry(method: "GET", target: "/\(i)", status: 200, bytes: i, microseconds: 5, version: .http1_1)
+                .append(to: &line)
             line.withUnsafeBytes { writer.write(lines: $0) }
         }
         writer.flush()
@@ -75,20 +77,43 @@ import Testing
 
 @Suite struct RequestLogEntryTests {
     @Test func formatsMethodTargetStatusBytesAndMicroseconds() {
-        let entry = RequestLogEntry(method: "GET", target: "/v1/projects/demo/release-control?platform=ios",
-                                    status: 304, bytes: 0, microseconds: 1234, version: .http1_1)
+        let entry = RequestLogEntry(
+            method: "GET",
+            target: "/v1/projects/demo/release-control?platform=ios",
+            status: 304,
+            bytes: 0,
+            microseconds: 1234,
+            version: .http1_1
+        )
         var bytes: [UInt8] = []
         entry.append(to: &bytes)
-        #expect(String(decoding: bytes, as: UTF8.self) == "GET /v1/projects/demo/release-control?platform=ios 304 0B 1234us\n")
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == "GET /v1/projects/demo/release-control?platform=ios 304 0B 1234us\n"
+        )
         #expect(entry.line == "GET /v1/projects/demo/release-control?platform=ios 304 0B 1234us")
     }
 
     @Test func aDroppedConnectionShowsResetAndLargeNumbersStayWhole() {
-        let entry = RequestLogEntry(method: "POST", target: "/x", status: nil, bytes: 1_234_567_890,
-                                    microseconds: 99, version: .http2)
+        let entry = RequestLogEntry(
+            method: "POST",
+            target: "/x",
+            status: nil,
+            bytes: 1_234_567_890,
+            microseconds: 99,
+            version: .http2
+        )
         #expect(entry.line == "POST /x reset 1234567890B 99us")
-        #expect(RequestLogEntry(method: "GET", target: "/", status: 200, bytes: 100, microseconds: 10,
-                                version: .http1_1).line == "GET / 200 100B 10us")
+        #expect(
+            RequestLogEntry(
+                method: "GET",
+                target: "/",
+                status: 200,
+                bytes: 100,
+                microseconds: 10,
+                version: .http1_1
+            ).line == "GET / 200 100B 10us"
+        )
     }
 }
 
@@ -108,15 +133,28 @@ import Testing
         let sink = CountingSink()
         let batch = RequestLogBatch(sink: sink, queue: queue)
         queue.sync {
-            for i in 0 ..< 3 {
-                batch.record(RequestLogEntry(method: "GET", target: "/\(i)", status: 200, bytes: 2, microseconds: 7, version: .http1_1))
+            for i in 0..<3 {
+                batch.record(
+                    RequestLogEntry(
+                        method: "GET",
+                        target: "/\(i)",
+                        status: 200,
+                        bytes: 2,
+                        microseconds: 7,
+                        version: .http1_1
+                    )
+                )
             }
             // Nothing leaves while the loop is still busy with its turn.
             #expect(sink.handedOver.isEmpty)
         }
         queue.sync {}
         #expect(sink.handedOver == ["GET /0 200 2B 7us\nGET /1 200 2B 7us\nGET /2 200 2B 7us\n"])
-        queue.sync { batch.record(RequestLogEntry(method: "GET", target: "/3", status: 404, bytes: 0, microseconds: 1, version: .http1_1)) }
+        queue.sync {
+            batch.record(
+                RequestLogEntry(method: "GET", target: "/3", status: 404, bytes: 0, microseconds: 1, version: .http1_1)
+            )
+        }
         queue.sync {}
         #expect(sink.handedOver.count == 2)
         #expect(sink.handedOver.last == "GET /3 404 0B 1us\n")

@@ -1,13 +1,18 @@
 import HTTP
-@testable import HTTPServer
 import Testing
+
+@testable import HTTPServer
 
 @Suite struct ResponseCachingTests {
     let caching = ResponseCaching()
     let document = Array(String(repeating: "the same document ", count: 40).utf8)
 
     func documentResponse() -> HTTPResponse {
-        HTTPResponse(status: 200, headers: ["Content-Type": "text/plain", "Cache-Control": "max-age=60"], body: document)
+        HTTPResponse(
+            status: 200,
+            headers: ["Content-Type": "text/plain", "Cache-Control": "max-age=60"],
+            body: document
+        )
     }
 
     @Test func aResponseThatSaysNothingIsNotStored() {
@@ -21,7 +26,8 @@ import Testing
     }
 
     @Test func aReusableDocumentGetsAWeakETagFromItsBody() {
-        var first = documentResponse(), second = documentResponse()
+        var first = documentResponse()
+        var second = documentResponse()
         caching.apply(to: &first, for: HTTPRequest(method: "GET", target: "/"))
         caching.apply(to: &second, for: HTTPRequest(method: "HEAD", target: "/"))
         let etag = first.headers["ETag"]
@@ -38,22 +44,36 @@ import Testing
         caching.apply(to: &first, for: HTTPRequest(method: "GET", target: "/"))
         let etag = try #require(first.headers["ETag"])
         var again = documentResponse()
-        caching.apply(to: &again, for: HTTPRequest(method: "GET", target: "/", headers: ["If-None-Match": "\"other\", " + etag]))
+        caching.apply(
+            to: &again,
+            for: HTTPRequest(method: "GET", target: "/", headers: ["If-None-Match": "\"other\", " + etag])
+        )
         #expect(again.status == 304)
         #expect(again.body.isEmpty)
         #expect(again.headers["ETag"] == etag)
         #expect(again.headers["Cache-Control"] == "max-age=60")
         #expect(again.headers["Content-Type"] == nil)
         var stale = documentResponse()
-        caching.apply(to: &stale, for: HTTPRequest(method: "GET", target: "/", headers: ["If-None-Match": "W/\"2d0-0\""]))
+        caching.apply(
+            to: &stale,
+            for: HTTPRequest(method: "GET", target: "/", headers: ["If-None-Match": "W/\"2d0-0\""])
+        )
         #expect(stale.status == 200)
         #expect(stale.body == document)
     }
 
     @Test func aResponders304LosesItsContentTypeButKeepsItsValidatorAndDirectives() {
-        var check = HTTPResponse(status: 304, headers: ["Content-Type": "application/json", "ETag": "W/\"abc\"",
-                                                        "Cache-Control": "private, max-age=60", "Lerix-Server-Time": "t"])
-        caching.apply(to: &check, for: HTTPRequest(method: "GET", target: "/v1", headers: ["If-None-Match": "W/\"abc\""]))
+        var check = HTTPResponse(
+            status: 304,
+            headers: [
+                "Content-Type": "application/json", "ETag": "W/\"abc\"",
+                "Cache-Control": "private, max-age=60", "Lerix-Server-Time": "t",
+            ]
+        )
+        caching.apply(
+            to: &check,
+            for: HTTPRequest(method: "GET", target: "/v1", headers: ["If-None-Match": "W/\"abc\""])
+        )
         #expect(check.headers["Content-Type"] == nil)
         #expect(check.headers["ETag"] == "W/\"abc\"")
         #expect(check.headers["Cache-Control"] == "private, max-age=60")
@@ -62,7 +82,11 @@ import Testing
 
     @Test func responsesWithTheirOwnValidatorOrNoStoreOrNotA200ToAGetAreLeftAlone() {
         let conditional: HTTPHeaders = ["If-None-Match": "*"]
-        var check = HTTPResponse(status: 200, headers: ["ETag": "W/\"abc\"", "Cache-Control": "private, max-age=300"], body: document)
+        var check = HTTPResponse(
+            status: 200,
+            headers: ["ETag": "W/\"abc\"", "Cache-Control": "private, max-age=300"],
+            body: document
+        )
         caching.apply(to: &check, for: HTTPRequest(method: "GET", target: "/v1", headers: conditional))
         #expect(check.status == 200)
         #expect(check.headers.values("ETag") == ["W/\"abc\""])

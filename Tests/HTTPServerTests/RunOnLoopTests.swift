@@ -1,8 +1,9 @@
 import Dispatch
 import HTTP
-@testable import HTTPServer
 import Synchronization
 import Testing
+
+@testable import HTTPServer
 
 /// Answers whose commit another thread ran reach their connection's loop through
 /// ``EventLoop/runOnLoop(_:)``: every piece of work runs once, on the loop, in the order each
@@ -13,10 +14,16 @@ import Testing
     }
 
     @Test func workFromManyThreadsRunsOnceOnTheLoopInEachSendersOrder() throws {
-        let context = ServerContext(configuration: .init(host: "127.0.0.1", port: 0), responder: Silent(), log: nil, http2: nil)
+        let context = ServerContext(
+            configuration: .init(host: "127.0.0.1", port: 0),
+            responder: Silent(),
+            log: nil,
+            http2: nil
+        )
         let loop = try EventLoop(context: context, index: 0, connectionEnded: {})
         loop.start()
-        let senders = 4, each = 500
+        let senders = 4
+        let each = 500
         let seen = Mutex<[[Int]]>(Array(repeating: [], count: senders))
         let offLoop = Atomic<Int>(0)
         let done = DispatchGroup()
@@ -40,7 +47,10 @@ import Testing
         #expect(offLoop.load(ordering: .relaxed) == 0)
         #expect(seen.withLock { $0 } == Array(repeating: Array(0..<each), count: senders))
         let stopped = DispatchSemaphore(value: 0)
-        loop.queue.async { loop.stopSources(); stopped.signal() }
+        loop.queue.async {
+            loop.stopSources()
+            stopped.signal()
+        }
         stopped.wait()
     }
 }

@@ -1,10 +1,11 @@
 import Dispatch
 import Glibc
 import HTTP
-@testable import HTTPServer
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import HTTPServer
 
 /// Answers every request with a stream and hands the streams to the test.
 final class StreamResponder: Responder {
@@ -16,8 +17,12 @@ final class StreamResponder: Responder {
     init(lifetimeMilliseconds: Int? = nil) { self.lifetimeMilliseconds = lifetimeMilliseconds }
 
     func respond(to request: HTTPRequest, reply: @escaping @Sendable (HTTPReply) -> Void) {
-        let stream = ResponseStream(maxBufferedBytes: 64 << 10, heartbeat: Array(": beat\n\n".utf8), heartbeatSeconds: 1,
-                                    lifetimeMilliseconds: lifetimeMilliseconds)
+        let stream = ResponseStream(
+            maxBufferedBytes: 64 << 10,
+            heartbeat: Array(": beat\n\n".utf8),
+            heartbeatSeconds: 1,
+            lifetimeMilliseconds: lifetimeMilliseconds
+        )
         stream.onEnd { [ended] in ended.signal() }
         streams.withLock { $0.append(stream) }
         reply(.stream(HTTPResponse(status: 200, headers: ["Content-Type": "text/event-stream"]), stream))
@@ -30,7 +35,10 @@ final class StreamResponder: Responder {
     }
 }
 
-func withStreamServer(lifetimeMilliseconds: Int? = nil, _ body: (Int, HTTPServer, StreamResponder) throws -> Void) throws {
+func withStreamServer(
+    lifetimeMilliseconds: Int? = nil,
+    _ body: (Int, HTTPServer, StreamResponder) throws -> Void
+) throws {
     try withServer(of: StreamResponder(lifetimeMilliseconds: lifetimeMilliseconds), { _ in }, body)
 }
 
@@ -84,7 +92,7 @@ func waitForNoConnections(_ server: HTTPServer) {
             var client: TestConnection? = try TestConnection(port: port)
             try client?.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
             let stream = try #require(responder.waitForStream())
-            client = nil   // closes the socket
+            client = nil  // closes the socket
             #expect(responder.ended.wait(timeout: .now() + 5) == .success)
             #expect(!stream.write(Array("data: late\n\n".utf8)))
             #expect(!stream.isOpen)

@@ -19,12 +19,26 @@ final class TestResponder: Responder {
             }
         },
         "big": { _, _, reply in
-            reply(.response(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"],
-                                         body: Array(String(repeating: "{\"k\": 1}", count: 300).utf8))))
+            reply(
+                .response(
+                    HTTPResponse(
+                        status: 200,
+                        headers: ["Content-Type": "application/json"],
+                        body: Array(String(repeating: "{\"k\": 1}", count: 300).utf8)
+                    )
+                )
+            )
         },
         "doc": { _, _, reply in
-            reply(.response(HTTPResponse(status: 200, headers: ["Content-Type": "text/plain", "Cache-Control": "max-age=60"],
-                                         body: Array(String(repeating: "a reusable document\n", count: 40).utf8))))
+            reply(
+                .response(
+                    HTTPResponse(
+                        status: 200,
+                        headers: ["Content-Type": "text/plain", "Cache-Control": "max-age=60"],
+                        body: Array(String(repeating: "a reusable document\n", count: 40).utf8)
+                    )
+                )
+            )
         },
         "close": { _, _, reply in reply(.close) },
     ])

@@ -22,9 +22,14 @@ func summarize(_ events: [HTTPParserEvent]) -> [Seen] {
     events.map { event in
         switch event {
         case let .request(request, keepAlive):
-            return .request(method: request.method, target: request.target, version: request.version,
-                            headers: request.headers.fields.map { "\($0.name)=\($0.value)" },
-                            body: String(decoding: request.body, as: UTF8.self), keepAlive: keepAlive)
+            return .request(
+                method: request.method,
+                target: request.target,
+                version: request.version,
+                headers: request.headers.fields.map { "\($0.name)=\($0.value)" },
+                body: String(decoding: request.body, as: UTF8.self),
+                keepAlive: keepAlive
+            )
         case .expectContinue: return .expectContinue
         case .failure(let error): return .failure(error.status)
         }
@@ -58,17 +63,27 @@ func status(_ text: String, limits: HTTPLimits = HTTPLimits()) -> Int? {
     ].joined()
 
     @Test func parsesASimpleRequest() {
-        #expect(parse("GET /healthz?x=1 HTTP/1.1\r\nHost: example\r\nX-A:  spaced  \r\n\r\n") == [
-            .request(method: "GET", target: "/healthz?x=1", version: .http1_1,
-                     headers: ["Host=example", "X-A=spaced"], body: "", keepAlive: true),
-        ])
+        #expect(
+            parse("GET /healthz?x=1 HTTP/1.1\r\nHost: example\r\nX-A:  spaced  \r\n\r\n") == [
+                .request(
+                    method: "GET",
+                    target: "/healthz?x=1",
+                    version: .http1_1,
+                    headers: ["Host=example", "X-A=spaced"],
+                    body: "",
+                    keepAlive: true
+                )
+            ]
+        )
     }
 
     @Test func parsesPipelinedRequestsInOrder() {
         let seen = parse(Self.mixed)
         #expect(seen.count == 5)
-        #expect(seen.map { if case let .request(m, t, _, _, _, _) = $0 { return "\(m) \(t)" } else { return "?" } }
-                == ["GET /a?x=1", "POST /b", "PUT /c", "GET /d", "DELETE /e"])
+        #expect(
+            seen.map { if case let .request(m, t, _, _, _, _) = $0 { return "\(m) \(t)" } else { return "?" } }
+                == ["GET /a?x=1", "POST /b", "PUT /c", "GET /d", "DELETE /e"]
+        )
         guard seen.count == 5 else { return }
         if case let .request(_, _, _, _, body, _) = seen[1] { #expect(body == "hello") }
         if case let .request(_, _, _, _, body, _) = seen[2] { #expect(body == "abc0123456789") }
@@ -82,7 +97,7 @@ func status(_ text: String, limits: HTTPLimits = HTTPLimits()) -> Int? {
     @Test func givesTheSameEventsWhenSplitAtEveryByteBoundary() {
         let bytes = Array(Self.mixed.utf8)
         let whole = parse(bytes)
-        for split in 0 ... bytes.count {
+        for split in 0...bytes.count {
             var parser = HTTPRequestParser()
             var events = parser.feed(Array(bytes[..<split]))
             events += parser.feed(Array(bytes[split...]))
@@ -104,12 +119,18 @@ func status(_ text: String, limits: HTTPLimits = HTTPLimits()) -> Int? {
         let bytes = Array("GET /1 HTTP/1.1\r\nHost: h\r\n\r\nGET /2 HTTP/1.1\r\nHost: h\r\n\r\nrest".utf8)
         bytes.withUnsafeBytes { raw in
             let (first, used) = parser.next(raw)
-            guard case .request(let request, _)? = first else { Issue.record("no first request"); return }
+            guard case .request(let request, _)? = first else {
+                Issue.record("no first request")
+                return
+            }
             #expect(request.target == "/1")
             #expect(used == 28)
             let rest = UnsafeRawBufferPointer(rebasing: raw[used...])
             let (second, used2) = parser.next(rest)
-            guard case .request(let request2, _)? = second else { Issue.record("no second request"); return }
+            guard case .request(let request2, _)? = second else {
+                Issue.record("no second request")
+                return
+            }
             #expect(request2.target == "/2")
             let (third, used3) = parser.next(UnsafeRawBufferPointer(rebasing: rest[used2...]))
             #expect(third == nil)
@@ -146,7 +167,9 @@ func status(_ text: String, limits: HTTPLimits = HTTPLimits()) -> Int? {
 
     @Test func announcesExpectContinueBeforeTheBody() {
         var parser = HTTPRequestParser()
-        let head = summarize(parser.feed(Array("POST /x HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n".utf8)))
+        let head = summarize(
+            parser.feed(Array("POST /x HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n".utf8))
+        )
         #expect(head == [.expectContinue])
         let body = summarize(parser.feed(Array("ok".utf8)))
         #expect(body.count == 1)
@@ -222,8 +245,12 @@ func status(_ text: String, limits: HTTPLimits = HTTPLimits()) -> Int? {
         #expect(status("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\n\(body)", limits: limits) == nil)
         #expect(status("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 101\r\n\r\n\(body)b", limits: limits) == 413)
         let chunked = "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
-        #expect(status(chunked + "32\r\n\(body.prefix(50))\r\n32\r\n\(body.prefix(50))\r\n0\r\n\r\n", limits: limits) == nil)
-        #expect(status(chunked + "32\r\n\(body.prefix(50))\r\n33\r\n\(body.prefix(51))\r\n0\r\n\r\n", limits: limits) == 413)
+        #expect(
+            status(chunked + "32\r\n\(body.prefix(50))\r\n32\r\n\(body.prefix(50))\r\n0\r\n\r\n", limits: limits) == nil
+        )
+        #expect(
+            status(chunked + "32\r\n\(body.prefix(50))\r\n33\r\n\(body.prefix(51))\r\n0\r\n\r\n", limits: limits) == 413
+        )
         #expect(status("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999999999999\r\n\r\n") == 400)
         #expect(status("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1048577\r\n\r\n") == 413)
     }
@@ -245,13 +272,12 @@ func status(_ text: String, limits: HTTPLimits = HTTPLimits()) -> Int? {
 
     @Test func neverCrashesOnRandomBytes() {
         var generator = SeededRandom(seed: 42)
-        for _ in 0 ..< 2000 {
+        for _ in 0..<2000 {
             var parser = HTTPRequestParser()
             let length = Int(generator.next() % 300)
-            var bytes = (0 ..< length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            var bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
             if generator.next() % 2 == 0 { bytes = Array("GET / HTTP/1.1\r\n".utf8) + bytes }
             _ = parser.feed(bytes)
         }
     }
 }
-

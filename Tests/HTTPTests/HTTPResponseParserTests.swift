@@ -10,7 +10,8 @@ enum Received: Equatable, CustomStringConvertible {
     var description: String {
         switch self {
         case .interim(let status): return "interim \(status)"
-        case let .response(status, body, keepAlive): return "\(status) body=\(body.debugDescription) keepAlive=\(keepAlive)"
+        case let .response(status, body, keepAlive):
+            return "\(status) body=\(body.debugDescription) keepAlive=\(keepAlive)"
         case .failure(let kind): return "failure \(kind)"
         }
     }
@@ -20,7 +21,8 @@ func summarize(_ events: [HTTPResponseParserEvent]) -> [Received] {
     events.map { event in
         switch event {
         case .informational(let head): return .interim(head.status)
-        case .response(let r): return .response(status: r.status, body: String(decoding: r.body, as: UTF8.self), keepAlive: r.keepAlive)
+        case .response(let r):
+            return .response(status: r.status, body: String(decoding: r.body, as: UTF8.self), keepAlive: r.keepAlive)
         case .failure(let error): return .failure(error.kind)
         }
     }
@@ -28,8 +30,13 @@ func summarize(_ events: [HTTPResponseParserEvent]) -> [Received] {
 
 /// Feeds `text` in pieces of `size` bytes (then the end of the stream when `close`), expecting
 /// one response per entry of `heads` (true: the request was HEAD).
-func receive(_ text: String, pieces size: Int = .max, heads: [Bool] = [false], close: Bool = false,
-             limits: HTTPResponseLimits = HTTPResponseLimits()) -> [Received] {
+func receive(
+    _ text: String,
+    pieces size: Int = .max,
+    heads: [Bool] = [false],
+    close: Bool = false,
+    limits: HTTPResponseLimits = HTTPResponseLimits()
+) -> [Received] {
     var parser = HTTPResponseParser(limits: limits)
     for head in heads { parser.expectResponse(toHEAD: head) }
     let bytes = Array(text.utf8)
@@ -47,21 +54,48 @@ func receive(_ text: String, pieces size: Int = .max, heads: [Bool] = [false], c
 @Suite struct HTTPResponseParserTests {
     @Test func readsEveryFramingWhateverTheSplit() {
         let cases: [(String, [Received])] = [
-            ("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nETag: W/\"x\"\r\n\r\nhello", [.response(status: 200, body: "hello", keepAlive: true)]),
-            ("HTTP/1.1 304 Not Modified\r\nETag: W/\"x\"\r\nContent-Length: 330\r\n\r\n", [.response(status: 304, body: "", keepAlive: true)]),
-            ("HTTP/1.1 204 No Content\r\nContent-Length: 3\r\n\r\n", [.response(status: 204, body: "", keepAlive: true)]),
-            ("HTTP/1.1 202 Accepted\r\nTransfer-Encoding: chunked\r\n\r\n3;x=1\r\nabc\r\n2\r\nde\r\n0\r\nT: 1\r\n\r\n",
-             [.response(status: 202, body: "abcde", keepAlive: true)]),
-            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nA\r\n0123456789\r\n0\r\n\r\n", [.response(status: 200, body: "0123456789", keepAlive: true)]),
-            ("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n",
-             [.interim(100), .response(status: 204, body: "", keepAlive: false)]),
-            ("HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx",
-             [.interim(103), .response(status: 200, body: "x", keepAlive: true)]),
+            (
+                "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nETag: W/\"x\"\r\n\r\nhello",
+                [.response(status: 200, body: "hello", keepAlive: true)]
+            ),
+            (
+                "HTTP/1.1 304 Not Modified\r\nETag: W/\"x\"\r\nContent-Length: 330\r\n\r\n",
+                [.response(status: 304, body: "", keepAlive: true)]
+            ),
+            (
+                "HTTP/1.1 204 No Content\r\nContent-Length: 3\r\n\r\n",
+                [.response(status: 204, body: "", keepAlive: true)]
+            ),
+            (
+                "HTTP/1.1 202 Accepted\r\nTransfer-Encoding: chunked\r\n\r\n3;x=1\r\nabc\r\n2\r\nde\r\n0\r\nT: 1\r\n\r\n",
+                [.response(status: 202, body: "abcde", keepAlive: true)]
+            ),
+            (
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nA\r\n0123456789\r\n0\r\n\r\n",
+                [.response(status: 200, body: "0123456789", keepAlive: true)]
+            ),
+            (
+                "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n",
+                [.interim(100), .response(status: 204, body: "", keepAlive: false)]
+            ),
+            (
+                "HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx",
+                [.interim(103), .response(status: 200, body: "x", keepAlive: true)]
+            ),
             ("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok", [.response(status: 200, body: "ok", keepAlive: false)]),
-            ("HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 2\r\n\r\nok", [.response(status: 200, body: "ok", keepAlive: true)]),
-            ("HTTP/1.1 200 OK\r\nConnection: keep-alive, close\r\nContent-Length: 0\r\n\r\n", [.response(status: 200, body: "", keepAlive: false)]),
+            (
+                "HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 2\r\n\r\nok",
+                [.response(status: 200, body: "ok", keepAlive: true)]
+            ),
+            (
+                "HTTP/1.1 200 OK\r\nConnection: keep-alive, close\r\nContent-Length: 0\r\n\r\n",
+                [.response(status: 200, body: "", keepAlive: false)]
+            ),
             ("HTTP/1.1 200 OK\nContent-Length: 2\n\nok", [.response(status: 200, body: "ok", keepAlive: true)]),
-            ("HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\n\r\nok", [.response(status: 200, body: "ok", keepAlive: true)]),
+            (
+                "HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\n\r\nok",
+                [.response(status: 200, body: "ok", keepAlive: true)]
+            ),
             ("HTTP/1.1 404 \r\nContent-Length: 0\r\n\r\n", [.response(status: 404, body: "", keepAlive: true)]),
             ("HTTP/1.1 404\r\nContent-Length: 0\r\n\r\n", [.response(status: 404, body: "", keepAlive: true)]),
         ]
@@ -75,7 +109,9 @@ func receive(_ text: String, pieces size: Int = .max, heads: [Bool] = [false], c
     @Test func keepsTheStatusLineFieldsInOrderAndTheVersion() {
         var parser = HTTPResponseParser()
         parser.expectResponse(toHEAD: false)
-        let events = parser.feed(Array("HTTP/1.0 201 Created Here\r\nX-A: 1\r\nx-a:  2 \r\nContent-Length: 0\r\n\r\n".utf8))
+        let events = parser.feed(
+            Array("HTTP/1.0 201 Created Here\r\nX-A: 1\r\nx-a:  2 \r\nContent-Length: 0\r\n\r\n".utf8)
+        )
         guard case .response(let response) = events.first else {
             Issue.record("no response: \(events)")
             return
@@ -90,17 +126,27 @@ func receive(_ text: String, pieces size: Int = .max, heads: [Bool] = [false], c
 
     @Test func aResponseToHEADHasNoBody_whateverItsFieldsSay() {
         let text = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
-        #expect(receive(text, heads: [true, false]) == [.response(status: 200, body: "", keepAlive: true),
-                                                          .response(status: 200, body: "hello", keepAlive: true)])
-        #expect(receive("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", heads: [true]) == [.response(status: 200, body: "", keepAlive: true)])
+        #expect(
+            receive(text, heads: [true, false]) == [
+                .response(status: 200, body: "", keepAlive: true),
+                .response(status: 200, body: "hello", keepAlive: true),
+            ]
+        )
+        #expect(
+            receive("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", heads: [true]) == [
+                .response(status: 200, body: "", keepAlive: true)
+            ]
+        )
     }
 
     @Test func readsPipelinedResponsesInOrder_fromOneReadOrByteByByte() {
         let one = "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na"
         let two = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nb\r\n0\r\n\r\n"
         let three = "HTTP/1.1 304 Not Modified\r\n\r\n"
-        let expected: [Received] = [.response(status: 200, body: "a", keepAlive: true), .response(status: 200, body: "b", keepAlive: true),
-                                    .response(status: 304, body: "", keepAlive: true)]
+        let expected: [Received] = [
+            .response(status: 200, body: "a", keepAlive: true), .response(status: 200, body: "b", keepAlive: true),
+            .response(status: 304, body: "", keepAlive: true),
+        ]
         for size in [1, 5, 1000] {
             #expect(receive(one + two + three, pieces: size, heads: [false, false, false]) == expected)
         }
@@ -128,20 +174,34 @@ func receive(_ text: String, pieces size: Int = .max, heads: [Bool] = [false], c
     }
 
     @Test func aCloseDelimitedBodyEndsAtEndOfStream() {
-        #expect(receive("HTTP/1.1 200 OK\r\n\r\npar", pieces: 2, close: true) == [.response(status: 200, body: "par", keepAlive: false)])
+        #expect(
+            receive("HTTP/1.1 200 OK\r\n\r\npar", pieces: 2, close: true) == [
+                .response(status: 200, body: "par", keepAlive: false)
+            ]
+        )
         #expect(receive("HTTP/1.1 200 OK\r\n\r\n", close: true) == [.response(status: 200, body: "", keepAlive: false)])
         // A final coding other than chunked: the body runs to the close (RFC 9112 §6.3).
-        #expect(receive("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nzz", close: true) == [.response(status: 200, body: "zz", keepAlive: false)])
+        #expect(
+            receive("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nzz", close: true) == [
+                .response(status: 200, body: "zz", keepAlive: false)
+            ]
+        )
     }
 
     @Test func aCloseTellsAnUnansweredRequestFromACutResponse() {
         #expect(receive("", close: true) == [.failure(.closedBeforeResponse)])
         #expect(receive("", heads: [], close: true) == [])
-        #expect(receive("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na", heads: [false, false], close: true)
-                    == [.response(status: 200, body: "a", keepAlive: true), .failure(.closedBeforeResponse)])
+        #expect(
+            receive("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na", heads: [false, false], close: true)
+                == [.response(status: 200, body: "a", keepAlive: true), .failure(.closedBeforeResponse)]
+        )
         #expect(receive("HTTP/1.1 200 OK\r\nContent-Len", close: true) == [.failure(.truncated)])
         #expect(receive("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", close: true) == [.failure(.truncated)])
-        #expect(receive("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab", close: true) == [.failure(.truncated)])
+        #expect(
+            receive("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab", close: true) == [
+                .failure(.truncated)
+            ]
+        )
         #expect(receive("HTTP/1.1 100 Continue\r\n\r\n", close: true) == [.interim(100), .failure(.truncated)])
         var parser = HTTPResponseParser()
         parser.expectResponse(toHEAD: false)
@@ -168,13 +228,19 @@ func receive(_ text: String, pieces size: Int = .max, heads: [Bool] = [false], c
             ("HTTP/1.1 200 OK\r\nX: a\r\n folded\r\n\r\n", "obsolete line folding"),
             ("HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "is not one decimal number"),
             ("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", "disagree"),
-            ("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n", "both Transfer-Encoding and Content-Length"),
+            (
+                "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n",
+                "both Transfer-Encoding and Content-Length"
+            ),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", "'gzip' is not supported"),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, chunked\r\n\r\n", "chunked more than once"),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "hexadecimal size"),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n", "longer than its chunk size"),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\rX", "not followed by CRLF"),
-            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nbad trailer\r\n\r\n", "the chunked body: a header field line is not"),
+            (
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nbad trailer\r\n\r\n",
+                "the chunked body: a header field line is not"
+            ),
         ]
         for (text, words) in cases {
             for size in [1, 1000] {
@@ -200,8 +266,10 @@ func receive(_ text: String, pieces size: Int = .max, heads: [Bool] = [false], c
 
     @Test func bytesNobodyAskedForAreAnError() {
         #expect(receive("HTTP/1.1 200 OK\r\n\r\n", heads: []) == [.failure(.unexpected)])
-        #expect(receive("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\nHTTP/1.1 200 OK\r\n\r\n")
-                    == [.response(status: 200, body: "", keepAlive: true), .failure(.unexpected)])
+        #expect(
+            receive("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\nHTTP/1.1 200 OK\r\n\r\n")
+                == [.response(status: 200, body: "", keepAlive: true), .failure(.unexpected)]
+        )
         var parser = HTTPResponseParser()
         guard case .failure(let error) = parser.feed(Array("garbage\u{0}".utf8)).first else {
             Issue.record("unasked bytes must fail")
@@ -237,15 +305,39 @@ func receive(_ text: String, pieces size: Int = .max, heads: [Bool] = [false], c
         #expect(receive(bigHead, pieces: 7, limits: limits) == [.failure(.tooLarge)])
         #expect(receive(bigHead + "\r\n\r\n", limits: limits) == [.failure(.tooLarge)])
         #expect(receive("HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n", limits: limits) == [.failure(.tooLarge)])
-        #expect(receive("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789", limits: limits)
-                    == [.response(status: 200, body: "0123456789", keepAlive: true)])
-        #expect(receive("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n5\r\n", limits: limits) == [.failure(.tooLarge)])
-        #expect(receive("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n", limits: limits) == [.failure(.tooLarge)])
-        #expect(receive("HTTP/1.1 200 OK\r\n\r\n" + String(repeating: "z", count: 11), pieces: 3, limits: limits) == [.failure(.tooLarge)])
-        #expect(receive("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nT: " + String(repeating: "t", count: 200), limits: limits)
-                    == [.failure(.tooLarge)])
-        #expect(receive("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: "1", count: 5000), limits: limits)
-                    == [.failure(.malformed)])
+        #expect(
+            receive("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789", limits: limits)
+                == [.response(status: 200, body: "0123456789", keepAlive: true)]
+        )
+        #expect(
+            receive("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n5\r\n", limits: limits) == [
+                .failure(.tooLarge)
+            ]
+        )
+        #expect(
+            receive("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n", limits: limits) == [
+                .failure(.tooLarge)
+            ]
+        )
+        #expect(
+            receive("HTTP/1.1 200 OK\r\n\r\n" + String(repeating: "z", count: 11), pieces: 3, limits: limits) == [
+                .failure(.tooLarge)
+            ]
+        )
+        #expect(
+            receive(
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nT: " + String(repeating: "t", count: 200),
+                limits: limits
+            )
+                == [.failure(.tooLarge)]
+        )
+        #expect(
+            receive(
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: "1", count: 5000),
+                limits: limits
+            )
+                == [.failure(.malformed)]
+        )
     }
 
     @Test func switchingProtocolsHandsBackTheRest() {
@@ -289,9 +381,13 @@ func receive(_ text: String, pieces size: Int = .max, heads: [Bool] = [false], c
         out += HTTPResponseSerializer.lastChunk
         var parser = HTTPResponseParser()
         for _ in 0..<3 { parser.expectResponse(toHEAD: false) }
-        #expect(summarize(parser.feed(out)) == [.response(status: 200, body: "{\"a\":1}", keepAlive: true),
-                                               .response(status: 304, body: "", keepAlive: true),
-                                               .response(status: 200, body: "data: x\n\n", keepAlive: false)])
+        #expect(
+            summarize(parser.feed(out)) == [
+                .response(status: 200, body: "{\"a\":1}", keepAlive: true),
+                .response(status: 304, body: "", keepAlive: true),
+                .response(status: 200, body: "data: x\n\n", keepAlive: false),
+            ]
+        )
     }
 
     @Test func randomSplitsOfRandomBytesNeverCrash() {

@@ -51,8 +51,11 @@ import Testing
         #expect(try HTTPURL(parsing: "https://[2001:db8::8a2e:370:7334]").authority == "[2001:db8::8a2e:370:7334]")
         #expect(try HTTPURL(parsing: "http://[::ffff:127.0.0.1]:80/").host == "::ffff:127.0.0.1")
         #expect(try HTTPURL(parsing: "http://[1:2:3:4:5:6:7:8]/").host == "1:2:3:4:5:6:7:8")
-        for bad in ["http://[::1/", "http://[::1]x/", "http://[1:2:3:4:5:6:7:8:9]/", "http://[12345::]/", "http://[g::1]/",
-                    "http://[1::2::3]/", "http://[]/", "http://[1:2:3:4:5:6:7]/", "http://[::1%25eth0]/", "http://[::256.1.1.1]/"] {
+        for bad in [
+            "http://[::1/", "http://[::1]x/", "http://[1:2:3:4:5:6:7:8:9]/", "http://[12345::]/", "http://[g::1]/",
+            "http://[1::2::3]/", "http://[]/", "http://[1:2:3:4:5:6:7]/", "http://[::1%25eth0]/",
+            "http://[::256.1.1.1]/",
+        ] {
             #expect(parsed(bad) == nil, "accepted \(bad)")
         }
     }

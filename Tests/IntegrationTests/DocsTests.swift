@@ -14,7 +14,9 @@ import YAML
     static func markdownFiles() throws -> [String] {
         var files = ["README.md"]
         for folder in ["docs", "Scenarios"] {
-            let names = try FileManager.default.contentsOfDirectory(atPath: root + "/" + folder).filter { $0.hasSuffix(".md") }
+            let names = try FileManager.default.contentsOfDirectory(atPath: root + "/" + folder).filter {
+                $0.hasSuffix(".md")
+            }
             files += names.sorted().map { folder + "/" + $0 }
         }
         return files
@@ -25,7 +27,10 @@ import YAML
         var out: [String] = []
         var inFence = false
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("```") { inFence.toggle(); continue }
+            if line.hasPrefix("```") {
+                inFence.toggle()
+                continue
+            }
             if inFence { continue }
             var rest = Substring(line)
             while let open = rest.range(of: "](") {
@@ -49,7 +54,8 @@ import YAML
                 #expect(!link.contains("://"), "\(file) links outside the repository: \(link)")
                 if link.contains("://") { continue }
                 let path = String(link.split(separator: "#", maxSplits: 1).first ?? "")
-                let target = URL(fileURLWithPath: Self.root + "/" + (folder.isEmpty ? "" : folder + "/") + path).standardizedFileURL.path
+                let target = URL(fileURLWithPath: Self.root + "/" + (folder.isEmpty ? "" : folder + "/") + path)
+                    .standardizedFileURL.path
                 #expect(target.hasPrefix(rootURL + "/"), "\(file) links outside the repository: \(link)")
                 #expect(FileManager.default.fileExists(atPath: target), "\(file) links to a missing file: \(link)")
                 checked += 1
@@ -59,7 +65,9 @@ import YAML
     }
 
     @Test func theBehaviourPageExplainsEveryCatalogueRowWithScenariosThatCoverIt() throws {
-        let catalogue = try YAML.parse(Array(try String(contentsOfFile: Self.root + "/Scenarios/spec-catalogue.yaml", encoding: .utf8).utf8)).json
+        let catalogue = try YAML.parse(
+            Array(try String(contentsOfFile: Self.root + "/Scenarios/spec-catalogue.yaml", encoding: .utf8).utf8)
+        ).json
         let ids = (catalogue["rows"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
         #expect(ids.count >= 30)
 
@@ -70,7 +78,8 @@ import YAML
             if line.hasPrefix("#### `"), line.hasSuffix("`") {
                 sections.append((String(line.dropFirst(6).dropLast()), []))
             } else if !sections.isEmpty {
-                for link in Self.links(in: String(line)) where link.hasPrefix("../Scenarios/") && link.hasSuffix(".yaml") {
+                for link in Self.links(in: String(line))
+                where link.hasPrefix("../Scenarios/") && link.hasSuffix(".yaml") {
                     sections[sections.count - 1].files.append(String(link.dropFirst("../Scenarios/".count)))
                 }
             }
@@ -80,8 +89,12 @@ import YAML
             #expect(!section.files.isEmpty, "\(section.id) names no scenario")
             for file in section.files {
                 let text = try String(contentsOfFile: Self.root + "/Scenarios/" + file, encoding: .utf8)
-                let covers = try YAML.parse(Array(text.utf8)).json["covers"]?.arrayValue?.compactMap(\.stringValue) ?? []
-                #expect(covers.contains(section.id), "docs/behaviour.md says \(file) pins \(section.id), but its covers are \(covers)")
+                let covers =
+                    try YAML.parse(Array(text.utf8)).json["covers"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                #expect(
+                    covers.contains(section.id),
+                    "docs/behaviour.md says \(file) pins \(section.id), but its covers are \(covers)"
+                )
             }
         }
     }

@@ -10,8 +10,10 @@ import Testing
     /// One session: a check, a block, a check, a maintenance window and a 503 fault, lift-all,
     /// a second kind of device, and a check after ten minutes.
     func recordSession(to file: String, stopWith stop: (ServerProcess, TestHTTPClient) throws -> Void) throws {
-        let server = try ServerProcess.start(["serve", "--clock", "manual", "--start-time", "2026-12-06T04:00:00.000Z",
-                                              "--port", "0", "--quiet", "--record", file])
+        let server = try ServerProcess.start([
+            "serve", "--clock", "manual", "--start-time", "2026-12-06T04:00:00.000Z",
+            "--port", "0", "--quiet", "--record", file,
+        ])
         defer { server.stop() }
         let client = try TestHTTPClient(port: server.port)
         func call(_ method: String, _ target: String, _ body: String = "") throws -> HTTPResponse {
@@ -19,11 +21,17 @@ import Testing
         }
         let check = "/v1/projects/demo/release-control?platform=ios&version=2.3.0&sdk=swift&sdk_version=1.5.0"
         #expect(try call("GET", check).status == 200)
-        #expect(try call("POST", "/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.4.0"}"#).status == 201)
+        #expect(
+            try call("POST", "/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.4.0"}"#).status
+                == 201
+        )
         _ = try call("POST", "/admin/clock", #"{"advance_seconds": 60}"#)
         _ = try call("GET", check)
-        _ = try call("POST", "/admin/projects/demo/rules",
-                     #"{"type": "maintenance", "starts_at": "2026-12-06T06:00:00.000Z", "ends_at": "2026-12-06T07:00:00.000Z"}"#)
+        _ = try call(
+            "POST",
+            "/admin/projects/demo/rules",
+            #"{"type": "maintenance", "starts_at": "2026-12-06T06:00:00.000Z", "ends_at": "2026-12-06T07:00:00.000Z"}"#
+        )
         _ = try call("POST", "/admin/projects/demo/faults", #"{"kind": "status", "status": 503, "count": 1}"#)
         _ = try call("POST", "/admin/clock", #"{"advance_seconds": 90}"#)
         #expect(try call("GET", check).status == 503)
@@ -45,24 +53,33 @@ import Testing
         let file = dir + "/session.yaml"
         try recordSession(to: file) { server, _ in #expect(server.stop() == 0) }
         let yaml = try String(contentsOfFile: file, encoding: .utf8)
-        for line in ["  d1: {platform: ios, app_version: \"2.3.0\", sdk: swift, sdk_version: \"1.5.0\"}",
-                     "  - create_rule: {name: r1, type: required_update, below: \"2.4.0\"}",
-                     "  - create_rule: {name: r2, type: maintenance, starts_at: \"+2h\", ends_at: \"+3h\"}",
-                     "  - fault: {kind: status, status: 503, count: 1}", "  - lift_all", "  - at: 12m30s",
-                     "  - expect: {device: d1, required_update: {rule: r1}, optional_update: null, maintenance: 1}"] {
+        for line in [
+            "  d1: {platform: ios, app_version: \"2.3.0\", sdk: swift, sdk_version: \"1.5.0\"}",
+            "  - create_rule: {name: r1, type: required_update, below: \"2.4.0\"}",
+            "  - create_rule: {name: r2, type: maintenance, starts_at: \"+2h\", ends_at: \"+3h\"}",
+            "  - fault: {kind: status, status: 503, count: 1}", "  - lift_all", "  - at: 12m30s",
+            "  - expect: {device: d1, required_update: {rule: r1}, optional_update: null, maintenance: 1}",
+        ] {
             #expect(yaml.contains(line + "\n"), "missing \(line) in\n\(yaml)")
         }
         let replay = try ServerProcess.run(["scenarios", file])
         #expect(replay.status == 0, "\(replay.stdout)")
         #expect(replay.stdout.contains("1 passed, 0 failed"))
         // One rule changed: the first answer it decided no longer holds, and the failure says where.
-        try yaml.replacingOccurrences(of: "below: \"2.4.0\"", with: "below: \"2.3.0\"").write(toFile: dir + "/changed.yaml", atomically: true, encoding: .utf8)
+        try yaml.replacingOccurrences(of: "below: \"2.4.0\"", with: "below: \"2.3.0\"").write(
+            toFile: dir + "/changed.yaml",
+            atomically: true,
+            encoding: .utf8
+        )
         let changed = try ServerProcess.run(["scenarios", dir + "/changed.yaml"])
         #expect(changed.status == 1)
         let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
         let stepLine = (lines.firstIndex { $0.contains("expect: {device: d1, required_update: {rule: r1}") } ?? 0) + 1
         #expect(changed.stdout.contains("changed.yaml:\(stepLine):5"), "\(changed.stdout)")
-        #expect(changed.stdout.contains(#"d1: required_update: expected {"rule":"r1"}, seen null"#), "\(changed.stdout)")
+        #expect(
+            changed.stdout.contains(#"d1: required_update: expected {"rule":"r1"}, seen null"#),
+            "\(changed.stdout)"
+        )
     }
 
     @Test func theAdminAPIStartsAndStopsARecordingAndRefusesASecond() throws {
@@ -81,8 +98,14 @@ import Testing
         let stopped = try JSON.parse(try call("DELETE", "/admin/recording").body)
         #expect(stopped["recording"] == false)
         let scenario = stopped["scenario"]?.stringValue ?? ""
-        #expect(scenario.contains("  d1: {platform: android, app_version: \"1.0.0\", sdk_version: null}\n"), "\(scenario)")
+        #expect(
+            scenario.contains("  d1: {platform: android, app_version: \"1.0.0\", sdk_version: null}\n"),
+            "\(scenario)"
+        )
         #expect(scenario.contains("  - launch: d1\n  - background: d1\n"), "\(scenario)")
-        #expect(try JSON.parse(try call("DELETE", "/admin/recording").body)["scenario"] == .null, "nothing was recording")
+        #expect(
+            try JSON.parse(try call("DELETE", "/admin/recording").body)["scenario"] == .null,
+            "nothing was recording"
+        )
     }
 }

@@ -5,7 +5,8 @@ import Testing
 /// `lerix-mock scenarios` where a harness could say "ok" to a mistake: the built binary, its
 /// output and exit status, as CI meets them.
 @Suite struct ScenariosCommandLineTests {
-    static let passing = "name: passes\ntags: [fast]\ndevices:\n  phone: {platform: android}\nsteps:\n  - launch: phone\n  - expect: {device: phone, checks: 1}\n"
+    static let passing =
+        "name: passes\ntags: [fast]\ndevices:\n  phone: {platform: android}\nsteps:\n  - launch: phone\n  - expect: {device: phone, checks: 1}\n"
 
     /// The package's own Scenarios/ folder.
     static var bundled: String { TestFiles.packageRoot + "/Scenarios" }
@@ -15,7 +16,12 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let run = try ServerProcess.run(["scenarios", dir, "--filter", "pases"])
         #expect(run.status == 2)
-        #expect(run.stderr.contains("no scenarios matched: no scenario name or file contains 'pases' (did you mean 'passes'?)"), "\(run.stderr)")
+        #expect(
+            run.stderr.contains(
+                "no scenarios matched: no scenario name or file contains 'pases' (did you mean 'passes'?)"
+            ),
+            "\(run.stderr)"
+        )
         #expect(!run.stdout.contains("PASS"))
     }
 
@@ -47,7 +53,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let run = try ServerProcess.run(["scenarios", dir, "--junit", dir + "/no/such/folder/report.xml"])
         #expect(run.status == 2)
-        #expect(run.stderr.contains("--junit: cannot write \(dir)/no/such/folder/report.xml: No such file or directory"), "\(run.stderr)")
+        #expect(
+            run.stderr.contains("--junit: cannot write \(dir)/no/such/folder/report.xml: No such file or directory"),
+            "\(run.stderr)"
+        )
         #expect(!run.stdout.contains("PASS"), "the suite ran before the path was checked")
         let folderAsFile = try ServerProcess.run(["scenarios", dir, "--junit", dir])
         #expect(folderAsFile.status == 2)
@@ -71,16 +80,16 @@ import Testing
     @Test func aFileThatDoesNotParseIsAJUnitErrorWithEveryMistake() throws {
         let dir = try TestFiles.folder([
             "a-broken.yaml": """
-                name: broken
-                tagz: [x]
-                devices:
-                  phone: {platfrom: ios}
-                  tab: {platform: andriod}
-                steps:
-                  - lanch: phone
-                  - after: soon
-                  - expect: {device: phone, scren: none}
-                """,
+            name: broken
+            tagz: [x]
+            devices:
+              phone: {platfrom: ios}
+              tab: {platform: andriod}
+            steps:
+              - lanch: phone
+              - after: soon
+              - expect: {device: phone, scren: none}
+            """,
             "b-passes.yaml": Self.passing,
         ])
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -108,25 +117,37 @@ import Testing
     }
 
     @Test func coversIdsAreCheckedOutsideScenariosAndCoverageWorksThere() throws {
-        let dir = try TestFiles.folder(["s.yaml": "name: s\ncovers: [check.app-strat]\ndevices: {}\nsteps: []\n",
-                              "t.yaml": "name: t\ncovers: [check.app-start]\ndevices: {}\nsteps:\n  - expect_pushes: {count: 0}\n"])
+        let dir = try TestFiles.folder([
+            "s.yaml": "name: s\ncovers: [check.app-strat]\ndevices: {}\nsteps: []\n",
+            "t.yaml": "name: t\ncovers: [check.app-start]\ndevices: {}\nsteps:\n  - expect_pushes: {count: 0}\n",
+        ])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let run = try ServerProcess.run(["scenarios", dir], in: dir)
         #expect(run.status == 1)
-        #expect(run.stdout.contains("s.yaml:2:10: `covers` names 'check.app-strat', which is not in the spec catalogue (did you mean 'check.app-start'?)"), "\(run.stdout)")
+        #expect(
+            run.stdout.contains(
+                "s.yaml:2:10: `covers` names 'check.app-strat', which is not in the spec catalogue (did you mean 'check.app-start'?)"
+            ),
+            "\(run.stdout)"
+        )
         let coverage = try ServerProcess.run(["scenarios", dir + "/t.yaml", "--coverage"])
         #expect(coverage.status == 0, "\(coverage.stderr)")
         #expect(coverage.stdout.contains("✓ check.app-start"))
         #expect(coverage.stdout.contains("✗ push.throttle"))
         #expect(coverage.stdout.contains("spec coverage: 1 of "))
-        let selected = try ServerProcess.run(["scenarios", dir + "/t.yaml", "--coverage", "--filter", "nothing-like-it"])
+        let selected = try ServerProcess.run([
+            "scenarios", dir + "/t.yaml", "--coverage", "--filter", "nothing-like-it",
+        ])
         #expect(selected.status == 2, "--coverage honours --filter too")
     }
 
     @Test func aGlobOverScenariosTakesTheCatalogueAsTheCatalogueNotAsAScenario() throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.bundled).filter { $0.hasSuffix(".yaml") }.sorted()
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.bundled).filter { $0.hasSuffix(".yaml") }
+            .sorted()
         #expect(files.contains("spec-catalogue.yaml"))
-        let picked = files.filter { $0 == "spec-catalogue.yaml" || $0 == "refresh-fetches-now.yaml" || $0 == "not-modified-answers.yaml" }
+        let picked = files.filter {
+            $0 == "spec-catalogue.yaml" || $0 == "refresh-fetches-now.yaml" || $0 == "not-modified-answers.yaml"
+        }
         let run = try ServerProcess.run(["scenarios"] + picked.map { Self.bundled + "/" + $0 })
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("2 passed, 0 failed, 0 skipped"), "\(run.stdout)")

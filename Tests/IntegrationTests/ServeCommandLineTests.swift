@@ -18,9 +18,12 @@ import Testing
     }
 
     @Test func aBadConfigStopsTheStartNamingTheFileTheFieldAndWhy() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lerix-bad-config-\(getpid()).json").path
-        try Data(#"{"projects": [{"key": "demo", "rules": [{"type": "required_update", "below": "not a version"}]}]}"#.utf8)
-            .write(to: URL(fileURLWithPath: path))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lerix-bad-config-\(getpid()).json")
+            .path
+        try Data(
+            #"{"projects": [{"key": "demo", "rules": [{"type": "required_update", "below": "not a version"}]}]}"#.utf8
+        )
+        .write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let result = try ServerProcess.run(["serve", "--port", "0", "--config", path])
         #expect(result.status != 0)
@@ -44,7 +47,9 @@ import Testing
         let server = try ServerProcess.start(["serve", "--port", "0", "--quiet"])
         defer { server.stop() }
         let client = try TestHTTPClient(port: server.port)
-        let response = try client.send(.init(method: "POST", target: "/admin/clock", body: Array(#"{"advance_seconds": 5}"#.utf8)))
+        let response = try client.send(
+            .init(method: "POST", target: "/admin/clock", body: Array(#"{"advance_seconds": 5}"#.utf8))
+        )
         #expect(response.status == 409)
     }
 
@@ -53,8 +58,15 @@ import Testing
         defer { server.stop() }
         let client = try TestHTTPClient(port: server.port)
         #expect(try client.send(.init(method: "GET", target: "/admin/projects")).status == 401)
-        #expect(try client.send(.init(method: "GET", target: "/admin/projects", headers: ["Authorization": "Bearer s3cret"])).status == 200)
-        #expect(try client.send(.init(method: "GET", target: "/v1/projects/demo/release-control?platform=web")).status == 200)
+        #expect(
+            try client.send(
+                .init(method: "GET", target: "/admin/projects", headers: ["Authorization": "Bearer s3cret"])
+            ).status == 200
+        )
+        #expect(
+            try client.send(.init(method: "GET", target: "/v1/projects/demo/release-control?platform=web")).status
+                == 200
+        )
     }
 
     @Test func requestLogLinesGoToStderrUnlessQuiet() throws {
@@ -73,15 +85,22 @@ import Testing
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let first = try ServerProcess.start(["serve", "--port", "0", "--quiet", "--state", path])
         let client = try TestHTTPClient(port: first.port)
-        let created = try client.send(.init(method: "POST", target: "/admin/projects/demo/rules",
-                                            body: Array(#"{"type": "optional_update", "below": "3.0.0"}"#.utf8)))
+        let created = try client.send(
+            .init(
+                method: "POST",
+                target: "/admin/projects/demo/rules",
+                body: Array(#"{"type": "optional_update", "below": "3.0.0"}"#.utf8)
+            )
+        )
         #expect(created.status == 201)
         #expect(first.stop() == 0)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
 
         let second = try ServerProcess.start(["serve", "--port", "0", "--quiet", "--state", path])
         defer { second.stop() }
-        let rules = try TestHTTPClient(port: second.port).send(.init(method: "GET", target: "/admin/projects/demo/rules"))
+        let rules = try TestHTTPClient(port: second.port).send(
+            .init(method: "GET", target: "/admin/projects/demo/rules")
+        )
         #expect(String(decoding: rules.body, as: UTF8.self).contains("\"optional_update\""))
     }
 }

@@ -54,11 +54,15 @@ import Testing
         defer { server.stop() }
         let client = try TestHTTPClient(port: server.port)
         for body in ["{", "[]", #"{"type": "maintenance", "starts_at": 5}"#, "\u{FF}"] {
-            let response = try client.send(HTTPRequest(method: "POST", target: "/admin/projects/demo/rules", body: Array(body.utf8)))
+            let response = try client.send(
+                HTTPRequest(method: "POST", target: "/admin/projects/demo/rules", body: Array(body.utf8))
+            )
             #expect(response.status == 400, "\(body)")
             #expect(response.headers["Content-Type"]?.hasPrefix("application/problem+json") == true)
         }
-        let rules = try JSON.parse(try client.send(HTTPRequest(method: "GET", target: "/admin/projects/demo/rules")).body)
+        let rules = try JSON.parse(
+            try client.send(HTTPRequest(method: "GET", target: "/admin/projects/demo/rules")).body
+        )
         #expect(rules["rules"] == .array([]))
     }
 
@@ -101,7 +105,14 @@ import Testing
 final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
-    func increment() { lock.lock(); count += 1; lock.unlock() }
-    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+    func increment() {
+        lock.lock()
+        count += 1
+        lock.unlock()
+    }
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
 }
-

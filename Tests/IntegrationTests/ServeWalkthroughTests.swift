@@ -9,7 +9,9 @@ import Testing
     static let check = "/v1/projects/demo/release-control?platform=ios&version=2.3.0"
 
     @Test func readmeWalkthroughBlocksAnswers304sRelaxesTheLifetimeAndLiftsAll() throws {
-        let server = try ServerProcess.start(["serve", "--port", "0", "--clock", "manual", "--start-time", Self.start, "--quiet"])
+        let server = try ServerProcess.start([
+            "serve", "--port", "0", "--clock", "manual", "--start-time", Self.start, "--quiet",
+        ])
         defer { server.stop() }
         let client = try TestHTTPClient(port: server.port)
 
@@ -27,9 +29,16 @@ import Testing
         #expect(response.headers["Date"] == "Wed, 02 Dec 2026 11:00:00 GMT")
 
         // Block iOS below 2.4.0.
-        let rule = #"{"type": "required_update", "platforms": ["ios"], "below": "2.4.0", "store_url": "https://apps.apple.com/app/id1", "message": "Please update"}"#
-        response = try client.send(HTTPRequest(method: "POST", target: "/admin/projects/demo/rules",
-                                               headers: ["Content-Type": "application/json"], body: Array(rule.utf8)))
+        let rule =
+            #"{"type": "required_update", "platforms": ["ios"], "below": "2.4.0", "store_url": "https://apps.apple.com/app/id1", "message": "Please update"}"#
+        response = try client.send(
+            HTTPRequest(
+                method: "POST",
+                target: "/admin/projects/demo/rules",
+                headers: ["Content-Type": "application/json"],
+                body: Array(rule.utf8)
+            )
+        )
         #expect(response.status == 201)
         let ruleId = try JSON.parse(response.body)["id"]?.stringValue
         #expect(ruleId != nil)
@@ -51,15 +60,19 @@ import Testing
         #expect(response.headers["Cache-Control"] == "private, max-age=60")
 
         // Devices on 2.4.0 or without a version are not blocked.
-        for target in ["/v1/projects/demo/release-control?platform=ios&version=2.4.0",
-                       "/v1/projects/demo/release-control?platform=ios",
-                       "/v1/projects/demo/release-control?platform=ios&version="] {
+        for target in [
+            "/v1/projects/demo/release-control?platform=ios&version=2.4.0",
+            "/v1/projects/demo/release-control?platform=ios",
+            "/v1/projects/demo/release-control?platform=ios&version=",
+        ] {
             let unblocked = try JSON.parse(try client.send(HTTPRequest(method: "GET", target: target)).body)
             #expect(unblocked["required_update"] == .null, "\(target)")
         }
 
         // Past the 30-minute window the lifetime relaxes; the state (and so the ETag) does not change.
-        response = try client.send(HTTPRequest(method: "POST", target: "/admin/clock", body: Array(#"{"advance_seconds": 1800}"#.utf8)))
+        response = try client.send(
+            HTTPRequest(method: "POST", target: "/admin/clock", body: Array(#"{"advance_seconds": 1800}"#.utf8))
+        )
         #expect(response.status == 200)
         response = try client.send(HTTPRequest(method: "GET", target: Self.check, headers: ["If-None-Match": etag]))
         #expect(response.status == 304)
@@ -77,10 +90,14 @@ import Testing
         #expect(body["required_update"] == .null)
         #expect(body["lifetime"] == 60)
 
-        let changes = try JSON.parse(try client.send(HTTPRequest(method: "GET", target: "/admin/projects/demo/changes")).body)
+        let changes = try JSON.parse(
+            try client.send(HTTPRequest(method: "GET", target: "/admin/projects/demo/changes")).body
+        )
         #expect(changes["changes"]?.arrayValue?.count == 2)
 
-        let journal = try JSON.parse(try client.send(HTTPRequest(method: "GET", target: "/admin/requests?project=demo&limit=2")).body)
+        let journal = try JSON.parse(
+            try client.send(HTTPRequest(method: "GET", target: "/admin/requests?project=demo&limit=2")).body
+        )
         #expect(journal["requests"]?.arrayValue?.count == 2)
     }
 
@@ -88,8 +105,13 @@ import Testing
         let server = try ServerProcess.start(["serve", "--port", "0", "--quiet"])
         defer { server.stop() }
         let client = try TestHTTPClient(port: server.port)
-        let response = try client.send(HTTPRequest(method: "POST", target: "/admin/projects/demo/rules",
-                                                   body: Array(#"{"type": "required_update", "below": 7}"#.utf8)))
+        let response = try client.send(
+            HTTPRequest(
+                method: "POST",
+                target: "/admin/projects/demo/rules",
+                body: Array(#"{"type": "required_update", "below": 7}"#.utf8)
+            )
+        )
         #expect(response.status == 400)
         #expect(response.headers["Content-Type"]?.hasPrefix("application/problem+json") == true)
         let problem = try JSON.parse(response.body)
@@ -123,8 +145,10 @@ import Testing
             #expect(again.body.isEmpty, "\(target)")
             #expect(again.headers["ETag"] == etag, "\(target)")
         }
-        for target in ["/admin/projects", "/admin/projects/demo/rules", "/admin/state", "/admin/requests",
-                       "/admin/projects/demo/push-tokens", "/healthz", "/v1/projects/nope/release-control?platform=ios"] {
+        for target in [
+            "/admin/projects", "/admin/projects/demo/rules", "/admin/state", "/admin/requests",
+            "/admin/projects/demo/push-tokens", "/healthz", "/v1/projects/nope/release-control?platform=ios",
+        ] {
             let live = try client.send(HTTPRequest(method: "GET", target: target))
             #expect(live.headers["Cache-Control"] == "no-store", "\(target)")
             #expect(live.headers["Date"] != nil, "\(target)")

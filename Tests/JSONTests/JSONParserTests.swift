@@ -1,5 +1,5 @@
-import Testing
 import JSON
+import Testing
 
 @Suite struct JSONParserTests {
     @Test func parsesEveryKindOfValueAndKeepsKeyOrder() throws {
@@ -22,8 +22,10 @@ import JSON
 
     @Test(arguments: [
         ("", "empty body"), ("{", "end of input"), ("{\"a\" 1}", "expected ':'"), ("[1,]", "expected a value"),
-        ("01", "leading zero"), ("\"abc", "unterminated string"), ("tru", "expected 'true'"), ("{} x", "after the JSON value"),
-        ("\"\\x\"", "invalid escape"), ("\"\\ud800\"", "surrogate"), ("1e999", "out of range"), ("\"a\u{1}\"", "control character"),
+        ("01", "leading zero"), ("\"abc", "unterminated string"), ("tru", "expected 'true'"),
+        ("{} x", "after the JSON value"),
+        ("\"\\x\"", "invalid escape"), ("\"\\ud800\"", "surrogate"), ("1e999", "out of range"),
+        ("\"a\u{1}\"", "control character"),
     ])
     func rejectsMalformedInputWithAReason(text: String, reason: String) {
         #expect {

@@ -1,5 +1,5 @@
-import Testing
 import JSON
+import Testing
 
 @Suite struct KeySuggestionTests {
     @Test(arguments: [

@@ -1,6 +1,6 @@
 import JSON
-import Testing
 import TestSupport
+import Testing
 
 /// Objects with many keys cost linear time to parse, build and read (issue 12, point 3: a
 /// 110k-key body once held an event loop for 80 s because every insert searched the keys).
@@ -16,9 +16,13 @@ import TestSupport
     }
 
     @Test func aHundredTenThousandKeyObjectParsesInLinearTime() throws {
-        let small = Self.objectText(keys: 6_875), large = Self.objectText(keys: 110_000)
+        let small = Self.objectText(keys: 6_875)
+        let large = Self.objectText(keys: 110_000)
         var parsed = JSON.null
-        let growth = try ScalingProbe.growth(small: { _ = try JSON.parse(small) }, large: { parsed = try JSON.parse(large) })
+        let growth = try ScalingProbe.growth(
+            small: { _ = try JSON.parse(small) },
+            large: { parsed = try JSON.parse(large) }
+        )
         #expect(parsed.objectValue?.count == 110_000)
         #expect(parsed["key-0"] == 0)
         #expect(parsed["key-109999"] == 109_999)

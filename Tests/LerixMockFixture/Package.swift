@@ -16,12 +16,19 @@ let package = Package(
     dependencies: [.package(path: lerixMockPath)],
     targets: [
         // The week-long scenario, shared by the test that checks it and the benchmark that times it.
-        .target(name: "WeekInTheLife", dependencies: [
-            .product(name: "LerixMock", package: lerixMock), .product(name: "LerixSDK", package: lerixMock),
-        ]),
+        .target(
+            name: "WeekInTheLife",
+            dependencies: [
+                .product(name: "LerixMock", package: lerixMock), .product(name: "LerixSDK", package: lerixMock),
+            ]
+        ),
         .executableTarget(name: "week-bench", dependencies: ["WeekInTheLife"]),
-        .testTarget(name: "AppTests", dependencies: [
-            "WeekInTheLife", .product(name: "LerixMock", package: lerixMock), .product(name: "LerixSDK", package: lerixMock),
-        ]),
+        .testTarget(
+            name: "AppTests",
+            dependencies: [
+                "WeekInTheLife", .product(name: "LerixMock", package: lerixMock),
+                .product(name: "LerixSDK", package: lerixMock),
+            ]
+        ),
     ]
 )

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import LerixMock
 import LerixSDK
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 // The library's own promises beyond the fixture's examples: the loopback port, time that only
 // goes forward, state export and import, problems as errors, mocks that share nothing.
@@ -18,10 +19,12 @@ import Testing
         let url = try mock.listen()
         #expect(try mock.listen() == url, "a second listen keeps the port")
         try mock.create(RequiredUpdateRule(below: "2.4.0"))
-        let lerix = Lerix(configuration: LerixConfiguration(baseURL: url, project: "demo", platform: .ios, appVersion: "2.3.0"),
-                          storage: InMemoryStorage())
+        let lerix = Lerix(
+            configuration: LerixConfiguration(baseURL: url, project: "demo", platform: .ios, appVersion: "2.3.0"),
+            storage: InMemoryStorage()
+        )
         // Issue 17: start() then enterForeground() back to back make one check.
-        let launch: () -> Void = { lerix.start() }   // the form that does not wait
+        let launch: () -> Void = { lerix.start() }  // the form that does not wait
         launch()
         let state = await lerix.enterForeground()
         #expect(state.screen == .requiredUpdate)
@@ -49,7 +52,10 @@ import Testing
             return false
         }
         // Not a timing test: a push that never comes ends the wait as a failure instead of a hang.
-        let giveUp = Task { try await Task.sleep(for: .seconds(20)); blocked.cancel() }
+        let giveUp = Task {
+            try await Task.sleep(for: .seconds(20))
+            blocked.cancel()
+        }
         defer { giveUp.cancel() }
         var request = URLRequest(url: url.appendingPathComponent("admin/projects/demo/rules"))
         request.httpMethod = "POST"
@@ -90,7 +96,10 @@ import Testing
         let rule = try #require(try mock.rules().first)
         #expect(rule.id == id && String(decoding: rule.json, as: UTF8.self).contains("2.5.0"))
         #expect(throws: MockProblem.self) { try mock.replaceRule(id, with: OptionalUpdateRule(below: "two")) }
-        #expect(String(decoding: try #require(try mock.rules().first).json, as: UTF8.self).contains("2.5.0"), "a refused body changes nothing")
+        #expect(
+            String(decoding: try #require(try mock.rules().first).json, as: UTF8.self).contains("2.5.0"),
+            "a refused body changes nothing"
+        )
         do throws(MockProblem) {
             try mock.deleteRule("r99")
             Issue.record("deleting a rule that is not there succeeded")
@@ -104,7 +113,11 @@ import Testing
         let state = try mock.call("GET", "/admin/state")
         #expect(String(decoding: state, as: UTF8.self).contains("\"demo\""))
         do throws(MockProblem) {
-            try mock.call("POST", "/admin/projects/demo/rules", body: Data(#"{"type": "required_update", "below": 2}"#.utf8))
+            try mock.call(
+                "POST",
+                "/admin/projects/demo/rules",
+                body: Data(#"{"type": "required_update", "below": 2}"#.utf8)
+            )
             Issue.record("a number for `below` was accepted")
         } catch {
             #expect(error.status == 400, "a wrong JSON type is 400 (docs/CONTRACT.md)")
@@ -135,7 +148,9 @@ import Testing
     @Test func anAppWithAClockOffStillSeesTheWindowOnTime() async throws {
         let mock = try LerixMock()
         let app = mock.makeApp(platform: .android, appVersion: "2.3.0", clockOffset: .hours(-5))
-        try mock.create(MaintenanceRule(from: mock.now.addingTimeInterval(600), until: mock.now.addingTimeInterval(1_200)))
+        try mock.create(
+            MaintenanceRule(from: mock.now.addingTimeInterval(600), until: mock.now.addingTimeInterval(1_200))
+        )
         #expect(await app.start().screen == .none)
         try await mock.advance(by: .minutes(10) + .seconds(1))
         #expect(app.state.screen == .maintenance)
@@ -150,7 +165,9 @@ import Testing
         #expect(Set(try mock.pushTokens()) == ["apns-a", "fcm-b"])
         let rule = try mock.create(RequiredUpdateRule(below: "2.4.0"))
         let push = try #require(try mock.pushes().first)
-        #expect(push.tokens == ["ios": 1, "android": 1] && push.delivered == 2 && push.failed == 0 && push.pending == 0)
+        #expect(
+            push.tokens == ["ios": 1, "android": 1] && push.delivered == 2 && push.failed == 0 && push.pending == 0
+        )
         #expect(try mock.pushResults(push.id).map(\.result) == ["delivered", "delivered"])
         let change = try #require(try mock.changes().last)
         #expect(change.kind == "created" && change.rule == rule && change.blocking && push.changes == [change.id])

@@ -1,5 +1,5 @@
-import Foundation
 import Clock
+import Foundation
 import JSON
 import LerixSDK
 import Testing
@@ -21,7 +21,9 @@ import Testing
     static let valid: JSON = [
         "project": "demo", "server_time": "2026-12-02T11:00:00.000Z", "lifetime": 60,
         "required_update": ["rule": "r", "below": "2.4.0", "store_url": "https://x", "message": "m"],
-        "optional_update": ["rule": "o", "kind": "recommended", "below": "2.5.0", "becomes_required_on": "2026-12-03T00:00:00.000Z"],
+        "optional_update": [
+            "rule": "o", "kind": "recommended", "below": "2.5.0", "becomes_required_on": "2026-12-03T00:00:00.000Z",
+        ],
         "maintenance": [["rule": "m", "starts_at": "2026-12-02T12:00:00.000Z", "ends_at": "2026-12-02T13:00:00.000Z"]],
         "sdk_switch": [["rule": "s", "modules": ["analytics", "bogus"], "ends_at": "2026-12-02T12:00:00.000Z"]],
     ]
@@ -58,10 +60,19 @@ import Testing
     @Test func thousandsOfMutatedAnswersNeverCrashAndKeepEveryValidPart() {
         var rng = Random(state: 0x9E37_79B9_7F4A_7C15)
         let now = Instant(rfc3339: "2026-12-02T11:00:00.000Z") ?? Instant(millisecondsSinceEpoch: 0)
-        let config = LerixConfiguration(baseURL: URL(string: "http://x")!, project: "demo", platform: .android, appVersion: "2.3.0", build: "1")
+        let config = LerixConfiguration(
+            baseURL: URL(string: "http://x")!,
+            project: "demo",
+            platform: .android,
+            appVersion: "2.3.0",
+            build: "1"
+        )
         var machine = ReleaseControlMachine(configuration: config, saved: SavedAnswer())
         _ = machine.handle(.launch, now: now)
-        _ = machine.handle(.completed(.check, .success(TransportResponse(status: 200, body: Self.valid.serialized()))), now: now)
+        _ = machine.handle(
+            .completed(.check, .success(TransportResponse(status: 200, body: Self.valid.serialized()))),
+            now: now
+        )
         var keptRequired = 0
         for round in 0..<3000 {
             let mutated = Self.mutate(Self.valid, &rng)

@@ -7,8 +7,12 @@ import Testing
 @Suite struct AsyncEventTests {
     func world() -> (World, Lerix) {
         let world = World()
-        let sdk = Lerix(configuration: world.config(pushToken: "tok-1"), clock: world.device,
-                        transport: LaterTransport { world.server.answer($0) }, storage: world.storage)
+        let sdk = Lerix(
+            configuration: world.config(pushToken: "tok-1"),
+            clock: world.device,
+            transport: LaterTransport { world.server.answer($0) },
+            storage: world.storage
+        )
         return (world, sdk)
     }
 
@@ -55,7 +59,10 @@ import Testing
 
     @Test func theLastFailureSaysWhyInTheState() async {
         let (world, sdk) = world()
-        world.server.update { $0.status = 404; $0.rawBody = nil }
+        world.server.update {
+            $0.status = 404
+            $0.rawBody = nil
+        }
         let state = await sdk.start()
         #expect(state.lastCheckFailure?.kind == .status)
         #expect(state.lastCheckFailure?.status == 404)

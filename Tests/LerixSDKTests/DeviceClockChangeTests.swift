@@ -120,7 +120,9 @@ import Testing
     @Test func aDeadlineThatPassedKeepsBlockingWhenTheClockIsSetBackAfterwards() {
         let world = World()
         world.server.update {
-            $0.optionalUpdate = ["rule": "soon", "kind": "recommended", "below": "2.4.0", "becomes_required_on": world.at(3600)]
+            $0.optionalUpdate = [
+                "rule": "soon", "kind": "recommended", "below": "2.4.0", "becomes_required_on": world.at(3600),
+            ]
         }
         let config = world.config(platform: .android)
         let sdk = world.sdk(config)
@@ -141,7 +143,9 @@ import Testing
 
     @Test func aWindowStartsAndEndsOnTrueTimeOfflineWhenTheClockIsSetWithinARun() {
         let world = World()
-        world.server.update { $0.maintenance = [["rule": "m", "starts_at": world.at(3600), "ends_at": world.at(7200)]] }
+        world.server.update {
+            $0.maintenance = [["rule": "m", "starts_at": world.at(3600), "ends_at": world.at(7200)]]
+        }
         let sdk = world.sdk()
         sdk.start()
         world.setOnline(false, sdk)

@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// Verbatim copies of documentation examples, laid out as the docs show them (DocExamplesTests).
 import Foundation
 import LerixSDK
 

@@ -9,12 +9,16 @@ import Testing
 @Suite struct DocExamplesTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
-    static let exampleFiles = ["Tests/LerixSDKTests/DocExamples.swift", "Tests/LerixSDKTests/PackageDocExamples.swift",
-                               "Tests/LerixMockFixture/Tests/AppTests/ReadmeExampleTests.swift",
-                               "Tests/LerixMockFixture/Tests/AppTests/DocExampleTests.swift"]
+    static let exampleFiles = [
+        "Tests/LerixSDKTests/DocExamples.swift", "Tests/LerixSDKTests/PackageDocExamples.swift",
+        "Tests/LerixMockFixture/Tests/AppTests/ReadmeExampleTests.swift",
+        "Tests/LerixMockFixture/Tests/AppTests/DocExampleTests.swift",
+    ]
 
     static func lines(of path: String) throws -> [String] {
-        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(
+            String.init
+        )
     }
 
     /// The example files' lines, trimmed (indentation may differ from the docs).
@@ -28,14 +32,17 @@ import Testing
         let needle = block.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         let lines = haystack.filter { !$0.isEmpty }
         guard !needle.isEmpty, needle.count <= lines.count else { return needle.isEmpty }
-        return (0...(lines.count - needle.count)).contains { start in Array(lines[start..<start + needle.count]) == needle }
+        return (0...(lines.count - needle.count)).contains { start in
+            Array(lines[start..<start + needle.count]) == needle
+        }
     }
 
     /// The libraries an app team uses: their sources' doc comments are checked.
     static func sdkSources() throws -> [String] {
         try ["/Sources/LerixSDK", "/Sources/LerixMock"].flatMap { name in
             let folder = root + name
-            return try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".swift") }.sorted()
+            return try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".swift") }
+                .sorted()
                 .map { folder + "/" + $0 }
         }
     }
@@ -70,7 +77,10 @@ import Testing
             }
             for example in examples {
                 blocks += 1
-                #expect(Self.contains(compiled, example), "\(file): an example not compiled by the tests:\n\(example.joined(separator: "\n"))")
+                #expect(
+                    Self.contains(compiled, example),
+                    "\(file): an example not compiled by the tests:\n\(example.joined(separator: "\n"))"
+                )
             }
         }
         #expect(blocks >= 15)
@@ -85,7 +95,10 @@ import Testing
         }
         let examples = Self.swiftBlocks(in: Array(readme[(start + 1)...].prefix { !$0.hasPrefix("## ") }))
         for example in examples {
-            #expect(Self.contains(compiled, example), "README.md: an example not compiled by the tests:\n\(example.joined(separator: "\n"))")
+            #expect(
+                Self.contains(compiled, example),
+                "README.md: an example not compiled by the tests:\n\(example.joined(separator: "\n"))"
+            )
         }
         #expect(examples.count >= 2)
     }

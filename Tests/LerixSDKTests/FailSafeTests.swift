@@ -1,5 +1,5 @@
-import Foundation
 import Clock
+import Foundation
 import JSON
 import LerixSDK
 import Testing
@@ -16,10 +16,12 @@ import Testing
         let sdk = world.sdk()
         sdk.start()
         world.server.update {
-            $0.rawBody = Array(#"""
-            {"required_update": [], "optional_update": {"rule": "o", "kind": "optional", "below": "2.5.0"},
-             "maintenance": {}, "sdk_switch": "x", "lifetime": "60", "server_time": 5, "extra": {"future": true}}
-            """#.utf8)
+            $0.rawBody = Array(
+                #"""
+                {"required_update": [], "optional_update": {"rule": "o", "kind": "optional", "below": "2.5.0"},
+                 "maintenance": {}, "sdk_switch": "x", "lifetime": "60", "server_time": 5, "extra": {"future": true}}
+                """#.utf8
+            )
         }
         sdk.refresh { _ in }
         let state = sdk.state
@@ -52,7 +54,9 @@ import Testing
         let world = World()
         world.server.update {
             $0.requiredUpdate = ["rule": "r", "below": "2.4.0"]
-            $0.optionalUpdate = ["rule": "o", "kind": "recommended", "below": "2.5.0", "becomes_required_on": world.at(-10)]
+            $0.optionalUpdate = [
+                "rule": "o", "kind": "recommended", "below": "2.5.0", "becomes_required_on": world.at(-10),
+            ]
         }
         for version in [nil, ""] as [String?] {
             let sdk = world.sdk(world.config(platform: .android, version: version, build: nil))
@@ -66,7 +70,9 @@ import Testing
 
     @Test func maintenanceNeverRunsPast7DaysAfterItsStartOnTheClient() {
         let world = World()
-        world.server.update { $0.maintenance = [["rule": "m", "starts_at": world.at(0), "ends_at": world.at(30 * 86_400)]] }
+        world.server.update {
+            $0.maintenance = [["rule": "m", "starts_at": world.at(0), "ends_at": world.at(30 * 86_400)]]
+        }
         let sdk = world.sdk()
         sdk.start()
         world.setOnline(false, sdk)
@@ -78,10 +84,15 @@ import Testing
 
     @Test func damagedSavedFileLosesOnlyTheDamagedPart() throws {
         let storage = InMemoryStorage()
-        try storage.save(ReleaseControlMachine.storageKey, Array(#"""
-        {"required_update": {"rule": "r"}, "maintenance": 3, "lifetime": "x", "app_version": "2.3.0", "build": "41",
-         "last_success": "2026-12-02T10:00:00.000Z"}
-        """#.utf8))
+        try storage.save(
+            ReleaseControlMachine.storageKey,
+            Array(
+                #"""
+                {"required_update": {"rule": "r"}, "maintenance": 3, "lifetime": "x", "app_version": "2.3.0", "build": "41",
+                 "last_success": "2026-12-02T10:00:00.000Z"}
+                """#.utf8
+            )
+        )
         let saved = SavedAnswer(encoded: storage.load(ReleaseControlMachine.storageKey) ?? [])
         #expect(saved.requiredUpdate?.rule == "r")
         #expect(saved.maintenance.isEmpty)

@@ -1,5 +1,5 @@
-import Foundation
 import Clock
+import Foundation
 import JSON
 import LerixSDK
 import Synchronization
@@ -56,7 +56,9 @@ final class FakeServer: Sendable {
             ])
             let etag = "W/\"\(FakeServer.hash(state.serialized()))\""
             let lifetime = c.lifetime.intValue ?? 300
-            let headers = [("ETag", etag), ("Cache-Control", "private, max-age=\(lifetime)"), ("Lerix-Server-Time", time)]
+            let headers = [
+                ("ETag", etag), ("Cache-Control", "private, max-age=\(lifetime)"), ("Lerix-Server-Time", time),
+            ]
             if request.header("If-None-Match") == etag {
                 return .success(TransportResponse(status: 304, headers: headers))
             }
@@ -99,17 +101,35 @@ final class World: Sendable {
     var trueNow: Instant { server.trueNow() }
 
     func config(
-        platform: Platform = .ios, flavor: Flavor = .native, version: String? = "2.3.0", build: String? = "41",
-        enabled: Bool = true, pushToken: String? = nil
+        platform: Platform = .ios,
+        flavor: Flavor = .native,
+        version: String? = "2.3.0",
+        build: String? = "41",
+        enabled: Bool = true,
+        pushToken: String? = nil
     ) -> LerixConfiguration {
         LerixConfiguration(
-            baseURL: URL(string: "http://lerix.test")!, project: "demo", platform: platform, flavor: flavor,
-            appVersion: version, build: build, sdkName: "swift", sdkVersion: "1.4.0", enabled: enabled, pushToken: pushToken)
+            baseURL: URL(string: "http://lerix.test")!,
+            project: "demo",
+            platform: platform,
+            flavor: flavor,
+            appVersion: version,
+            build: build,
+            sdkName: "swift",
+            sdkVersion: "1.4.0",
+            enabled: enabled,
+            pushToken: pushToken
+        )
     }
 
     func sdk(_ configuration: LerixConfiguration? = nil) -> Lerix {
-        Lerix(configuration: configuration ?? config(), clock: device, transport: transport, storage: storage,
-              online: online.withLock { $0 })
+        Lerix(
+            configuration: configuration ?? config(),
+            clock: device,
+            transport: transport,
+            storage: storage,
+            online: online.withLock { $0 }
+        )
     }
 
     /// Moves true time (and the device clock with it), firing the device's due timers.

@@ -1,5 +1,5 @@
-import Foundation
 import Clock
+import Foundation
 import JSON
 import LerixSDK
 import Testing
@@ -18,7 +18,10 @@ import Testing
         relaunched.start()
         #expect(relaunched.state.screen == .requiredUpdate)
         world.online.withLock { $0 = true }
-        world.server.update { $0.status = 503; $0.requiredUpdate = .null }
+        world.server.update {
+            $0.status = 503
+            $0.requiredUpdate = .null
+        }
         relaunched.networkReachabilityChanged(isReachable: true)
         #expect(relaunched.state.screen == .requiredUpdate, "a failed check lifts nothing")
         world.server.update { $0.status = 200 }
@@ -84,7 +87,9 @@ import Testing
     @Test func maintenanceAppliesFromStartToEndByCorrectedClockAndLiftsOffline() {
         let world = World(deviceOffsetSeconds: 3600)  // the device clock is an hour fast
         world.server.update {
-            $0.maintenance = [["rule": "m", "starts_at": world.at(600), "ends_at": world.at(1200), "message": "upgrade"]]
+            $0.maintenance = [
+                ["rule": "m", "starts_at": world.at(600), "ends_at": world.at(1200), "message": "upgrade"]
+            ]
         }
         let sdk = world.sdk()
         sdk.start()
@@ -141,7 +146,9 @@ import Testing
     func deadlinesPassOfflineOnAndroidAndFlutterOnly(platform: Platform, flavor: Flavor, turnsRequired: Bool) {
         let world = World()
         world.server.update {
-            $0.optionalUpdate = ["rule": "rec", "kind": "recommended", "below": "2.5.0", "becomes_required_on": world.at(3600)]
+            $0.optionalUpdate = [
+                "rule": "rec", "kind": "recommended", "below": "2.5.0", "becomes_required_on": world.at(3600),
+            ]
         }
         let sdk = world.sdk(world.config(platform: platform, flavor: flavor))
         sdk.start()
@@ -174,8 +181,10 @@ import Testing
         for (platform, flavor) in [(Platform.android, Flavor.native), (.ios, .flutter)] {
             let world = World()
             world.server.update {
-                $0.optionalUpdate = ["rule": "soon", "kind": "recommended", "below": "2.4.0",
-                                     "becomes_required_on": world.at(86_400)]
+                $0.optionalUpdate = [
+                    "rule": "soon", "kind": "recommended", "below": "2.4.0",
+                    "becomes_required_on": world.at(86_400),
+                ]
             }
             let config = world.config(platform: platform, flavor: flavor)
             let sdk = world.sdk(config)
@@ -202,8 +211,10 @@ import Testing
     @Test func aRecommendedUpdateDroppedBeforeItsDeadlineStaysDropped() {
         let world = World()
         world.server.update {
-            $0.optionalUpdate = ["rule": "late", "kind": "recommended", "below": "2.4.0",
-                                 "becomes_required_on": world.at(10 * 86_400)]
+            $0.optionalUpdate = [
+                "rule": "late", "kind": "recommended", "below": "2.4.0",
+                "becomes_required_on": world.at(10 * 86_400),
+            ]
         }
         let sdk = world.sdk(world.config(platform: .android))
         sdk.start()

@@ -1,5 +1,5 @@
-import Foundation
 import Clock
+import Foundation
 import JSON
 import LerixSDK
 import Testing

@@ -1,5 +1,5 @@
-import Foundation
 import Clock
+import Foundation
 import JSON
 import LerixSDK
 import Synchronization
@@ -36,7 +36,10 @@ import Testing
         #expect(world.checkRequests.count == 1)
         #expect(sdk.state.screen == .maintenance)
         let url = world.checkRequests.first?.url ?? ""
-        #expect(url == "http://lerix.test/v1/projects/demo/release-control?platform=ios&version=2.3.0&build=41&sdk=swift&sdk_version=1.4.0")
+        #expect(
+            url
+                == "http://lerix.test/v1/projects/demo/release-control?platform=ios&version=2.3.0&build=41&sdk=swift&sdk_version=1.4.0"
+        )
     }
 
     @Test func backToForegroundFetchesOnlyIfOlderThanLifetime() {
@@ -178,8 +181,12 @@ import Testing
         // The 304's Lerix-Server-Time is the new clock reference: a window 20 s away by the
         // server's (skewed) clock starts 20 s from now, not 50.
         world.server.update {
-            $0.maintenance = [["rule": "m", "starts_at": .string(world.trueNow.adding(seconds: 50).rfc3339),
-                               "ends_at": .string(world.trueNow.adding(seconds: 500).rfc3339)]]
+            $0.maintenance = [
+                [
+                    "rule": "m", "starts_at": .string(world.trueNow.adding(seconds: 50).rfc3339),
+                    "ends_at": .string(world.trueNow.adding(seconds: 500).rfc3339),
+                ]
+            ]
         }
         sdk.refresh { _ in }
         world.advance(seconds: 20)
@@ -269,7 +276,10 @@ import Testing
         let second = world.sdk()
         second.start()
         #expect(second.state.lastCheckFailure?.status == 503)
-        world.server.update { $0.status = 200; $0.requiredUpdate = ["rule": "r", "below": "9.0.0"] }
+        world.server.update {
+            $0.status = 200
+            $0.requiredUpdate = ["rule": "r", "below": "9.0.0"]
+        }
         second.enterBackground()
         world.advance(seconds: 60)
         second.enterForeground()

@@ -1,7 +1,8 @@
 import HTTP
 import JSON
-@testable import MockServer
 import Testing
+
+@testable import MockServer
 
 @Suite struct CheckTests {
     @Test func platformIsRequiredAndMustBeKnown() throws {
@@ -51,10 +52,16 @@ import Testing
     }
 
     @Test func timePassingValidUntilInvalidatesTheCachedAnswer() throws {
-        let h = try Harness(seed: StateSnapshot(json: JSON.parse("""
-            {"projects": [{"key": "demo", "rules": [{"type": "maintenance", "starts_at": "2026-12-02T13:00:00.000Z",
-              "ends_at": "2026-12-02T14:00:00.000Z", "message": "upgrade"}]}]}
-            """)))
+        let h = try Harness(
+            seed: StateSnapshot(
+                json: JSON.parse(
+                    """
+                    {"projects": [{"key": "demo", "rules": [{"type": "maintenance", "starts_at": "2026-12-02T13:00:00.000Z",
+                      "ends_at": "2026-12-02T14:00:00.000Z", "message": "upgrade"}]}]}
+                    """
+                )
+            )
+        )
         let early = h.check("platform=web")
         #expect(early["lifetime"] == 300, "seeding is not a change and the window is two hours away")
         #expect(early["maintenance"]?.arrayValue?.count == 1)
@@ -104,13 +111,20 @@ import Testing
 
 @Suite struct CheckQueryTests {
     @Test func fastAndPercentDecodedQueriesReadTheSame() {
-        let plain = CheckQuery(HTTPRequest(method: "GET", target: "/x?platform=ios&version=2.3.1&version=9&build=&sdk=swift&sdk_version=1.4.0&z"))
+        let plain = CheckQuery(
+            HTTPRequest(
+                method: "GET",
+                target: "/x?platform=ios&version=2.3.1&version=9&build=&sdk=swift&sdk_version=1.4.0&z"
+            )
+        )
         #expect(plain.platform == "ios")
         #expect(plain.version == "2.3.1", "the first of a repeated parameter wins")
         #expect(plain.build == nil, "empty counts as absent")
         #expect(plain.sdk == "swift")
         #expect(plain.sdkVersion == "1.4.0")
-        let encoded = CheckQuery(HTTPRequest(method: "GET", target: "/x?platform=%69os&version=2.3.1-beta%2B7&build=a+b"))
+        let encoded = CheckQuery(
+            HTTPRequest(method: "GET", target: "/x?platform=%69os&version=2.3.1-beta%2B7&build=a+b")
+        )
         #expect(encoded.platform == "ios")
         #expect(encoded.version == "2.3.1-beta+7")
         #expect(encoded.build == "a b")

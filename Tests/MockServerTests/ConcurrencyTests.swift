@@ -2,9 +2,10 @@ import Clock
 import Dispatch
 import HTTP
 import JSON
-@testable import MockServer
 import Synchronization
 import Testing
+
+@testable import MockServer
 
 @Suite struct ConcurrencyTests {
     @Test func checksTokenWritesAndRuleChangesFromManyThreadsAllAnswer() throws {
@@ -15,7 +16,10 @@ import Testing
                 let response: Response
                 switch i % 10 {
                 case 0 where worker == 0:
-                    response = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "\#(i / 10 + 1).0"}"#)
+                    response = h.post(
+                        "/admin/projects/demo/rules",
+                        #"{"type": "required_update", "below": "\#(i / 10 + 1).0"}"#
+                    )
                 case 1:
                     response = h.put("/v1/projects/demo/push-tokens/w\(worker)-\(i)", #"{"platform": "ios"}"#)
                 default:
@@ -40,7 +44,9 @@ import Testing
         let clock = ManualScheduler(now: Harness.start)
         let server = try MockServer(options: MockServerOptions(clock: .manual(clock), cacheCapacity: 16))
         for i in 0..<100 {
-            server.respond(to: HTTPRequest(method: "GET", target: "/v1/projects/demo/release-control?platform=ios&version=1.\(i)")) { _ in }
+            server.respond(
+                to: HTTPRequest(method: "GET", target: "/v1/projects/demo/release-control?platform=ios&version=1.\(i)")
+            ) { _ in }
         }
         #expect(server.state.withLock { $0.projects["demo"]?.cache.count ?? 0 } <= 16)
     }

@@ -1,8 +1,9 @@
 import Clock
 import HTTP
 import JSON
-@testable import MockServer
 import Testing
+
+@testable import MockServer
 
 @Suite struct ClockEndpointTests {
     @Test func manualClockAdvancesAndSets() throws {
@@ -134,10 +135,14 @@ import Testing
 
 @Suite struct ResetTests {
     @Test func resetReturnsToTheSeedAndIsNotAChange() throws {
-        let seed = try StateSnapshot(json: JSON.parse("""
-            {"projects": [{"key": "demo", "rules": [{"type": "optional_update", "below": "5.0"}],
-                           "push_tokens": [{"token": "seeded", "platform": "ios"}]}]}
-            """))
+        let seed = try StateSnapshot(
+            json: JSON.parse(
+                """
+                {"projects": [{"key": "demo", "rules": [{"type": "optional_update", "below": "5.0"}],
+                               "push_tokens": [{"token": "seeded", "platform": "ios"}]}]}
+                """
+            )
+        )
         let h = try Harness(seed: seed)
         _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.0"}"#)
         _ = h.put("/admin/projects/extra", "")

@@ -1,13 +1,18 @@
 import Foundation
 import HTTP
 import JSON
-@testable import MockServer
 import Testing
+
+@testable import MockServer
 
 /// `GET /admin/events`: what happens on the server arrives as Server-Sent Events.
 @Suite struct EventStreamTests {
     /// Opens the stream through the responder and returns it, or nil when it did not stream.
-    func open(_ h: Harness, _ target: String = "/admin/events", headers: [(String, String)] = []) -> (HTTPResponse, ResponseStream)? {
+    func open(
+        _ h: Harness,
+        _ target: String = "/admin/events",
+        headers: [(String, String)] = []
+    ) -> (HTTPResponse, ResponseStream)? {
         guard case .stream(let head, let stream)? = h.send("GET", target, headers: headers) else { return nil }
         return (head, stream)
     }
@@ -41,7 +46,9 @@ import Testing
         #expect(kinds.first == "hello")
         #expect(seen.first?.1["mode"]?.stringValue == "manual")
         #expect(seen.first?.1["projects"] == .array(["demo"]))
-        for kind in ["check", "rule", "change", "push", "clock"] { #expect(kinds.contains(kind), "no \(kind) event in \(kinds)") }
+        for kind in ["check", "rule", "change", "push", "clock"] {
+            #expect(kinds.contains(kind), "no \(kind) event in \(kinds)")
+        }
         let check = try #require(seen.first { $0.0 == "check" }?.1)
         #expect(check["status"]?.intValue == 200)
         #expect(check["device"]?["version"]?.stringValue == "1.0")
@@ -69,7 +76,7 @@ import Testing
         let h = try Harness()
         #expect(h.put("/admin/projects/other", "{}").status == 201)
         let (_, stream) = try #require(open(h, "/admin/events?project=other"))
-        _ = h.check("platform=ios")                      // demo: filtered out
+        _ = h.check("platform=ios")  // demo: filtered out
         _ = h.check("platform=ios", project: "other")
         let seen = events(stream)
         #expect(seen.map(\.0) == ["hello", "check"])
@@ -92,7 +99,7 @@ import Testing
         let h = try Harness()
         let (_, stream) = try #require(open(h))
         #expect(h.server.feed.subscriberCount == 1)
-        stream.end()   // what the transport does when the client goes away
+        stream.end()  // what the transport does when the client goes away
         #expect(h.server.feed.subscriberCount == 0)
         #expect(!h.server.feed.isWatched)
         _ = h.check("platform=ios")
@@ -103,7 +110,7 @@ import Testing
         let h = try Harness()
         let (_, stream) = try #require(open(h))
         // Nobody takes from the stream: after ~256 KiB of checks it ends instead of growing.
-        for _ in 0 ..< 2000 { _ = h.check("platform=ios&version=1.0") }
+        for _ in 0..<2000 { _ = h.check("platform=ios&version=1.0") }
         #expect(!stream.isOpen)
         #expect(stream.take().ending == .overflowed)
         stream.end()
@@ -123,7 +130,10 @@ import Testing
         for asset in ["/ui", "/ui/dashboard.js", "/ui/dashboard.css"] {
             // The SVG namespace is a name, never fetched; any other absolute URL would be.
             let text = h.get(asset).text.replacingOccurrences(of: "http://www.w3.org/2000/svg", with: "")
-            #expect(!text.contains("http://") && !text.contains("https://") && !text.contains("//cdn"), "\(asset) names an outside URL")
+            #expect(
+                !text.contains("http://") && !text.contains("https://") && !text.contains("//cdn"),
+                "\(asset) names an outside URL"
+            )
         }
     }
 }

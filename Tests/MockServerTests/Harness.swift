@@ -2,9 +2,10 @@ import Clock
 import Dispatch
 import HTTP
 import JSON
-@testable import MockServer
 import ReleaseControl
 import Synchronization
+
+@testable import MockServer
 
 /// Drives a ``MockServer`` directly with request values on a manual clock: no sockets.
 final class Harness: Sendable {
@@ -14,19 +15,35 @@ final class Harness: Sendable {
     let server: MockServer
     let store: MemoryStateStore
 
-    init(seed: StateSnapshot = .defaultSeed, adminToken: String? = nil, store: MemoryStateStore = MemoryStateStore(),
-         sink: any PushSink = NoGatewayPushSink(), journalCapacity: Int = 1000, manual: Bool = true) throws {
+    init(
+        seed: StateSnapshot = .defaultSeed,
+        adminToken: String? = nil,
+        store: MemoryStateStore = MemoryStateStore(),
+        sink: any PushSink = NoGatewayPushSink(),
+        journalCapacity: Int = 1000,
+        manual: Bool = true
+    ) throws {
         clock = ManualScheduler(now: Self.start)
         self.store = store
-        let options = MockServerOptions(seed: seed, clock: manual ? .manual(clock) : .system(clock), adminToken: adminToken,
-                                        store: store, pushSink: sink, journalCapacity: journalCapacity)
+        let options = MockServerOptions(
+            seed: seed,
+            clock: manual ? .manual(clock) : .system(clock),
+            adminToken: adminToken,
+            store: store,
+            pushSink: sink,
+            journalCapacity: journalCapacity
+        )
         server = try MockServer(options: options)
     }
 
     /// Sends one request and waits for its reply (at most 10 s, a guard only).
     func send(_ method: String, _ target: String, body: String? = nil, headers: [(String, String)] = []) -> HTTPReply? {
-        let request = HTTPRequest(method: method, target: target, headers: HTTPHeaders(headers),
-                                  body: body.map { Array($0.utf8) } ?? [])
+        let request = HTTPRequest(
+            method: method,
+            target: target,
+            headers: HTTPHeaders(headers),
+            body: body.map { Array($0.utf8) } ?? []
+        )
         let box = Mutex<HTTPReply?>(nil)
         let done = DispatchSemaphore(value: 0)
         server.respond(to: request) { reply in
@@ -51,7 +68,10 @@ final class Harness: Sendable {
     func delete(_ target: String) -> Response { call("DELETE", target) }
 
     func check(_ query: String, project: String = "demo", ifNoneMatch: String? = nil) -> Response {
-        get("/v1/projects/\(project)/release-control?\(query)", headers: ifNoneMatch.map { [("If-None-Match", $0)] } ?? [])
+        get(
+            "/v1/projects/\(project)/release-control?\(query)",
+            headers: ifNoneMatch.map { [("If-None-Match", $0)] } ?? []
+        )
     }
 
     func advance(seconds: Int64) { clock.advance(bySeconds: seconds) }
@@ -94,9 +114,14 @@ final class RecordingSink: PushSink {
 
     func deliver(_ push: OutgoingPush, completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
         pushes.withLock { $0.append(push) }
-        completion(push.tokens.map {
-            TokenDelivery(token: $0.token, result: unregister.contains($0.token) ? .unregistered(reason: "410 Unregistered") : .delivered)
-        })
+        completion(
+            push.tokens.map {
+                TokenDelivery(
+                    token: $0.token,
+                    result: unregister.contains($0.token) ? .unregistered(reason: "410 Unregistered") : .delivered
+                )
+            }
+        )
     }
 }
 
@@ -110,7 +135,10 @@ final class DeferredSink: PushSink {
 
     /// Completes every kept push with `result` for each token, in batches of `batch` tokens.
     func completeAll(_ result: DeliveryResult, batch: Int = 1) {
-        let items = pending.withLock { p in defer { p.removeAll() }; return p }
+        let items = pending.withLock { p in
+            defer { p.removeAll() }
+            return p
+        }
         for (push, completion) in items {
             var i = 0
             while i < push.tokens.count {

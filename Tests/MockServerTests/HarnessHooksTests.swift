@@ -1,8 +1,9 @@
 import Clock
 import JSON
-@testable import MockServer
 import Synchronization
 import Testing
+
+@testable import MockServer
 
 /// A redirectable sink that records where it was pointed and refuses one host.
 final class PointableSink: RedirectablePushSink {
@@ -11,7 +12,9 @@ final class PointableSink: RedirectablePushSink {
     var gateways: PushGatewayURLs { current.withLock { $0 } }
 
     func redirect(to gateways: PushGatewayURLs) throws(PushRedirectRefusal) {
-        if gateways.fcm?.contains("example") == true { throw PushRedirectRefusal(field: "fcm", message: "not a loopback gateway") }
+        if gateways.fcm?.contains("example") == true {
+            throw PushRedirectRefusal(field: "fcm", message: "not a loopback gateway")
+        }
         current.withLock { $0 = gateways }
     }
 
@@ -35,13 +38,22 @@ final class PointableSink: RedirectablePushSink {
         // The second change waits for the throttle: the combined push is the clock's next timer.
         #expect(h.get("/admin/clock")["next_deadline"] == .string(Harness.start.adding(seconds: 60).rfc3339))
         let moved = h.post("/admin/clock", #"{"advance_seconds": 60}"#)
-        #expect(moved["next_deadline"] == .null && moved["pushes_in_flight"] == 2, "\(moved.json?.serializedString ?? "")")
+        #expect(
+            moved["next_deadline"] == .null && moved["pushes_in_flight"] == 2,
+            "\(moved.json?.serializedString ?? "")"
+        )
         sink.completeAll(.delivered, batch: 1)
         #expect(h.get("/admin/clock")["pushes_in_flight"] == 0)
         // GET then POST works: the fields the answer shows may come back unchanged.
-        let echoed = h.post("/admin/clock", #"{"advance_seconds": 1, "next_deadline": null, "pushes_in_flight": 0, "mode": "manual"}"#)
+        let echoed = h.post(
+            "/admin/clock",
+            #"{"advance_seconds": 1, "next_deadline": null, "pushes_in_flight": 0, "mode": "manual"}"#
+        )
         #expect(echoed.status == 200, "\(echoed.text)")
-        #expect(h.post("/admin/clock", #"{"advance_seconds": 1, "pushes_in_flight": 3}"#).firstPointer == "/pushes_in_flight")
+        #expect(
+            h.post("/admin/clock", #"{"advance_seconds": 1, "pushes_in_flight": 3}"#).firstPointer
+                == "/pushes_in_flight"
+        )
     }
 
     @Test func aPendingResultSettlesNothingAndEveryTokenCounts() {

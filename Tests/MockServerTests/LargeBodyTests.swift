@@ -1,6 +1,6 @@
 import JSON
-import Testing
 import TestSupport
+import Testing
 
 /// A request's cost grows linearly with its body, so the largest body the server accepts
 /// (1 MiB) holds an event loop for milliseconds, not minutes (issue 12, point 3: two 110k-key
@@ -18,12 +18,14 @@ import TestSupport
 
     @Test func anIngestBodyWithAHundredTenThousandKeysCostsLinearTime() throws {
         let harness = try Harness()
-        let small = Self.ingestBody(keys: 6_875), large = Self.ingestBody(keys: 110_000)
+        let small = Self.ingestBody(keys: 6_875)
+        let large = Self.ingestBody(keys: 110_000)
         #expect(large.utf8.count < 1 << 20, "fits the 1 MiB body limit")
         var statuses: [Int] = []
         let growth = ScalingProbe.growth(
             small: { statuses.append(harness.post("/v1/projects/demo/ingest/errors", small).status) },
-            large: { statuses.append(harness.post("/v1/projects/demo/ingest/errors", large).status) })
+            large: { statuses.append(harness.post("/v1/projects/demo/ingest/errors", large).status) }
+        )
         #expect(statuses == Array(repeating: 202, count: 6))
         #expect(harness.get("/admin/projects/demo/ingest")["ingest"]?["errors"] == 6)
         #expect(growth < 64, "16× the keys cost \(growth)× the CPU time")

@@ -11,7 +11,9 @@ import Testing
         while let t = target, pages < 50 {
             let page = harness.get(t)
             guard page.status == 200 else { return (ids + ["status \(page.status)"], pages) }
-            ids += page[key]?.arrayValue?.compactMap { item in item[id].map { $0.stringValue ?? $0.serializedString } } ?? []
+            ids +=
+                page[key]?.arrayValue?.compactMap { item in item[id].map { $0.stringValue ?? $0.serializedString } }
+                ?? []
             target = page["next"]?.stringValue
             pages += 1
         }
@@ -25,8 +27,11 @@ import Testing
         }
         #expect(harness.delete("/v1/projects/demo/push-tokens/tok-3").status == 204)
         for i in 0..<5 {
-            #expect(harness.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "\#(i + 1).0.0"}"#).status == 201)
-            harness.advance(seconds: 61)   // each blocking change pushes at once
+            #expect(
+                harness.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "\#(i + 1).0.0"}"#)
+                    .status == 201
+            )
+            harness.advance(seconds: 61)  // each blocking change pushes at once
         }
         let changes = Self.walk(harness, "/admin/projects/demo/changes?limit=2", key: "changes", id: "id")
         #expect(changes.ids == ["1", "2", "3", "4", "5"])

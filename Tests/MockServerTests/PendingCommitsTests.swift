@@ -1,6 +1,7 @@
-@testable import MockServer
 import Synchronization
 import Testing
+
+@testable import MockServer
 
 /// What waits for a request's commits runs once all of them settled, in the order it came, with
 /// the first refusal; the first two actions are held inline, any further ones in an array.

@@ -1,6 +1,7 @@
 import JSON
-@testable import MockServer
 import Testing
+
+@testable import MockServer
 
 @Suite struct PushTokenEndpointTests {
     @Test func tokensRegisterListAndUnregister() throws {
@@ -103,9 +104,12 @@ import Testing
     @Test func nonBlockingChangesSendNoPush() throws {
         let h = try Harness()
         _ = h.post("/admin/projects/demo/rules", #"{"type": "optional_update", "below": "2.0"}"#)
-        _ = h.post("/admin/projects/demo/rules", """
+        _ = h.post(
+            "/admin/projects/demo/rules",
+            """
             {"type": "maintenance", "starts_at": "\(h.time(7200))", "ends_at": "\(h.time(9000))"}
-            """)
+            """
+        )
         #expect(h.get("/admin/projects/demo/pushes")["pushes"] == [])
     }
 
@@ -123,7 +127,9 @@ import Testing
     @Test func resultsArriveInBatchesAndPendingCountsDown() throws {
         let sink = DeferredSink()
         let h = try Harness(sink: sink)
-        for token in ["a", "b", "c"] { _ = h.put("/v1/projects/demo/push-tokens/\(token)", #"{"platform": "android"}"#) }
+        for token in ["a", "b", "c"] {
+            _ = h.put("/v1/projects/demo/push-tokens/\(token)", #"{"platform": "android"}"#)
+        }
         _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.0"}"#)
         #expect(h.get("/admin/projects/demo/pushes")["pushes"]?.arrayValue?.first?["pending"] == 3)
         sink.completeAll(.failed(reason: "503 from gateway"), batch: 2)
@@ -139,11 +145,16 @@ import Testing
         let h = try Harness(sink: sink)
         _ = h.put("/v1/projects/demo/push-tokens/a", #"{"platform": "ios"}"#)
         _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.0"}"#)
-        let old = sink.pending.withLock { p in defer { p.removeAll() }; return p }
+        let old = sink.pending.withLock { p in
+            defer { p.removeAll() }
+            return p
+        }
         _ = h.post("/admin/reset", "")
         _ = h.put("/v1/projects/demo/push-tokens/a", #"{"platform": "ios"}"#)
         _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.0"}"#)
-        for (push, completion) in old { completion(push.tokens.map { TokenDelivery(token: $0.token, result: .unregistered(reason: "410")) }) }
+        for (push, completion) in old {
+            completion(push.tokens.map { TokenDelivery(token: $0.token, result: .unregistered(reason: "410")) })
+        }
         let push = h.get("/admin/projects/demo/pushes")["pushes"]?.arrayValue?.first
         #expect(push?["id"] == 1)
         #expect(push?["pending"] == 1, "the old push's results were dropped")
@@ -158,7 +169,9 @@ import Testing
     /// Five tokens (the second and fourth unregistered by the sink) and one push.
     func harness() throws -> Harness {
         let h = try Harness(sink: RecordingSink(unregister: ["t2", "t4"]))
-        for i in 1...5 { _ = h.put("/v1/projects/demo/push-tokens/t\(i)", #"{"platform": "\#(i == 5 ? "android" : "ios")"}"#) }
+        for i in 1...5 {
+            _ = h.put("/v1/projects/demo/push-tokens/t\(i)", #"{"platform": "\#(i == 5 ? "android" : "ios")"}"#)
+        }
         _ = h.post("/admin/projects/demo/rules", required)
         return h
     }
@@ -225,7 +238,12 @@ import Testing
     }
 
     @Test func theEventStreamsPushEventCarriesTheSummary() throws {
-        let push = PushRecord(id: 4, sentAt: Harness.start, changes: [1], targets: [PushTarget(token: "a", platform: .ios)])
+        let push = PushRecord(
+            id: 4,
+            sentAt: Harness.start,
+            changes: [1],
+            targets: [PushTarget(token: "a", platform: .ios)]
+        )
         let event = MockServer.feedEvent(.pushUpdated(project: "demo", push: push))
         #expect(event.data["push"]?["results"] == nil)
         #expect(event.data["push"]?["results_url"] == "/admin/projects/demo/pushes/4/results")
@@ -243,9 +261,9 @@ import Testing
         let gone = record.apply([
             TokenDelivery(token: "t0", result: .delivered, position: 0),
             TokenDelivery(token: "t1", result: .unregistered(reason: "410"), position: 1),
-            TokenDelivery(token: "t2", result: .failed(reason: "503"), position: 0),   // wrong position: found by token
+            TokenDelivery(token: "t2", result: .failed(reason: "503"), position: 0),  // wrong position: found by token
             TokenDelivery(token: "t3", result: .noGateway),
-            TokenDelivery(token: "elsewhere", result: .delivered),                     // not in this push: ignored
+            TokenDelivery(token: "elsewhere", result: .delivered),  // not in this push: ignored
         ])
         #expect(gone == ["t1"])
         #expect(record.results == [.delivered, .unregistered(reason: "410"), .failed(reason: "503"), .noGateway])
@@ -258,8 +276,10 @@ import Testing
 
     @Test func theFullRecordReadsBackEqual() throws {
         var record = PushRecord(id: 2, sentAt: Harness.start, changes: [1, 3], targets: targets)
-        _ = record.apply([TokenDelivery(token: "t1", result: .failed(reason: "429 TooManyRequests")),
-                          TokenDelivery(token: "t3", result: .delivered)])
+        _ = record.apply([
+            TokenDelivery(token: "t1", result: .failed(reason: "429 TooManyRequests")),
+            TokenDelivery(token: "t3", result: .delivered),
+        ])
         let back = try #require(PushRecord(json: record.json))
         #expect(back == record)
         #expect(back.counts == record.counts)
@@ -285,6 +305,11 @@ import Testing
         h.advance(seconds: 61)
         _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "4.0"}"#)
         let sent = sink.pushes.withLock { $0.map { $0.tokens.map { "\($0.token):\($0.platform.rawValue)" } } }
-        #expect(sent == [["a:ios", "b:ios", "c:ios"], ["a:ios", "c:ios", "d:android"], ["a:macos", "c:ios", "d:android", "b:ios"]])
+        #expect(
+            sent == [
+                ["a:ios", "b:ios", "c:ios"], ["a:ios", "c:ios", "d:android"],
+                ["a:macos", "c:ios", "d:android", "b:ios"],
+            ]
+        )
     }
 }

@@ -1,7 +1,8 @@
 import HTTP
 import JSON
-@testable import MockServer
 import Testing
+
+@testable import MockServer
 
 @Suite struct RouterTests {
     @Test func unknownPathIs404ProblemJSON() throws {
@@ -28,7 +29,10 @@ import Testing
         let response = h.call("HEAD", "/v1/projects/demo/release-control?platform=ios")
         #expect(response.status == 200)
         #expect(response.header("ETag") != nil)
-        #expect(response.raw.body == h.check("platform=ios").raw.body, "the transport drops the body, keeping its length")
+        #expect(
+            response.raw.body == h.check("platform=ios").raw.body,
+            "the transport drops the body, keeping its length"
+        )
     }
 
     @Test func healthzAndIndexAnswerPlainText() throws {
@@ -38,7 +42,10 @@ import Testing
         #expect(index.status == 200)
         #expect(index.header("Content-Type")?.hasPrefix("text/plain") == true)
         for route in Router.standard.routes {
-            #expect(index.text.contains(route.method + " " + route.pattern), "index lists \(route.method) \(route.pattern)")
+            #expect(
+                index.text.contains(route.method + " " + route.pattern),
+                "index lists \(route.method) \(route.pattern)"
+            )
         }
     }
 
@@ -61,14 +68,19 @@ import Testing
         #expect(stream?["itemSchema"]?["properties"]?.objectValue?.keys.sorted() == ["data", "event", "id", "retry"])
         #expect(stream?["itemSchema"]?["properties"]?["event"]?["enum"]?.arrayValue?.count == EventFeed.kinds.count)
         // What the server sets is readOnly in a snapshot sent back, and stored ids are positive.
-        let input = doc["components"]?["schemas"]?["StateSnapshotInput"]?["properties"]?["projects"]?["items"]?["properties"]
+        let input = doc["components"]?["schemas"]?["StateSnapshotInput"]?["properties"]?["projects"]?["items"]?[
+            "properties"
+        ]
         let push = input?["pushes"]?["items"]?["properties"]
         for derived in ["tokens", "delivered", "failed", "pending", "no_gateway"] {
             #expect(push?[derived]?["readOnly"] == true, "\(derived) is set by the server")
         }
         #expect(push?["id"]?["minimum"] == 1 && push?["changes"]?["items"]?["minimum"] == 1)
         #expect(input?["changes"]?["items"]?["properties"]?["id"]?["minimum"] == 1)
-        #expect(h.get("/openapi.json", headers: [("Host", "127.0.0.1:4567")]).json?["servers"]?.arrayValue?.first?["url"] == "http://127.0.0.1:4567")
+        #expect(
+            h.get("/openapi.json", headers: [("Host", "127.0.0.1:4567")]).json?["servers"]?.arrayValue?.first?["url"]
+                == "http://127.0.0.1:4567"
+        )
         let paths = try #require(doc["paths"]?.objectValue)
         for route in Router.standard.routes {
             let operation = paths[route.pattern]?[route.method.lowercased()]
@@ -120,11 +132,17 @@ import Testing
     @Test func problemTypeIsAboutBlankOnlyForTheStatusPhrase() {
         #expect(Problem(status: 404, detail: "x").json["type"] == "about:blank")
         #expect(Problem.unknownProject("ghost").json["type"] == "urn:lerix-mock:problem:unknown-project")
-        #expect(Problem(status: 400, title: "Wrong type in body", detail: "x").type == "urn:lerix-mock:problem:wrong-type-in-body")
+        #expect(
+            Problem(status: 400, title: "Wrong type in body", detail: "x").type
+                == "urn:lerix-mock:problem:wrong-type-in-body"
+        )
     }
 
     @Test(arguments: [
-        ("/v1/projects/demo/release-control?platform=ios&version=1.0.0", ["v1", "projects", "demo", "release-control"]),
+        (
+            "/v1/projects/demo/release-control?platform=ios&version=1.0.0",
+            ["v1", "projects", "demo", "release-control"]
+        ),
         ("//admin//projects/", ["admin", "projects"]),
         ("/", []),
         ("/healthz?x=%zz", ["healthz"]),
@@ -142,10 +160,14 @@ import Testing
 @Suite struct CheckFastPathTests {
     static let targets = [
         "/v1/projects/demo/release-control", "/v1/projects/demo/release-control?platform=ios&version=1.0",
-        "/v1/projects/shop-app_2.x~/release-control?", "/v1/projects/demo/release-control/", "//v1/projects/demo/release-control",
-        "/v1/projects//release-control", "/v1/projects/de%6Do/release-control", "/v1/projects/d\u{01}mo/release-control",
-        "/v1/projects/dé/release-control", "/v1/projects/demo/release-controls", "/v1/projects/demo/release-control-x?a=b",
-        "/v1/projects/demo", "/v1/projects/a/b/release-control", "/v1/projects/a?b/release-control", "/admin/projects/demo",
+        "/v1/projects/shop-app_2.x~/release-control?", "/v1/projects/demo/release-control/",
+        "//v1/projects/demo/release-control",
+        "/v1/projects//release-control", "/v1/projects/de%6Do/release-control",
+        "/v1/projects/d\u{01}mo/release-control",
+        "/v1/projects/dé/release-control", "/v1/projects/demo/release-controls",
+        "/v1/projects/demo/release-control-x?a=b",
+        "/v1/projects/demo", "/v1/projects/a/b/release-control", "/v1/projects/a?b/release-control",
+        "/admin/projects/demo",
     ]
 
     @Test(arguments: ["GET", "HEAD", "POST", "PUT"])
@@ -164,12 +186,17 @@ import Testing
     }
 
     @Test func fastPathTakesPlainChecksAndLeavesTheRest() {
-        func project(_ method: String, _ target: String) -> String? { Router.checkProject(HTTPRequest(method: method, target: target)) }
+        func project(_ method: String, _ target: String) -> String? {
+            Router.checkProject(HTTPRequest(method: method, target: target))
+        }
         #expect(project("GET", "/v1/projects/demo/release-control?platform=ios") == "demo")
         #expect(project("HEAD", "/v1/projects/shop-app_2.x~/release-control?") == "shop-app_2.x~")
         #expect(project("POST", "/v1/projects/demo/release-control") == nil)
-        for target in ["/v1/projects/de%6Do/release-control", "/v1/projects/dé/release-control", "/v1/projects/demo/release-control/",
-                       "/v1/projects/d\u{01}mo/release-control", "/v1/projects/demo/release-controls"] {
+        for target in [
+            "/v1/projects/de%6Do/release-control", "/v1/projects/dé/release-control",
+            "/v1/projects/demo/release-control/",
+            "/v1/projects/d\u{01}mo/release-control", "/v1/projects/demo/release-controls",
+        ] {
             #expect(project("GET", target) == nil, "\(target)")
         }
     }

@@ -1,12 +1,19 @@
 import JSON
-@testable import MockServer
 import Testing
+
+@testable import MockServer
 
 @Suite struct RuleEndpointTests {
     @Test func rulesCRUDWithServerAssignedIds() throws {
         let h = try Harness()
-        let a = h.post("/admin/projects/demo/rules", #"{"type": "optional_update", "platforms": ["android"], "below": "3.0"}"#)
-        let b = h.post("/admin/projects/demo/rules", #"{"type": "sdk_switch", "modules": ["analytics"], "ends_at": "2026-12-03T00:00:00.000Z"}"#)
+        let a = h.post(
+            "/admin/projects/demo/rules",
+            #"{"type": "optional_update", "platforms": ["android"], "below": "3.0"}"#
+        )
+        let b = h.post(
+            "/admin/projects/demo/rules",
+            #"{"type": "sdk_switch", "modules": ["analytics"], "ends_at": "2026-12-03T00:00:00.000Z"}"#
+        )
         #expect(a.status == 201 && b.status == 201)
         #expect(b.header("Location") == "/admin/projects/demo/rules/r2")
         let list = h.get("/admin/projects/demo/rules")
@@ -39,7 +46,10 @@ import Testing
 
     @Test func wrongTypeIs400AndWinsOver422() throws {
         let h = try Harness()
-        let response = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": 24, "platforms": ["beos"]}"#)
+        let response = h.post(
+            "/admin/projects/demo/rules",
+            #"{"type": "required_update", "below": 24, "platforms": ["beos"]}"#
+        )
         #expect(response.status == 400)
         let pointers = response["errors"]?.arrayValue?.compactMap { $0["pointer"]?.stringValue } ?? []
         #expect(pointers.contains("/below"))
@@ -53,9 +63,12 @@ import Testing
         let badVersion = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "two"}"#)
         #expect(badVersion.status == 422)
         #expect(badVersion.firstPointer == "/below")
-        let long = h.post("/admin/projects/demo/rules", """
+        let long = h.post(
+            "/admin/projects/demo/rules",
+            """
             {"type": "maintenance", "starts_at": "2026-12-02T11:00:00.000Z", "ends_at": "2026-12-10T11:00:00.000Z"}
-            """)
+            """
+        )
         #expect(long.status == 422)
         #expect(h.get("/admin/projects/demo/rules")["rules"]?.arrayValue?.isEmpty == true, "nothing was created")
     }
@@ -72,9 +85,12 @@ import Testing
         let h = try Harness()
         _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.0"}"#)
         _ = h.post("/admin/projects/demo/rules", #"{"type": "optional_update", "below": "3.0"}"#)
-        _ = h.post("/admin/projects/demo/rules", """
+        _ = h.post(
+            "/admin/projects/demo/rules",
+            """
             {"type": "maintenance", "starts_at": "\(h.time(0))", "ends_at": "\(h.time(600))"}
-            """)
+            """
+        )
         let lifted = h.post("/admin/projects/demo/lift-all", "")
         #expect(lifted["lifted"]?.arrayValue?.compactMap { $0["id"]?.stringValue }.sorted() == ["r1", "r3"])
         #expect(h.get("/admin/projects/demo/rules")["rules"]?.arrayValue?.map { $0["id"] } == ["r2"])

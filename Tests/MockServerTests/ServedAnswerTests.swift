@@ -3,6 +3,7 @@ import JSON
 import ReleaseControl
 import TestSupport
 import Testing
+
 @testable import MockServer
 
 /// The check answer's wire form: ETag, body shape, and that the byte writer answers exactly what
@@ -68,7 +69,11 @@ import Testing
         let answer = try Self.served([#"{"type":"required_update","below":"2.0"}"#])
         let bytes = answer.body(project: "demo", serverTimeText: Self.at(5).rfc3339)
         let parsed = try JSON.parse(bytes)
-        #expect(parsed.objectValue?.keys == ["project", "server_time", "lifetime", "required_update", "optional_update", "maintenance", "sdk_switch"])
+        #expect(
+            parsed.objectValue?.keys == [
+                "project", "server_time", "lifetime", "required_update", "optional_update", "maintenance", "sdk_switch",
+            ]
+        )
         #expect(parsed["server_time"] == .string(Self.at(5).rfc3339))
         #expect(parsed["lifetime"] == 300)
         #expect(parsed["project"] == "demo")
@@ -87,8 +92,14 @@ import Testing
     }
 
     @Test func bodyIsExactlyTheContractShape() throws {
-        let text = String(decoding: try Self.served([#"{"type":"optional_update","below":"2.0"}"#]).body(serverTime: Self.t0), as: UTF8.self)
-        #expect(text == #"{"project":"demo","server_time":"2026-12-02T11:00:00.000Z","lifetime":300,"required_update":null,"optional_update":{"rule":"r1","kind":"optional","below":"2.0","store_url":null,"message":null,"becomes_required_on":null},"maintenance":[],"sdk_switch":[]}"#)
+        let text = String(
+            decoding: try Self.served([#"{"type":"optional_update","below":"2.0"}"#]).body(serverTime: Self.t0),
+            as: UTF8.self
+        )
+        #expect(
+            text
+                == #"{"project":"demo","server_time":"2026-12-02T11:00:00.000Z","lifetime":300,"required_update":null,"optional_update":{"rule":"r1","kind":"optional","below":"2.0","store_url":null,"message":null,"becomes_required_on":null},"maintenance":[],"sdk_switch":[]}"#
+        )
     }
 
     // MARK: The byte writer against the JSON value, over many rule sets
@@ -96,12 +107,16 @@ import Testing
     /// Text that needs every kind of escaping the serializer knows, and some that needs none.
     static func text(_ r: inout SeededRandom) -> String? {
         if r.chance(30) { return nil }
-        return r.pick(["", "Please update", "quote \" and backslash \\", "line\nbreak\ttab\rreturn", "control \u{01}\u{1f}",
-                       "café ünïcode ✓ 🚀", "https://apps.apple.com/app/id1?x=1&y=\"2\"", "/slash/ok"])
+        return r.pick([
+            "", "Please update", "quote \" and backslash \\", "line\nbreak\ttab\rreturn", "control \u{01}\u{1f}",
+            "café ünïcode ✓ 🚀", "https://apps.apple.com/app/id1?x=1&y=\"2\"", "/slash/ok",
+        ])
     }
 
     static func version(_ r: inout SeededRandom) -> Version {
-        Version((0..<r.int(1...3)).map { _ in String(r.int(0...12)) }.joined(separator: ".") + (r.chance(20) ? "-rc.1" : ""))
+        Version(
+            (0..<r.int(1...3)).map { _ in String(r.int(0...12)) }.joined(separator: ".") + (r.chance(20) ? "-rc.1" : "")
+        )
             ?? Version("1.0")!
     }
 
@@ -114,14 +129,25 @@ import Testing
         switch r.int(0...4) {
         case 0: return .requiredUpdate(update)
         case 1: return .optionalUpdate(update)
-        case 2: return .recommendedUpdate(update, becomesRequiredOn: at(Int64(r.int(-3000...9000))).adding(milliseconds: Int64(r.int(0...999))))
+        case 2:
+            return .recommendedUpdate(
+                update,
+                becomesRequiredOn: at(Int64(r.int(-3000...9000))).adding(milliseconds: Int64(r.int(0...999)))
+            )
         case 3:
             let start = at(Int64(r.int(-9000...9000)))
-            return .maintenance(MaintenanceWindow(platforms: platforms(&r), startsAt: start, endsAt: start.adding(seconds: Int64(r.int(1...7200))),
-                                                  message: text(&r)))
+            return .maintenance(
+                MaintenanceWindow(
+                    platforms: platforms(&r),
+                    startsAt: start,
+                    endsAt: start.adding(seconds: Int64(r.int(1...7200))),
+                    message: text(&r)
+                )
+            )
         default:
             let modules = (0..<r.int(1...3)).map { _ in r.pick(SDKModule.allCases) }
-            let sdks: [SDKMatch]? = r.chance(50) ? nil : [SDKMatch(name: "swift", below: r.chance(50) ? version(&r) : nil)]
+            let sdks: [SDKMatch]? =
+                r.chance(50) ? nil : [SDKMatch(name: "swift", below: r.chance(50) ? version(&r) : nil)]
             return .sdkSwitch(SDKSwitch(sdks: sdks, modules: modules, endsAt: at(Int64(r.int(-3000...9000)))))
         }
     }
@@ -133,17 +159,27 @@ import Testing
         var project = ProjectState(key: key, seedRules: (0..<r.int(0...12)).map { _ in Self.ruleBody(&r) })
         if r.chance(50) {
             // A recent change: answers are short-lived for a while.
-            _ = try project.createRule(JSON.parse(#"{"type":"optional_update","below":"0.1"}"#), now: Self.at(Int64(r.int(-2000...0))))
+            _ = try project.createRule(
+                JSON.parse(#"{"type":"optional_update","below":"0.1"}"#),
+                now: Self.at(Int64(r.int(-2000...0)))
+            )
         }
         for _ in 0..<8 {
-            let device = Device(platform: r.pick(Platform.allCases), version: r.chance(85) ? Self.version(&r) : nil,
-                                sdk: r.chance(70) ? "swift" : nil, sdkVersion: r.chance(70) ? Self.version(&r) : nil)
+            let device = Device(
+                platform: r.pick(Platform.allCases),
+                version: r.chance(85) ? Self.version(&r) : nil,
+                sdk: r.chance(70) ? "swift" : nil,
+                sdkVersion: r.chance(70) ? Self.version(&r) : nil
+            )
             let now = Self.at(Int64(r.int(-4000...4000))).adding(milliseconds: Int64(r.int(0...999)))
             let evaluation = project.evaluate(device, now: now)
             let answer = ServedAnswer(evaluation)
             let served = answer.body(serverTime: now)
             let reference = evaluation.referenceBody(serverTime: now).serialized()
-            #expect(served == reference, "seed \(seed): \(String(decoding: served, as: UTF8.self)) != \(String(decoding: reference, as: UTF8.self))")
+            #expect(
+                served == reference,
+                "seed \(seed): \(String(decoding: served, as: UTF8.self)) != \(String(decoding: reference, as: UTF8.self))"
+            )
             guard case .object(var canonical) = evaluation.referenceBody(serverTime: now) else { continue }
             canonical["server_time"] = nil
             canonical["lifetime"] = nil
@@ -151,4 +187,3 @@ import Testing
         }
     }
 }
-

@@ -1,16 +1,22 @@
 import JSON
-@testable import MockServer
 import ReleaseControl
 import Testing
 
+@testable import MockServer
+
 @Suite struct ConfigTests {
     @Test func jsonSeedLoadsProjectsRulesAndTokens() throws {
-        let seed = try ConfigFile.parse(Array("""
-            {"projects": [{"key": "demo", "apns_topic": "dev.lerix.demo", "fcm_project": "demo",
-                           "rules": [{"type": "required_update", "platforms": ["ios"], "below": "2.4.0"}],
-                           "push_tokens": [{"token": "abc", "platform": "ios"}]},
-                          {"key": "second"}]}
-            """.utf8), file: "seed.json")
+        let seed = try ConfigFile.parse(
+            Array(
+                """
+                {"projects": [{"key": "demo", "apns_topic": "dev.lerix.demo", "fcm_project": "demo",
+                               "rules": [{"type": "required_update", "platforms": ["ios"], "below": "2.4.0"}],
+                               "push_tokens": [{"token": "abc", "platform": "ios"}]},
+                              {"key": "second"}]}
+                """.utf8
+            ),
+            file: "seed.json"
+        )
         let h = try Harness(seed: seed)
         #expect(h.get("/admin/projects")["projects"]?.arrayValue?.map { $0["key"] } == ["demo", "second"])
         #expect(h.get("/admin/projects/demo")["apns_topic"] == "dev.lerix.demo")
@@ -23,10 +29,15 @@ import Testing
     @Test func badConfigNamesFileFieldAndReason() {
         #expect(throws: ConfigError.self) { try ConfigFile.parse(Array("{".utf8), file: "seed.json") }
         do {
-            _ = try ConfigFile.parse(Array("""
-                {"projects": [{"key": "demo", "rules": [{"type": "required_update", "below": "two"}],
-                               "push_tokens": [{"token": "t", "platform": "web"}]}]}
-                """.utf8), file: "seed.json")
+            _ = try ConfigFile.parse(
+                Array(
+                    """
+                    {"projects": [{"key": "demo", "rules": [{"type": "required_update", "below": "two"}],
+                                   "push_tokens": [{"token": "t", "platform": "web"}]}]}
+                    """.utf8
+                ),
+                file: "seed.json"
+            )
             Issue.record("expected a ConfigError")
         } catch {
             #expect(error.file == "seed.json")
@@ -34,7 +45,10 @@ import Testing
             #expect(error.description.hasPrefix("seed.json: /projects/0/rules/0/below: "))
         }
         do {
-            _ = try ConfigFile.parse(Array(#"{"projects": [{"key": "a"}, {"key": "a"}], "extra": 1}"#.utf8), file: "x.json")
+            _ = try ConfigFile.parse(
+                Array(#"{"projects": [{"key": "a"}, {"key": "a"}], "extra": 1}"#.utf8),
+                file: "x.json"
+            )
             Issue.record("expected a ConfigError")
         } catch {
             #expect(Set(error.items.map(\.pointer)) == ["/extra", "/projects/1/key"])
@@ -42,22 +56,32 @@ import Testing
     }
 
     @Test func yamlSeedLoadsAndErrorsCarryLines() throws {
-        let seed = try ConfigFile.parse(Array("""
-            projects:
-              - key: demo
-                rules:
-                  - type: optional_update
-                    below: "3.0"
-            """.utf8), file: "seed.yaml")
-        #expect(seed.projects.first?.rules.first?.id == "r1")
-        do {
-            _ = try ConfigFile.parse(Array("""
+        let seed = try ConfigFile.parse(
+            Array(
+                """
                 projects:
                   - key: demo
                     rules:
                       - type: optional_update
-                        below: banana
-                """.utf8), file: "seed.yml")
+                        below: "3.0"
+                """.utf8
+            ),
+            file: "seed.yaml"
+        )
+        #expect(seed.projects.first?.rules.first?.id == "r1")
+        do {
+            _ = try ConfigFile.parse(
+                Array(
+                    """
+                    projects:
+                      - key: demo
+                        rules:
+                          - type: optional_update
+                            below: banana
+                    """.utf8
+                ),
+                file: "seed.yml"
+            )
             Issue.record("expected a ConfigError")
         } catch {
             #expect(error.items.first?.pointer == "/projects/0/rules/0/below")
@@ -92,11 +116,29 @@ import Testing
         #expect(events[1] == .projectUpserted(key: "shop", apnsTopic: nil, fcmProject: nil))
         if case .tokenUpserted(let project, let token) = events[2] {
             #expect(project == "demo" && token.token == "t1")
-        } else { Issue.record("expected tokenUpserted, got \(events[2])") }
-        if case .ruleUpserted(_, let rule) = events[3] { #expect(rule.id == "r1") } else { Issue.record("\(events[3])") }
-        if case .changeAppended(_, let change) = events[4] { #expect(change.blocking) } else { Issue.record("\(events[4])") }
-        if case .pushRecorded(_, let push) = events[5] { #expect(push.changes == [1]) } else { Issue.record("\(events[5])") }
-        if case .pushUpdated(_, let push) = events[6] { #expect(push.count { $0 == .noGateway } == 1) } else { Issue.record("\(events[6])") }
+        } else {
+            Issue.record("expected tokenUpserted, got \(events[2])")
+        }
+        if case .ruleUpserted(_, let rule) = events[3] {
+            #expect(rule.id == "r1")
+        } else {
+            Issue.record("\(events[3])")
+        }
+        if case .changeAppended(_, let change) = events[4] {
+            #expect(change.blocking)
+        } else {
+            Issue.record("\(events[4])")
+        }
+        if case .pushRecorded(_, let push) = events[5] {
+            #expect(push.changes == [1])
+        } else {
+            Issue.record("\(events[5])")
+        }
+        if case .pushUpdated(_, let push) = events[6] {
+            #expect(push.count { $0 == .noGateway } == 1)
+        } else {
+            Issue.record("\(events[6])")
+        }
         #expect(events[7] == .ingestCounted(project: "demo", module: "errors", total: 2))
     }
 
@@ -116,7 +158,11 @@ import Testing
     }
 
     @Test func aStoredStateWinsOverTheSeed() throws {
-        let stored = try StateSnapshot(json: JSON.parse(#"{"projects": [{"key": "kept", "rules": [{"id": "r7", "type": "optional_update", "below": "1.0"}]}]}"#))
+        let stored = try StateSnapshot(
+            json: JSON.parse(
+                #"{"projects": [{"key": "kept", "rules": [{"id": "r7", "type": "optional_update", "below": "1.0"}]}]}"#
+            )
+        )
         let h = try Harness(store: MemoryStateStore(initial: stored))
         #expect(h.get("/admin/projects")["projects"]?.arrayValue?.map { $0["key"] } == ["kept"])
         #expect(h.post("/admin/projects/kept/rules", #"{"type": "optional_update", "below": "2.0"}"#)["id"] == "r8")
@@ -146,7 +192,11 @@ import Testing
 
     @Test func aBadSnapshotChangesNothing() throws {
         let h = try Harness()
-        let response = h.call("PUT", "/admin/state", body: #"{"projects": [{"key": "x", "rules": [{"type": "maintenance"}]}]}"#)
+        let response = h.call(
+            "PUT",
+            "/admin/state",
+            body: #"{"projects": [{"key": "x", "rules": [{"type": "maintenance"}]}]}"#
+        )
         #expect(response.status == 422)
         #expect(response.firstPointer?.hasPrefix("/projects/0/rules/0/") == true)
         #expect(h.call("PUT", "/admin/state", body: #"{"projects": 3}"#).status == 400)

@@ -1,7 +1,8 @@
 import JSON
-@testable import MockServer
 import ReleaseControl
 import Testing
+
+@testable import MockServer
 
 /// Issue 11: no admin input may change meaning silently. Unknown keys are 422s that name the
 /// key and suggest the nearest known one; what GET shows goes back unchanged; one mistake has
@@ -28,7 +29,10 @@ import Testing
 
     @Test func aRuleReadWithGetGoesBackWithPutUnchanged() throws {
         let h = try Harness()
-        let created = h.post("/admin/projects/demo/rules", #"{"type":"maintenance","starts_at":"\#(h.time(60))","ends_at":"\#(h.time(3600))"}"#)
+        let created = h.post(
+            "/admin/projects/demo/rules",
+            #"{"type":"maintenance","starts_at":"\#(h.time(60))","ends_at":"\#(h.time(3600))"}"#
+        )
         #expect(created.status == 201)
         let id = try #require(created["id"]?.stringValue)
         let shown = h.get("/admin/projects/demo/rules/\(id)")
@@ -83,8 +87,10 @@ import Testing
             (h.post("/admin/clock", #"{"advance_secs":60}"#), "/advance_secs", "advance_seconds"),
             (h.post("/admin/projects/demo/faults", #"{"kind":"status","status":503,"cout":2}"#), "/cout", "count"),
             (h.put("/admin/state", #"{"projects":[{"key":"demo","rulez":[]}]}"#), "/projects/0/rulez", "rules"),
-            (h.put("/admin/state", #"{"projects":[{"key":"demo","push_tokens":[{"token":"t","platfrom":"ios"}]}]}"#),
-             "/projects/0/push_tokens/0/platfrom", "platform"),
+            (
+                h.put("/admin/state", #"{"projects":[{"key":"demo","push_tokens":[{"token":"t","platfrom":"ios"}]}]}"#),
+                "/projects/0/push_tokens/0/platfrom", "platform"
+            ),
         ]
         for (r, pointer, suggestion) in answers {
             #expect(r.status == 422, "\(r.text)")
@@ -104,7 +110,10 @@ import Testing
         #expect(h.post("/admin/clock", JSON.object(body).serializedString).status == 200)
         body["advance_seconds"] = nil
         body["set"] = .string(h.time(60))
-        #expect(h.post("/admin/clock", JSON.object(body).serializedString).status == 422, "the old now is not the clock's now")
+        #expect(
+            h.post("/admin/clock", JSON.object(body).serializedString).status == 422,
+            "the old now is not the clock's now"
+        )
     }
 
     @Test func anExportImportsBackUnchanged() throws {
@@ -158,7 +167,10 @@ import Testing
         #expect(open?["components"]?["securitySchemes"] == nil)
         #expect(open?["paths"]?["/admin/clock"]?["get"]?["security"] == nil)
         #expect(open?["paths"]?["/admin/clock"]?["get"]?["responses"]?["401"] == nil)
-        let guarded = try Harness(adminToken: "s3cret").get("/openapi.json", headers: [("Authorization", "Bearer s3cret")]).json
+        let guarded = try Harness(adminToken: "s3cret").get(
+            "/openapi.json",
+            headers: [("Authorization", "Bearer s3cret")]
+        ).json
         #expect(guarded?["components"]?["securitySchemes"]?["adminToken"] != nil)
         #expect(guarded?["paths"]?["/admin/clock"]?["get"]?["security"] != nil)
         #expect(guarded?["paths"]?["/admin/clock"]?["get"]?["responses"]?["401"] != nil)

@@ -1,10 +1,12 @@
 import JSON
-@testable import MockServer
 import Testing
+
+@testable import MockServer
 
 /// The README's curl walkthrough, step by step, against the responder.
 @Suite struct WalkthroughTests {
-    let required = #"{"type": "required_update", "platforms": ["ios"], "below": "2.4.0", "store_url": "https://apps.apple.com/app/id1", "message": "Please update"}"#
+    let required =
+        #"{"type": "required_update", "platforms": ["ios"], "below": "2.4.0", "store_url": "https://apps.apple.com/app/id1", "message": "Please update"}"#
 
     @Test func requiredUpdateIsAppliedRenewedByA304AndLiftedAgain() throws {
         let h = try Harness()
@@ -58,7 +60,11 @@ import Testing
     @Test func checkBodyIsCompactAndInContractOrder() throws {
         let h = try Harness()
         let response = h.check("platform=android")
-        #expect(response.text.hasPrefix(#"{"project":"demo","server_time":"2026-12-02T11:00:00.000Z","lifetime":300,"required_update":null,"optional_update":null,"maintenance":[],"sdk_switch":[]}"#))
+        #expect(
+            response.text.hasPrefix(
+                #"{"project":"demo","server_time":"2026-12-02T11:00:00.000Z","lifetime":300,"required_update":null,"optional_update":null,"maintenance":[],"sdk_switch":[]}"#
+            )
+        )
     }
 
     @Test func answersAreCachedPerDeviceClassAndServerTimeIsFresh() throws {

@@ -27,13 +27,23 @@ import Testing
             let request: HTTPRequest
             switch n % 3 {
             case 0:
-                request = HTTPRequest(method: "POST", target: "/admin/projects/demo/rules",
-                                      body: Array(#"{"type": "optional_update", "below": "\#(n).0.0"}"#.utf8))
+                request = HTTPRequest(
+                    method: "POST",
+                    target: "/admin/projects/demo/rules",
+                    body: Array(#"{"type": "optional_update", "below": "\#(n).0.0"}"#.utf8)
+                )
             case 1:
-                request = HTTPRequest(method: "POST", target: "/v1/projects/demo/ingest/analytics", body: Array("[1, 2]".utf8))
+                request = HTTPRequest(
+                    method: "POST",
+                    target: "/v1/projects/demo/ingest/analytics",
+                    body: Array("[1, 2]".utf8)
+                )
             default:
-                request = HTTPRequest(method: "PUT", target: "/v1/projects/demo/push-tokens/\(id)-\(n)",
-                                      body: Array(#"{"platform": "android"}"#.utf8))
+                request = HTTPRequest(
+                    method: "PUT",
+                    target: "/v1/projects/demo/push-tokens/\(id)-\(n)",
+                    body: Array(#"{"platform": "android"}"#.utf8)
+                )
             }
             guard let response = try? client.send(request), (200..<300).contains(response.status) else { return }
             switch n % 3 {
@@ -52,16 +62,27 @@ import Testing
     /// Checks that everything acknowledged so far is in the restarted server.
     private static func expectEverything(_ acknowledged: Acknowledged, in server: ServerProcess, run: Int) throws {
         let client = try TestHTTPClient(port: server.port)
-        let tokens = json(try client.send(HTTPRequest(method: "GET", target: "/admin/projects/demo/push-tokens")))?["push_tokens"]?
+        let tokens =
+            json(try client.send(HTTPRequest(method: "GET", target: "/admin/projects/demo/push-tokens")))?[
+                "push_tokens"
+            ]?
             .arrayValue?.compactMap { $0["token"]?.stringValue } ?? []
-        let rules = json(try client.send(HTTPRequest(method: "GET", target: "/admin/projects/demo/rules")))?["rules"]?
+        let rules =
+            json(try client.send(HTTPRequest(method: "GET", target: "/admin/projects/demo/rules")))?["rules"]?
             .arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
-        let ingested = json(try client.send(HTTPRequest(method: "GET", target: "/admin/projects/demo/ingest")))?["ingest"]?["analytics"]?
+        let ingested =
+            json(try client.send(HTTPRequest(method: "GET", target: "/admin/projects/demo/ingest")))?["ingest"]?[
+                "analytics"
+            ]?
             .intValue ?? 0
         let missingTokens = acknowledged.tokens.withLock { $0 }.subtracting(tokens)
         let missingRules = acknowledged.rules.withLock { $0 }.subtracting(rules)
-        let lostTokens = missingTokens.count, lostRules = missingRules.count
-        #expect(lostTokens == 0, "after kill \(run): acknowledged tokens lost, e.g. \(missingTokens.sorted().prefix(5))")
+        let lostTokens = missingTokens.count
+        let lostRules = missingRules.count
+        #expect(
+            lostTokens == 0,
+            "after kill \(run): acknowledged tokens lost, e.g. \(missingTokens.sorted().prefix(5))"
+        )
         #expect(lostRules == 0, "after kill \(run): acknowledged rules lost, e.g. \(missingRules.sorted().prefix(5))")
         #expect(ingested >= acknowledged.ingested.withLock { $0 }, "after kill \(run): ingest count went back")
     }
@@ -70,9 +91,13 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = dir.file("crash.db")
         let acknowledged = Acknowledged()
-        let kills = 4, writers = 4, writesPerRun = 120
+        let kills = 4
+        let writers = 4
+        let writesPerRun = 120
         for run in 0..<kills {
-            let server = try ServerProcess.start(["serve", "--state", path, "--port", "0", "--clock", "manual", "--quiet"])
+            let server = try ServerProcess.start([
+                "serve", "--state", path, "--port", "0", "--clock", "manual", "--quiet",
+            ])
             try Self.expectEverything(acknowledged, in: server, run: run)
             let before = acknowledged.count.load(ordering: .relaxed)
             let group = DispatchGroup()
@@ -89,7 +114,10 @@ import Testing
             }
             server.kill()
             #expect(group.wait(timeout: .now() + 30) == .success, "writers did not notice the kill")
-            #expect(acknowledged.count.load(ordering: .relaxed) - before >= writesPerRun, "run \(run) acknowledged too few writes")
+            #expect(
+                acknowledged.count.load(ordering: .relaxed) - before >= writesPerRun,
+                "run \(run) acknowledged too few writes"
+            )
         }
         let last = try ServerProcess.start(["serve", "--state", path, "--port", "0", "--clock", "manual", "--quiet"])
         defer { last.stop() }

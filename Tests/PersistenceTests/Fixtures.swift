@@ -9,7 +9,10 @@ enum Fixtures {
     static let seedState = StoredState(seed: seed, projects: [StoredProject(key: "demo")])
 
     static func rule(_ id: String, below: String) -> StoredItem {
-        StoredItem(id: id, body: .object([("id", .string(id)), ("type", "required_update"), ("below", .string(below))]))
+        StoredItem(
+            id: id,
+            body: .object([("id", .string(id)), ("type", "required_update"), ("below", .string(below))])
+        )
     }
 
     static func token(_ token: String, platform: String = "ios") -> StoredItem {
@@ -17,7 +20,10 @@ enum Fixtures {
     }
 
     static func change(_ id: Int, action: String) -> StoredRecord {
-        StoredRecord(id: id, body: .object([("id", .number(Double(id))), ("action", .string(action)), ("blocking", true)]))
+        StoredRecord(
+            id: id,
+            body: .object([("id", .number(Double(id))), ("action", .string(action)), ("blocking", true)])
+        )
     }
 
     static func push(_ id: Int, pending: Int) -> StoredRecord {

@@ -92,7 +92,8 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = dir.file("concurrent.db")
         let file = try StateFile.open(path: path, seed: Fixtures.seedState, durability: .powerLoss)
-        let writers = 8, perWriter = 40
+        let writers = 8
+        let perWriter = 40
         let failures = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: writers) { w in
             for i in 0..<perWriter {
@@ -128,7 +129,8 @@ import Testing
     }
 
     /// Enqueues `writes` and waits (bounded) for every report; the outcomes in report order.
-    static func enqueue(_ store: SQLiteStateStore, _ writes: [[StateEvent]]) -> [(index: Int, error: StateStoreError?)] {
+    static func enqueue(_ store: SQLiteStateStore, _ writes: [[StateEvent]]) -> [(index: Int, error: StateStoreError?)]
+    {
         let reports = Mutex<[(index: Int, error: StateStoreError?)]>([])
         let group = DispatchGroup()
         for (index, events) in writes.enumerated() {
@@ -137,7 +139,7 @@ import Testing
                 reports.withLock { $0.append((index, error as? StateStoreError)) }
                 group.leave()
             }
-            store.commitEnqueued()   // as MockServer does, once its writer lock is released
+            store.commitEnqueued()  // as MockServer does, once its writer lock is released
         }
         _ = group.wait(timeout: .now() + 30)
         return reports.withLock { $0 }
@@ -180,7 +182,10 @@ import Testing
         #expect(Self.enqueue(store, [[Self.token(1)]]).map(\.error) == [nil])
         #expect(try store.recoverAfterRefusal() == nil, "nothing refused, nothing to recover")
         store.limitGrowthForTesting()
-        let huge = StateEvent.tokenUpserted(project: "demo", token: StateSnapshot.Token(token: String(repeating: "h", count: 64 * 1024), platform: .ios))
+        let huge = StateEvent.tokenUpserted(
+            project: "demo",
+            token: StateSnapshot.Token(token: String(repeating: "h", count: 64 * 1024), platform: .ios)
+        )
         let reports = Self.enqueue(store, [[huge], [Self.token(2)], [Self.token(3)]])
         #expect(reports.map(\.index) == [0, 1, 2])
         guard reports.count == 3, case .writeRefused? = reports[0].error else {
@@ -221,7 +226,11 @@ enum PersistenceWait {
         let group = DispatchGroup()
         for i in 0..<20 {
             group.enter()
-            let request = HTTPRequest(method: "PUT", target: "/v1/projects/demo/push-tokens/t\(i)", body: Array(#"{"platform": "ios"}"#.utf8))
+            let request = HTTPRequest(
+                method: "PUT",
+                target: "/v1/projects/demo/push-tokens/t\(i)",
+                body: Array(#"{"platform": "ios"}"#.utf8)
+            )
             first.server.respond(to: request) { reply in
                 if case .response(let response) = reply, response.status == 204 { answered.add(1, ordering: .relaxed) }
                 group.leave()
@@ -255,7 +264,10 @@ enum PersistenceWait {
         let huge = String(repeating: "h", count: 64 * 1024)
         // The huge message cannot fit; the token registered after it was planned on top of it.
         for (name, method, target, body) in [
-            ("rule", "POST", "/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.0", "message": "\#(huge)"}"#),
+            (
+                "rule", "POST", "/admin/projects/demo/rules",
+                #"{"type": "required_update", "below": "2.0", "message": "\#(huge)"}"#
+            ),
             ("token", "PUT", "/v1/projects/demo/push-tokens/after", #"{"platform": "ios"}"#),
         ] {
             group.enter()

@@ -16,10 +16,17 @@ import Testing
         let path = dir.file("state.db")
         let file = try StateFile.open(path: path, seed: StoredState(projects: [StoredProject(key: "demo")]))
         for token in ["abc", "abc\u{0}x", "abc\u{0}y"] {
-            try file.write([.tokenUpserted(project: "demo", token: StoredItem(id: token, body: .object([("token", .string(token))])))])
+            try file.write([
+                .tokenUpserted(
+                    project: "demo",
+                    token: StoredItem(id: token, body: .object([("token", .string(token))]))
+                )
+            ])
         }
-        try file.write([.ingestCounted(project: "demo", module: "errors", total: 2),
-                        .ingestCounted(project: "demo", module: "errors\u{0}x", total: 3)])
+        try file.write([
+            .ingestCounted(project: "demo", module: "errors", total: 2),
+            .ingestCounted(project: "demo", module: "errors\u{0}x", total: 3),
+        ])
         try file.write([.tokenDeleted(project: "demo", token: "abc\u{0}y")])
         file.close()
         let reopened = try StateFile.open(path: path, seed: StoredState())
@@ -47,7 +54,10 @@ import Testing
             let answer = server.call(method, target, body)
             #expect(answer.status == 422, "\(method) \(target)")
             #expect(answer.json?["title"] == "Invalid parameter")
-            #expect(answer.json?["errors"]?.arrayValue?.first?["parameter"]?.stringValue == parameter, "\(method) \(target)")
+            #expect(
+                answer.json?["errors"]?.arrayValue?.first?["parameter"]?.stringValue == parameter,
+                "\(method) \(target)"
+            )
             #expect(answer.text.contains("control character"))
         }
         #expect(server.call("GET", "/admin/projects/demo/push-tokens").json?["push_tokens"]?.arrayValue?.count == 1)
@@ -68,8 +78,12 @@ import Testing
         let answer = server.call("PUT", "/admin/state", snapshot)
         #expect(answer.status == 422)
         let pointers = Set(answer.json?["errors"]?.arrayValue?.compactMap { $0["pointer"]?.stringValue } ?? [])
-        #expect(pointers == ["/projects/0/rules/0/id", "/projects/0/push_tokens/0/token", "/projects/0/push_tokens/1/token",
-                             "/projects/0/ingest/errors\u{0}", "/projects/0/ingest/bogus"])
+        #expect(
+            pointers == [
+                "/projects/0/rules/0/id", "/projects/0/push_tokens/0/token", "/projects/0/push_tokens/1/token",
+                "/projects/0/ingest/errors\u{0}", "/projects/0/ingest/bogus",
+            ]
+        )
         #expect(server.exported == before)
     }
 
@@ -77,9 +91,15 @@ import Testing
         let dir = try TemporaryDirectory()
         let server = try ServerOnFile(path: dir.file("state.db"))
         defer { server.close() }
-        let change = #"{"id": 1, "at": "2026-12-02T11:00:00.000Z", "kind": "created", "action": "created", "rule": "r1\u0001", "blocking": false}"#
-        let push = #"{"id": 1, "sent_at": "2026-12-02T11:00:00.000Z", "changes": [1], "results": [{"token": "a\u0000b", "platform": "ios", "result": "pending"}]}"#
-        let answer = server.call("PUT", "/admin/state", #"{"projects": [{"key": "demo", "changes": [\#(change)], "pushes": [\#(push)]}]}"#)
+        let change =
+            #"{"id": 1, "at": "2026-12-02T11:00:00.000Z", "kind": "created", "action": "created", "rule": "r1\u0001", "blocking": false}"#
+        let push =
+            #"{"id": 1, "sent_at": "2026-12-02T11:00:00.000Z", "changes": [1], "results": [{"token": "a\u0000b", "platform": "ios", "result": "pending"}]}"#
+        let answer = server.call(
+            "PUT",
+            "/admin/state",
+            #"{"projects": [{"key": "demo", "changes": [\#(change)], "pushes": [\#(push)]}]}"#
+        )
         #expect(answer.status == 422)
         let pointers = Set(answer.json?["errors"]?.arrayValue?.compactMap { $0["pointer"]?.stringValue } ?? [])
         #expect(pointers == ["/projects/0/changes/0", "/projects/0/pushes/0"])
@@ -92,7 +112,8 @@ import Testing
         let first = try ServerProcess.start(["serve", "--state", path, "--port", "0", "--quiet"])
         let client = try TestHTTPClient(port: first.port)
         func put(_ target: String) throws -> Int {
-            try client.send(HTTPRequest(method: "PUT", target: target, body: Array(#"{"platform": "ios"}"#.utf8))).status
+            try client.send(HTTPRequest(method: "PUT", target: target, body: Array(#"{"platform": "ios"}"#.utf8)))
+                .status
         }
         #expect(try put("/v1/projects/demo/push-tokens/abc") == 204)
         #expect(try put("/v1/projects/demo/push-tokens/abc%00x") == 422)

@@ -69,7 +69,9 @@ import Testing
         let path = dir.file("two-loops.db")
         let server = try ServerOnFile(path: path, commitsAtBatchEnd: true)
         let answers = Answers()
-        let queued = DispatchSemaphore(value: 0), endBatch = DispatchSemaphore(value: 0), ended = DispatchSemaphore(value: 0)
+        let queued = DispatchSemaphore(value: 0)
+        let endBatch = DispatchSemaphore(value: 0)
+        let ended = DispatchSemaphore(value: 0)
         // The other "loop": queues a write, and ends its batch only once this one has.
         let mock = server.server
         Thread {
@@ -84,7 +86,9 @@ import Testing
         server.server.batchEnded()
         // Both committed here; the other loop's answer ran here too (a server loop's reply
         // closure hops back to its own queue).
-        #expect(answers.all == ["mine": Answer(status: 204, onCaller: true), "other": Answer(status: 204, onCaller: false)])
+        #expect(
+            answers.all == ["mine": Answer(status: 204, onCaller: true), "other": Answer(status: 204, onCaller: false)]
+        )
         #expect(server.store.largestBatch == 2)
         endBatch.signal()
         #expect(ended.wait(timeout: .now() + 30) == .success)
@@ -124,7 +128,9 @@ import Testing
         server.server.batchEnded()
         #expect(PersistenceWait.until { answers.all.count == 2 })
         // The fsync of each commit never runs on the loop.
-        #expect(answers.all == ["t0": Answer(status: 204, onCaller: false), "t1": Answer(status: 204, onCaller: false)])
+        #expect(
+            answers.all == ["t0": Answer(status: 204, onCaller: false), "t1": Answer(status: 204, onCaller: false)]
+        )
         server.close()
         #expect(try Self.storedTokens(path) == ["t0", "t1"])
     }
@@ -139,7 +145,13 @@ import Testing
         #expect(answers.all["kept"] == Answer(status: 204, onCaller: true))
         server.store.limitGrowthForTesting()
         let huge = String(repeating: "h", count: 64 * 1024)
-        answers.send(server.server, "rule", "POST", "/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.0", "message": "\#(huge)"}"#)
+        answers.send(
+            server.server,
+            "rule",
+            "POST",
+            "/admin/projects/demo/rules",
+            #"{"type": "required_update", "below": "2.0", "message": "\#(huge)"}"#
+        )
         answers.register(server.server, "after")
         server.server.batchEnded()
         #expect(answers.all["rule"] == Answer(status: 503, onCaller: true))
@@ -165,18 +177,28 @@ import Testing
         defer { server.close() }
         let answers = Answers()
         answers.register(server.server, "t0")
-        answers.send(server.server, "rule", "POST", "/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.0"}"#)
+        answers.send(
+            server.server,
+            "rule",
+            "POST",
+            "/admin/projects/demo/rules",
+            #"{"type": "required_update", "below": "2.0"}"#
+        )
         server.server.batchEnded()
         #expect(answers.all["rule"]?.status == 201)
         let kept = sink.kept.withLock { $0 }
         #expect(kept.count == 1)
         // Delivery results arrive on a thread that ends no batch: they commit all the same.
         for (push, completion) in kept {
-            DispatchQueue.global().async { completion(push.tokens.map { TokenDelivery(token: $0.token, result: .delivered) }) }
+            DispatchQueue.global().async {
+                completion(push.tokens.map { TokenDelivery(token: $0.token, result: .delivered) })
+            }
         }
-        #expect(PersistenceWait.until {
-            ((try? server.store.loadSnapshot())?.projects.first?.pushes.first?.counts.delivered ?? 0) == 1
-        })
+        #expect(
+            PersistenceWait.until {
+                ((try? server.store.loadSnapshot())?.projects.first?.pushes.first?.counts.delivered ?? 0) == 1
+            }
+        )
     }
 }
 
@@ -185,7 +207,11 @@ import Testing
 @Suite struct BackgroundCheckpointTests {
     @Test func theLogStartsOverWhenTheFileIsOpened() throws {
         let dir = try TemporaryDirectory()
-        let (database, _) = try StateDatabase.open(path: dir.file("open.db"), seed: Fixtures.seedState, durability: .processCrash)
+        let (database, _) = try StateDatabase.open(
+            path: dir.file("open.db"),
+            seed: Fixtures.seedState,
+            durability: .processCrash
+        )
         // One frame: the page written to start the log over, after the checkpoint.
         #expect(database.connection.framesInLog == 1)
     }
@@ -195,8 +221,10 @@ import Testing
         let path = dir.file("checkpoint.db")
         do {
             let committer = GroupCommitter(
-                database: try StateDatabase.open(path: path, seed: Fixtures.seedState, durability: .processCrash).database,
-                checkpointAfter: 20)
+                database: try StateDatabase.open(path: path, seed: Fixtures.seedState, durability: .processCrash)
+                    .database,
+                checkpointAfter: 20
+            )
             for i in 0..<30 {
                 try committer.write([.tokenUpserted(project: "demo", token: Fixtures.token("t\(i)"))])
             }
@@ -224,7 +252,11 @@ import Testing
 
     @Test func commitsThatSyncLeaveCheckpointsToSQLite() throws {
         let dir = try TemporaryDirectory()
-        let (database, _) = try StateDatabase.open(path: dir.file("full.db"), seed: Fixtures.seedState, durability: .powerLoss)
+        let (database, _) = try StateDatabase.open(
+            path: dir.file("full.db"),
+            seed: Fixtures.seedState,
+            durability: .powerLoss
+        )
         let committer = GroupCommitter(database: database)
         try committer.write([.tokenUpserted(project: "demo", token: Fixtures.token("t"))])
         // No WAL hook of ours: the count is never kept.

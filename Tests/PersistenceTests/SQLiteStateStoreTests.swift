@@ -21,12 +21,23 @@ import Testing
         let path = dir.file("state.db")
         let first = try ServerOnFile(path: path, seed: try Self.seed())
         #expect(first.store.created)
-        #expect(first.call("PUT", "/admin/projects/second", #"{"apns_topic": "dev.second", "fcm_project": "second"}"#).status < 300)
-        let created = first.call("POST", "/admin/projects/demo/rules", #"{"type": "required_update", "platforms": ["ios"], "below": "2.4.0"}"#)
+        #expect(
+            first.call("PUT", "/admin/projects/second", #"{"apns_topic": "dev.second", "fcm_project": "second"}"#)
+                .status < 300
+        )
+        let created = first.call(
+            "POST",
+            "/admin/projects/demo/rules",
+            #"{"type": "required_update", "platforms": ["ios"], "below": "2.4.0"}"#
+        )
         #expect(created.status == 201)
         let ruleId = try #require(created.json?["id"]?.stringValue)
-        #expect(first.call("PUT", "/admin/projects/demo/rules/\(ruleId)", #"{"type": "required_update", "below": "2.5.0"}"#).status == 200)
-        let window = #"{"type": "maintenance", "starts_at": "\#(first.time(60))", "ends_at": "\#(first.time(3600))", "message": "db"}"#
+        #expect(
+            first.call("PUT", "/admin/projects/demo/rules/\(ruleId)", #"{"type": "required_update", "below": "2.5.0"}"#)
+                .status == 200
+        )
+        let window =
+            #"{"type": "maintenance", "starts_at": "\#(first.time(60))", "ends_at": "\#(first.time(3600))", "message": "db"}"#
         #expect(first.call("POST", "/admin/projects/demo/rules", window).status == 201)
         #expect(first.call("PUT", "/v1/projects/demo/push-tokens/tok-a", #"{"platform": "ios"}"#).status == 204)
         #expect(first.call("PUT", "/v1/projects/demo/push-tokens/tok-b", #"{"platform": "android"}"#).status == 204)
@@ -34,7 +45,13 @@ import Testing
         #expect(first.call("POST", "/v1/projects/demo/ingest/errors", "[1, 2, 3]").status == 202)
         first.clock.advance(bySeconds: 120)
         #expect(first.call("POST", "/admin/projects/demo/lift-all").status == 200)
-        #expect(first.call("POST", "/admin/projects/second/rules", #"{"type": "sdk_switch", "modules": ["analytics"], "ends_at": "\#(first.time(600))"}"#).status == 201)
+        #expect(
+            first.call(
+                "POST",
+                "/admin/projects/second/rules",
+                #"{"type": "sdk_switch", "modules": ["analytics"], "ends_at": "\#(first.time(600))"}"#
+            ).status == 201
+        )
         first.clock.advance(bySeconds: 120)
 
         let before = try #require(first.exported)
@@ -82,11 +99,15 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = dir.file("state.db")
         let first = try ServerOnFile(path: path)
-        let snapshot = #"{"projects": [{"key": "imported", "apns_topic": "dev.imported", "rules": [{"id": "r7", "type": "required_update", "below": "3.0.0"}], "push_tokens": [{"token": "t1", "platform": "macos"}], "ingest": {"surveys": 4}}]}"#
+        let snapshot =
+            #"{"projects": [{"key": "imported", "apns_topic": "dev.imported", "rules": [{"id": "r7", "type": "required_update", "below": "3.0.0"}], "push_tokens": [{"token": "t1", "platform": "macos"}], "ingest": {"surveys": 4}}]}"#
         #expect(first.call("PUT", "/admin/state", snapshot).status == 200)
         let after = try #require(first.exported)
         // A bad snapshot changes nothing, in memory or on disk.
-        #expect(first.call("PUT", "/admin/state", #"{"projects": [{"key": "x", "rules": [{"type": "nope"}]}]}"#).status == 422)
+        #expect(
+            first.call("PUT", "/admin/state", #"{"projects": [{"key": "x", "rules": [{"type": "nope"}]}]}"#).status
+                == 422
+        )
         first.close()
         let second = try ServerOnFile(path: path)
         defer { second.close() }
@@ -101,7 +122,11 @@ import Testing
         defer { server.close() }
         #expect(server.call("PUT", "/v1/projects/demo/push-tokens/kept", #"{"platform": "ios"}"#).status == 204)
         server.store.refuseWritesForTesting()
-        let refused = server.call("POST", "/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.0.0"}"#)
+        let refused = server.call(
+            "POST",
+            "/admin/projects/demo/rules",
+            #"{"type": "required_update", "below": "2.0.0"}"#
+        )
         #expect(refused.status == 503)
         #expect(refused.json?["detail"]?.stringValue?.contains(path) == true)
         #expect(server.call("PUT", "/v1/projects/demo/push-tokens/lost", #"{"platform": "ios"}"#).status == 503)
@@ -115,8 +140,16 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = dir.file("state.db")
         do {
-            let file = try StateFile.open(path: path, seed: StoredState(seed: .object([("projects", .array([]))]), projects: []))
-            try file.write([.ruleUpserted(project: "demo", rule: StoredItem(id: "r1", body: .object([("id", "r1"), ("type", "bogus")])))])
+            let file = try StateFile.open(
+                path: path,
+                seed: StoredState(seed: .object([("projects", .array([]))]), projects: [])
+            )
+            try file.write([
+                .ruleUpserted(
+                    project: "demo",
+                    rule: StoredItem(id: "r1", body: .object([("id", "r1"), ("type", "bogus")]))
+                )
+            ])
             file.close()
         }
         #expect {

@@ -17,9 +17,14 @@ final class ServerOnFile {
 
     /// `commitsAtBatchEnd`: as `serve --state` runs it, writes commit when the caller (standing
     /// in for a server loop) calls `server.batchEnded()`.
-    init(path: String, seed: StateSnapshot = .defaultSeed, now: Instant = ServerOnFile.start,
-         durability: StateDurability = .default, commitsAtBatchEnd: Bool = false,
-         pushSink: any PushSink = NoGatewayPushSink()) throws {
+    init(
+        path: String,
+        seed: StateSnapshot = .defaultSeed,
+        now: Instant = ServerOnFile.start,
+        durability: StateDurability = .default,
+        commitsAtBatchEnd: Bool = false,
+        pushSink: any PushSink = NoGatewayPushSink()
+    ) throws {
         store = try SQLiteStateStore.open(path: path, seed: seed, durability: durability)
         clock = ManualScheduler(now: now)
         var options = MockServerOptions(seed: store.seed, clock: .manual(clock), store: store)

@@ -42,20 +42,25 @@ import Testing
     @Test func anExistingStateFileWinsOverConfigWhichOnlySeedsANewOne() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("state.db")
-        let first = dir.file("first.json"), second = dir.file("second.json")
+        let first = dir.file("first.json")
+        let second = dir.file("second.json")
         TemporaryDirectory.write(Array(#"{"projects": [{"key": "alpha"}]}"#.utf8), to: first)
         TemporaryDirectory.write(Array(#"{"projects": [{"key": "beta"}]}"#.utf8), to: second)
 
         func projects(_ server: ServerProcess) throws -> [String] {
             let client = try TestHTTPClient(port: server.port)
             let response = try client.send(HTTPRequest(method: "GET", target: "/admin/projects"))
-            return (try? JSON.parse(response.body))?["projects"]?.arrayValue?.compactMap { $0["key"]?.stringValue } ?? []
+            return (try? JSON.parse(response.body))?["projects"]?.arrayValue?.compactMap { $0["key"]?.stringValue }
+                ?? []
         }
 
         let created = try ServerProcess.start(["serve", "--state", path, "--config", first, "--port", "0", "--quiet"])
         #expect(try projects(created) == ["alpha"])
         let client = try TestHTTPClient(port: created.port)
-        #expect(try client.send(HTTPRequest(method: "PUT", target: "/admin/projects/gamma", body: Array("{}".utf8))).status < 300)
+        #expect(
+            try client.send(HTTPRequest(method: "PUT", target: "/admin/projects/gamma", body: Array("{}".utf8))).status
+                < 300
+        )
         created.stop()
 
         let reopened = try ServerProcess.start(["serve", "--state", path, "--config", second, "--port", "0", "--quiet"])

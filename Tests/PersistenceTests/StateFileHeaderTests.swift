@@ -13,13 +13,17 @@ import Testing
     }
 
     @Test func readsTheApplicationIdAndSchemaVersionBigEndian() {
-        #expect(StateFileHeader.inspect(header(applicationID: StateSchema.applicationID, userVersion: 3))
-            == .sqlite(applicationID: 0x4C52_584D, userVersion: 3))
+        #expect(
+            StateFileHeader.inspect(header(applicationID: StateSchema.applicationID, userVersion: 3))
+                == .sqlite(applicationID: 0x4C52_584D, userVersion: 3)
+        )
     }
 
     @Test func anEmptyFileIsEmptyAndAnythingElseWithoutTheMagicIsNotSQLite() {
         #expect(StateFileHeader.inspect([]) == .empty)
-        #expect(StateFileHeader.inspect(Array("SQLite format 2\0".utf8) + [UInt8](repeating: 0, count: 84)) == .notSQLite)
+        #expect(
+            StateFileHeader.inspect(Array("SQLite format 2\0".utf8) + [UInt8](repeating: 0, count: 84)) == .notSQLite
+        )
         #expect(StateFileHeader.inspect(Array(header(applicationID: 1, userVersion: 1).prefix(99))) == .notSQLite)
     }
 }

@@ -7,7 +7,9 @@ import Testing
 /// A file that is not ours, damaged, or newer stops the start, and keeps every byte it had.
 @Suite struct StateFileRefusalTests {
     private func expectRefusal(
-        of path: String, _ matches: (StateFileError) -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+        of path: String,
+        _ matches: (StateFileError) -> Bool,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let before = TemporaryDirectory.bytes(path)
         do {
@@ -16,7 +18,11 @@ import Testing
             Issue.record("opened a file it should refuse", sourceLocation: sourceLocation)
         } catch {
             #expect(matches(error), "unexpected refusal: \(error)", sourceLocation: sourceLocation)
-            #expect(error.description.contains(path), "the message names the file: \(error)", sourceLocation: sourceLocation)
+            #expect(
+                error.description.contains(path),
+                "the message names the file: \(error)",
+                sourceLocation: sourceLocation
+            )
         }
         let unchanged = TemporaryDirectory.bytes(path) == before
         #expect(unchanged, "the file's bytes changed", sourceLocation: sourceLocation)
@@ -68,7 +74,12 @@ import Testing
         let path = dir.file("damaged.db")
         let file = try StateFile.open(path: path, seed: Fixtures.seedState)
         for i in 0..<200 {
-            try file.write([.tokenUpserted(project: "demo", token: Fixtures.token("token-\(i)-" + String(repeating: "x", count: 100)))])
+            try file.write([
+                .tokenUpserted(
+                    project: "demo",
+                    token: Fixtures.token("token-\(i)-" + String(repeating: "x", count: 100))
+                )
+            ])
         }
         file.close()
         var bytes = try #require(TemporaryDirectory.bytes(path))

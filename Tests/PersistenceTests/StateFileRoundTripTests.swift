@@ -23,28 +23,43 @@ import Testing
         try file.write([.ruleUpserted(project: "demo", rule: Fixtures.rule("r1", below: "2.0.0"))])
         try file.write([.ruleUpserted(project: "demo", rule: Fixtures.rule("r2", below: "3.0.0"))])
         try file.write([.ruleUpserted(project: "demo", rule: Fixtures.rule("r1", below: "2.5.0"))])
-        try file.write([.ruleUpserted(project: "demo", rule: Fixtures.rule("r3", below: "4.0.0")), .ruleDeleted(project: "demo", id: "r2")])
+        try file.write([
+            .ruleUpserted(project: "demo", rule: Fixtures.rule("r3", below: "4.0.0")),
+            .ruleDeleted(project: "demo", id: "r2"),
+        ])
         try file.write([.changeAppended(project: "demo", id: 1, body: Fixtures.change(1, action: "created").body)])
         try file.write([.changeAppended(project: "demo", id: 2, body: Fixtures.change(2, action: "deleted").body)])
         try file.write([.tokenUpserted(project: "demo", token: Fixtures.token("a"))])
         try file.write([.tokenUpserted(project: "demo", token: Fixtures.token("b", platform: "android"))])
         try file.write([.tokenUpserted(project: "demo", token: Fixtures.token("a", platform: "macos"))])
-        try file.write([.tokenUpserted(project: "other", token: Fixtures.token("c")), .tokenDeleted(project: "demo", token: "b")])
+        try file.write([
+            .tokenUpserted(project: "other", token: Fixtures.token("c")), .tokenDeleted(project: "demo", token: "b"),
+        ])
         try file.write([.pushRecorded(project: "demo", id: 1, body: Fixtures.push(1, pending: 2).body)])
         try file.write([.pushRecorded(project: "demo", id: 1, body: Fixtures.push(1, pending: 0).body)])
         try file.write([.ingestCounted(project: "demo", module: "errors", total: 2)])
-        try file.write([.ingestCounted(project: "demo", module: "errors", total: 5), .ingestCounted(project: "demo", module: "analytics", total: 1)])
-
-        let expected = StoredState(seed: Fixtures.seed, projects: [
-            StoredProject(
-                key: "demo", attributes: .object([("apns_topic", "dev.lerix.demo")]),
-                rules: [Fixtures.rule("r1", below: "2.5.0"), Fixtures.rule("r3", below: "4.0.0")],
-                changes: [Fixtures.change(1, action: "created"), Fixtures.change(2, action: "deleted")],
-                pushTokens: [Fixtures.token("a", platform: "macos")],
-                pushes: [Fixtures.push(1, pending: 0)],
-                ingest: [StoredIngestCount(module: "errors", count: 5), StoredIngestCount(module: "analytics", count: 1)]),
-            StoredProject(key: "other", pushTokens: [Fixtures.token("c")]),
+        try file.write([
+            .ingestCounted(project: "demo", module: "errors", total: 5),
+            .ingestCounted(project: "demo", module: "analytics", total: 1),
         ])
+
+        let expected = StoredState(
+            seed: Fixtures.seed,
+            projects: [
+                StoredProject(
+                    key: "demo",
+                    attributes: .object([("apns_topic", "dev.lerix.demo")]),
+                    rules: [Fixtures.rule("r1", below: "2.5.0"), Fixtures.rule("r3", below: "4.0.0")],
+                    changes: [Fixtures.change(1, action: "created"), Fixtures.change(2, action: "deleted")],
+                    pushTokens: [Fixtures.token("a", platform: "macos")],
+                    pushes: [Fixtures.push(1, pending: 0)],
+                    ingest: [
+                        StoredIngestCount(module: "errors", count: 5), StoredIngestCount(module: "analytics", count: 1),
+                    ]
+                ),
+                StoredProject(key: "other", pushTokens: [Fixtures.token("c")]),
+            ]
+        )
         #expect(try file.loadSnapshot() == expected)
         #expect(FileManager.default.fileExists(atPath: path + "-wal"))
         file.close()
@@ -62,7 +77,10 @@ import Testing
         let path = dir.file("state.db")
         let file = try StateFile.open(path: path, seed: Fixtures.seedState)
         try file.write([.tokenUpserted(project: "demo", token: Fixtures.token("a"))])
-        let imported = StoredState(seed: nil, projects: [StoredProject(key: "imported", rules: [Fixtures.rule("r9", below: "1.0")])])
+        let imported = StoredState(
+            seed: nil,
+            projects: [StoredProject(key: "imported", rules: [Fixtures.rule("r9", below: "1.0")])]
+        )
         try file.write([.replaced(imported)])
         #expect(try file.loadSnapshot() == StoredState(seed: Fixtures.seed, projects: imported.projects))
         try file.write([.replaced(StoredState(seed: "new seed", projects: []))])

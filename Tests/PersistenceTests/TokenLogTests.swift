@@ -22,7 +22,9 @@ import Testing
     /// Rows in `token_log` now.
     static func logRows(_ file: StateFile) -> Int? {
         file.readForTesting { database in
-            guard let stmt = try? database.connection.prepare("SELECT count(*) FROM token_log"), (try? stmt.step()) == true else { return -1 }
+            guard let stmt = try? database.connection.prepare("SELECT count(*) FROM token_log"),
+                (try? stmt.step()) == true
+            else { return -1 }
             return Int(stmt.int64(0))
         }
     }
@@ -67,7 +69,10 @@ import Testing
         #expect(Self.tokens(reopened.initialState) == ["b", "c", "a"])
         #expect(Self.platforms(reopened.initialState) == ["android", "ios", "ios"])
         // Folded rows and new log rows combine the same way.
-        try reopened.write([.tokenUpserted(project: "demo", token: Fixtures.token("c", platform: "android")), .tokenDeleted(project: "demo", token: "b")])
+        try reopened.write([
+            .tokenUpserted(project: "demo", token: Fixtures.token("c", platform: "android")),
+            .tokenDeleted(project: "demo", token: "b"),
+        ])
         #expect(Self.logRows(reopened) == 1, "one commit, one row")
         let combined = try reopened.loadSnapshot()
         #expect(Self.tokens(combined) == ["c", "a"])
@@ -103,7 +108,10 @@ import Testing
     @Test func entriesOfSeveralProjectsInOneRowKeepTheirOwnProject() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("projects.db")
-        let seed = StoredState(seed: nil, projects: [StoredProject(key: "demo"), StoredProject(key: "other \"quoted\"")])
+        let seed = StoredState(
+            seed: nil,
+            projects: [StoredProject(key: "demo"), StoredProject(key: "other \"quoted\"")]
+        )
         let file = try StateFile.open(path: path, seed: seed)
         let projects = ["demo", "demo", "other \"quoted\"", "demo", "other \"quoted\""]
         try file.write(projects.enumerated().map { .tokenUpserted(project: $1, token: Fixtures.token("t\($0)")) })
@@ -116,7 +124,9 @@ import Testing
         file.close()
         let reopened = try StateFile.open(path: path, seed: seed)
         defer { reopened.close() }
-        let byProject = Dictionary(uniqueKeysWithValues: reopened.initialState.projects.map { ($0.key, $0.pushTokens.map(\.id).sorted()) })
+        let byProject = Dictionary(
+            uniqueKeysWithValues: reopened.initialState.projects.map { ($0.key, $0.pushTokens.map(\.id).sorted()) }
+        )
         #expect(byProject == ["demo": ["t0", "t1", "t3"], "other \"quoted\"": ["next", "t2", "t4"]])
     }
 
@@ -124,7 +134,10 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = dir.file("mixed.db")
         let file = try StateFile.open(path: path, seed: Fixtures.seedState)
-        let imported = StoredState(seed: nil, projects: [StoredProject(key: "demo", pushTokens: [Fixtures.token("imported")])])
+        let imported = StoredState(
+            seed: nil,
+            projects: [StoredProject(key: "demo", pushTokens: [Fixtures.token("imported")])]
+        )
         // A reset between registrations of one commit drops the ones before it, not after.
         try file.write([
             .tokenUpserted(project: "demo", token: Fixtures.token("before")),
@@ -144,7 +157,10 @@ import Testing
         let file = try StateFile.open(path: path, seed: Fixtures.seedState)
         defer { file.close() }
         file.limitGrowthForTesting()
-        let big = StoredItem(id: "refused", body: .object([("padding", .string(String(repeating: "x", count: 20_000)))]))
+        let big = StoredItem(
+            id: "refused",
+            body: .object([("padding", .string(String(repeating: "x", count: 20_000)))])
+        )
         #expect(throws: StateStoreError.self) { try file.write([.tokenUpserted(project: "demo", token: big)]) }
         _ = file.readForTesting { (try? $0.connection.execute("PRAGMA max_page_count = 1000000")) != nil }
         try file.write([.tokenUpserted(project: "demo", token: Fixtures.token("kept"))])
@@ -153,7 +169,10 @@ import Testing
         #expect(Self.tokens(try file.loadSnapshot()) == ["kept"])
     }
 
-    @Test(arguments: [#"not json"#, #"[{"project": "demo", "token": "x"}]"#, #"[{"project": 1, "token": "x", "seq": 9, "record": null}]"#])
+    @Test(arguments: [
+        #"not json"#, #"[{"project": "demo", "token": "x"}]"#,
+        #"[{"project": 1, "token": "x", "seq": 9, "record": null}]"#,
+    ])
     func aLogRowThatIsNotEntriesRefusesTheFileNamingIt(entries: String) throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("bad-log.db")
@@ -183,7 +202,10 @@ import Testing
         let path = dir.file("replaced.db")
         let file = try StateFile.open(path: path, seed: Fixtures.seedState)
         try file.write([.tokenUpserted(project: "demo", token: Fixtures.token("old"))])
-        let imported = StoredState(seed: nil, projects: [StoredProject(key: "demo", pushTokens: [Fixtures.token("new")])])
+        let imported = StoredState(
+            seed: nil,
+            projects: [StoredProject(key: "demo", pushTokens: [Fixtures.token("new")])]
+        )
         try file.write([.replaced(imported)])
         #expect(Self.logRows(file) == 0)
         #expect(Self.tokens(try file.loadSnapshot()) == ["new"])
@@ -196,22 +218,28 @@ import Testing
     /// Rows in `token_log`, read with the committer's file held.
     static func logRows(_ committer: GroupCommitter) -> Int? {
         committer.read { database in
-            guard let stmt = try? database.connection.prepare("SELECT count(*) FROM token_log"), (try? stmt.step()) == true else { return -1 }
+            guard let stmt = try? database.connection.prepare("SELECT count(*) FROM token_log"),
+                (try? stmt.step()) == true
+            else { return -1 }
             return Int(stmt.int64(0))
         }
     }
 
     @Test func deadWeightCountsRegistrationsAgainAndRemovals() throws {
         let dir = try TemporaryDirectory()
-        let (database, _) = try StateDatabase.open(path: dir.file("dead.db"), seed: Fixtures.seedState, durability: .processCrash)
+        let (database, _) = try StateDatabase.open(
+            path: dir.file("dead.db"),
+            seed: Fixtures.seedState,
+            durability: .processCrash
+        )
         let committer = GroupCommitter(database: database)
         defer { committer.close() }
         try committer.write([
             .tokenUpserted(project: "demo", token: Fixtures.token("a")),
             .tokenUpserted(project: "demo", token: Fixtures.token("b")),
-            .tokenUpserted(project: "demo", token: Fixtures.token("a")),   // the first a is dead
-            .tokenDeleted(project: "demo", token: "b"),                    // b and its removal
-            .tokenDeleted(project: "demo", token: "never-registered"),     // the removal itself
+            .tokenUpserted(project: "demo", token: Fixtures.token("a")),  // the first a is dead
+            .tokenDeleted(project: "demo", token: "b"),  // b and its removal
+            .tokenDeleted(project: "demo", token: "never-registered"),  // the removal itself
             .tokenUpserted(project: "other", token: Fixtures.token("a")),  // another project's a
         ])
         #expect(committer.read { $0.loggedTokens } == 6)
@@ -220,16 +248,26 @@ import Testing
 
     @Test func theDeadWeightTableIsFixedInSizeAndNeverCountsANewTokenAsDead() throws {
         let dir = try TemporaryDirectory()
-        let (database, _) = try StateDatabase.open(path: dir.file("table.db"), seed: Fixtures.seedState, durability: .processCrash)
+        let (database, _) = try StateDatabase.open(
+            path: dir.file("table.db"),
+            seed: Fixtures.seedState,
+            durability: .processCrash
+        )
         let committer = GroupCommitter(database: database)
         defer { committer.close() }
         let tokens = (0..<5_000).map { "device-\($0)" }
         for chunk in stride(from: 0, to: tokens.count, by: 1_000) {
-            try committer.write(tokens[chunk..<chunk + 1_000].map { .tokenUpserted(project: "demo", token: Fixtures.token($0)) })
+            try committer.write(
+                tokens[chunk..<chunk + 1_000].map { .tokenUpserted(project: "demo", token: Fixtures.token($0)) }
+            )
         }
         #expect(committer.read { $0.deadTokenEntries } == 0, "distinct tokens: nothing is dead")
         for chunk in stride(from: 0, to: tokens.count, by: 1_000) {
-            try committer.write(tokens[chunk..<chunk + 1_000].map { .tokenUpserted(project: "demo", token: Fixtures.token($0, platform: "android")) })
+            try committer.write(
+                tokens[chunk..<chunk + 1_000].map {
+                    .tokenUpserted(project: "demo", token: Fixtures.token($0, platform: "android"))
+                }
+            )
         }
         // Each again makes its first entry dead; a few were pushed out of the 65,536 slots by
         // another token's hash and go uncounted.
@@ -247,7 +285,9 @@ import Testing
             database.foldTokenLogAfter = 10
             let committer = GroupCommitter(database: database, checkpointAfter: StateDatabase.logFramesPerCheckpoint)
             for i in stride(from: 0, to: 15, by: 3) {
-                try committer.write((i..<i + 3).map { .tokenUpserted(project: "demo", token: Fixtures.token("t\($0)")) })
+                try committer.write(
+                    (i..<i + 3).map { .tokenUpserted(project: "demo", token: Fixtures.token("t\($0)")) }
+                )
             }
             // Every entry is a token of its own: the log holds them as compactly as push_tokens would.
             #expect(committer.read { $0.foldIsDue } == false)
@@ -276,10 +316,18 @@ import Testing
             // two rows a step begins, and the commits go on between its steps.
             for round in 0..<3 {
                 for i in 0..<5 {
-                    try committer.write([.tokenUpserted(project: "demo", token: Fixtures.token("t\(i)", platform: round == 2 ? "android" : "ios"))])
+                    try committer.write([
+                        .tokenUpserted(
+                            project: "demo",
+                            token: Fixtures.token("t\(i)", platform: round == 2 ? "android" : "ios")
+                        )
+                    ])
                 }
             }
-            try committer.write([.tokenDeleted(project: "demo", token: "t0"), .tokenUpserted(project: "demo", token: Fixtures.token("t5"))])
+            try committer.write([
+                .tokenDeleted(project: "demo", token: "t0"),
+                .tokenUpserted(project: "demo", token: Fixtures.token("t5")),
+            ])
             #expect(PersistenceWait.until { committer.read { !$0.foldIsDue && $0.foldingThrough == nil } == true })
             #expect(PersistenceWait.until { (Self.logRows(committer) ?? 99) < 16 })
             let state = try #require(committer.read { try? $0.load() } ?? nil)
@@ -304,12 +352,16 @@ import Testing
 
     /// A file as version 1 wrote it: tokens in push_tokens, no token_log.
     static func makeVersion1File(_ path: String) throws {
-        try makeFile(path, version: 1, rows: """
-            INSERT INTO meta (key, value) VALUES ('seed', '{"projects": [{"key": "demo"}]}');
-            INSERT INTO projects (key, seq, attributes) VALUES ('demo', 1, '{}');
-            INSERT INTO push_tokens (project, token, seq, body) VALUES ('demo', 'old-b', 3, '{"token": "old-b", "platform": "ios"}');
-            INSERT INTO push_tokens (project, token, seq, body) VALUES ('demo', 'old-a', 2, '{"token": "old-a", "platform": "ios"}');
-            """)
+        try makeFile(
+            path,
+            version: 1,
+            rows: """
+                INSERT INTO meta (key, value) VALUES ('seed', '{"projects": [{"key": "demo"}]}');
+                INSERT INTO projects (key, seq, attributes) VALUES ('demo', 1, '{}');
+                INSERT INTO push_tokens (project, token, seq, body) VALUES ('demo', 'old-b', 3, '{"token": "old-b", "platform": "ios"}');
+                INSERT INTO push_tokens (project, token, seq, body) VALUES ('demo', 'old-a', 2, '{"token": "old-a", "platform": "ios"}');
+                """
+        )
     }
 
     @Test func aVersion1FileIsMigratedAndKeepsItsTokens() throws {
@@ -318,9 +370,15 @@ import Testing
         try Self.makeVersion1File(path)
         let file = try StateFile.open(path: path, seed: Fixtures.seedState)
         #expect(Self.tokens(file.initialState) == ["old-a", "old-b"])
-        #expect(file.readForTesting { try? $0.connection.pragmaInteger("user_version") } == Int64(StateSchema.currentVersion))
+        #expect(
+            file.readForTesting { try? $0.connection.pragmaInteger("user_version") }
+                == Int64(StateSchema.currentVersion)
+        )
         // New writes get seqs after the old rows: they go last, and a removal of an old row holds.
-        try file.write([.tokenUpserted(project: "demo", token: Fixtures.token("new")), .tokenDeleted(project: "demo", token: "old-a")])
+        try file.write([
+            .tokenUpserted(project: "demo", token: Fixtures.token("new")),
+            .tokenDeleted(project: "demo", token: "old-a"),
+        ])
         file.close()
         let reopened = try StateFile.open(path: path, seed: Fixtures.seedState)
         defer { reopened.close() }
@@ -330,16 +388,20 @@ import Testing
     /// A file as version 2 wrote it: one token_log row per registration or removal (NULL body),
     /// not yet folded (the server was killed).
     static func makeVersion2File(_ path: String) throws {
-        try makeFile(path, version: 2, rows: """
-            INSERT INTO meta (key, value) VALUES ('seed', '{"projects": [{"key": "demo"}]}');
-            INSERT INTO projects (key, seq, attributes) VALUES ('demo', 1, '{}');
-            INSERT INTO push_tokens (project, token, seq, body) VALUES ('demo', 'folded', 2, '{"token": "folded", "platform": "ios"}');
-            INSERT INTO token_log (seq, project, token, body) VALUES (3, 'demo', 'a', '{"token": "a", "platform": "ios"}');
-            INSERT INTO token_log (seq, project, token, body) VALUES (4, 'demo', 'b', '{"token": "b", "platform": "ios"}');
-            INSERT INTO token_log (seq, project, token, body) VALUES (5, 'demo', 'a', NULL);
-            INSERT INTO token_log (seq, project, token, body) VALUES (6, 'demo', 'b', '{"token": "b", "platform": "android"}');
-            INSERT INTO token_log (seq, project, token, body) VALUES (7, 'demo', 'a', '{"token": "a", "platform": "android"}');
-            """)
+        try makeFile(
+            path,
+            version: 2,
+            rows: """
+                INSERT INTO meta (key, value) VALUES ('seed', '{"projects": [{"key": "demo"}]}');
+                INSERT INTO projects (key, seq, attributes) VALUES ('demo', 1, '{}');
+                INSERT INTO push_tokens (project, token, seq, body) VALUES ('demo', 'folded', 2, '{"token": "folded", "platform": "ios"}');
+                INSERT INTO token_log (seq, project, token, body) VALUES (3, 'demo', 'a', '{"token": "a", "platform": "ios"}');
+                INSERT INTO token_log (seq, project, token, body) VALUES (4, 'demo', 'b', '{"token": "b", "platform": "ios"}');
+                INSERT INTO token_log (seq, project, token, body) VALUES (5, 'demo', 'a', NULL);
+                INSERT INTO token_log (seq, project, token, body) VALUES (6, 'demo', 'b', '{"token": "b", "platform": "android"}');
+                INSERT INTO token_log (seq, project, token, body) VALUES (7, 'demo', 'a', '{"token": "a", "platform": "android"}');
+                """
+        )
     }
 
     static let version2Tokens = ["folded", "b", "a"]
@@ -351,9 +413,12 @@ import Testing
         try Self.makeVersion2File(path)
         // The migration alone: each old row becomes a row of one entry, same seq, same record.
         let connection = try SQLiteConnection(path: path, flags: SQLiteConnection.readWriteCreate)
-        try connection.transaction({ () throws(SQLiteError) in
-            try StateDatabase(connection: connection).migrate(from: 2)
-        }, context: "migrating")
+        try connection.transaction(
+            { () throws(SQLiteError) in
+                try StateDatabase(connection: connection).migrate(from: 2)
+            },
+            context: "migrating"
+        )
         let texts = try Self.logTexts(connection)
         #expect(texts.count == 5)
         let entries = try texts.map { text in try #require(try JSON.parse(text).arrayValue?.first) }
@@ -373,9 +438,15 @@ import Testing
         let file = try StateFile.open(path: path, seed: Fixtures.seedState)
         #expect(Self.tokens(file.initialState) == Self.version2Tokens)
         #expect(Self.platforms(file.initialState) == Self.version2Platforms)
-        #expect(file.readForTesting { try? $0.connection.pragmaInteger("user_version") } == Int64(StateSchema.currentVersion))
+        #expect(
+            file.readForTesting { try? $0.connection.pragmaInteger("user_version") }
+                == Int64(StateSchema.currentVersion)
+        )
         #expect(Self.logRows(file) == 0, "folded at open")
-        try file.write([.tokenUpserted(project: "demo", token: Fixtures.token("new")), .tokenDeleted(project: "demo", token: "folded")])
+        try file.write([
+            .tokenUpserted(project: "demo", token: Fixtures.token("new")),
+            .tokenDeleted(project: "demo", token: "folded"),
+        ])
         file.close()
         let reopened = try StateFile.open(path: path, seed: Fixtures.seedState)
         defer { reopened.close() }

@@ -19,7 +19,7 @@ import Testing
 
     @Test(arguments: tokens)
     func theWrittenBytesAreTheTokensSerializedJSON(_ token: StateSnapshot.Token) {
-        var bytes: [UInt8] = [0x41]   // appends: what is already there stays
+        var bytes: [UInt8] = [0x41]  // appends: what is already there stays
         token.writeJSON(into: &bytes)
         #expect(bytes == [0x41] + token.json.serialized())
     }

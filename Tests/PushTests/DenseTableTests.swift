@@ -32,7 +32,7 @@ import Testing
     @Test func aKeyBelowTheLiveFrontIsKeptAndEmptyingKeepsKeysIncreasing() {
         var table = DenseTable<String>()
         table[10] = "ten"
-        table[5] = "five"   // below the front: the table grows there
+        table[5] = "five"  // below the front: the table grows there
         #expect(table[5] == "five")
         #expect(table[10] == "ten")
         #expect(table.keys == [5, 10])

@@ -1,7 +1,4 @@
 import Clock
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import HTTP
 import HTTPServer
@@ -10,7 +7,12 @@ import ReleaseControl
 import Synchronization
 import TestSupport
 import Testing
+
 @testable import Push
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// GatewayPushSink → PushGateway in-process, over h2c on real sockets (port 0).
 @Suite(.serialized) struct GatewayPushSinkTests {
@@ -57,10 +59,16 @@ import Testing
             url = HTTPURL(scheme: .http, host: "127.0.0.1", port: port)
         }
 
-        func sink(_ configure: (inout GatewayPushSink.Configuration) -> Void = { _ in },
-                  retryScheduler: any Scheduler = SystemScheduler()) throws -> GatewayPushSink {
+        func sink(
+            _ configure: (inout GatewayPushSink.Configuration) -> Void = { _ in },
+            retryScheduler: any Scheduler = SystemScheduler()
+        ) throws -> GatewayPushSink {
             var configuration = GatewayPushSink.Configuration(apnsGateway: url, fcmGateway: url)
-            configuration.retry = RetryPolicy(maxAttempts: 3, initialBackoffMilliseconds: 10, maxBackoffMilliseconds: 50)
+            configuration.retry = RetryPolicy(
+                maxAttempts: 3,
+                initialBackoffMilliseconds: 10,
+                maxBackoffMilliseconds: 50
+            )
             configure(&configuration)
             return try GatewayPushSink(configuration: configuration, retryScheduler: retryScheduler)
         }
@@ -110,7 +118,8 @@ import Testing
         configuration.retry = RetryPolicy(maxAttempts: 2, initialBackoffMilliseconds: 5)
         let sink = try GatewayPushSink(configuration: configuration)
         defer { sink.shutdown() }
-        let targets = (0..<20).map { PushTarget(token: Self.hexToken($0), platform: .ios) }
+        let targets =
+            (0..<20).map { PushTarget(token: Self.hexToken($0), platform: .ios) }
             + [PushTarget(token: "android-1", platform: .android)]
         let collector = Collector(expected: targets.count)
         sink.deliver(push(targets), completion: collector.completion)
@@ -137,7 +146,8 @@ import Testing
         configuration.retry = RetryPolicy(maxAttempts: 2, initialBackoffMilliseconds: 5)
         let sink = try GatewayPushSink(configuration: configuration)
         defer { sink.shutdown() }
-        let targets = (0..<20).map { PushTarget(token: Self.hexToken($0), platform: .ios) }
+        let targets =
+            (0..<20).map { PushTarget(token: Self.hexToken($0), platform: .ios) }
             + (0..<5).map { PushTarget(token: "fcm-\($0)", platform: .android) }
         let collector = Collector(expected: targets.count)
         sink.deliver(push(targets), completion: collector.completion)
@@ -148,7 +158,10 @@ import Testing
                 Issue.record("\(target.token): \(String(describing: results[target.token]))")
                 continue
             }
-            #expect(reason.contains("timed out after 150 ms: TCP connected but no HTTP/2 SETTINGS arrived"), "\(reason)")
+            #expect(
+                reason.contains("timed out after 150 ms: TCP connected but no HTTP/2 SETTINGS arrived"),
+                "\(reason)"
+            )
             #expect(reason.contains("gave up after 2 attempts"), "\(reason)")
         }
     }
@@ -164,7 +177,12 @@ import Testing
         sink.deliver(push(targets), completion: collector.completion)
         let results = try #require(collector.wait())
         for (_, result) in results {
-            #expect(result == .failed(reason: "503 UNAVAILABLE: The service is currently unavailable. (gave up after 3 attempts)"))
+            #expect(
+                result
+                    == .failed(
+                        reason: "503 UNAVAILABLE: The service is currently unavailable. (gave up after 3 attempts)"
+                    )
+            )
         }
         #expect(sink.statistics(.fcm)?.requests == 30)
         #expect(sink.statistics(.fcm)?.retries == 20)
@@ -239,10 +257,16 @@ import Testing
         }
         defer { sink.shutdown() }
         let collector = Collector(expected: 3)
-        sink.deliver(push((0..<3).map { PushTarget(token: "fcm-\($0)", platform: .android) }), completion: collector.completion)
+        sink.deliver(
+            push((0..<3).map { PushTarget(token: "fcm-\($0)", platform: .android) }),
+            completion: collector.completion
+        )
         let results = try #require(collector.wait(seconds: 10))
         for (_, result) in results {
-            guard case .failed(let reason) = result else { Issue.record("\(result)"); continue }
+            guard case .failed(let reason) = result else {
+                Issue.record("\(result)")
+                continue
+            }
             #expect(reason.contains("no answer from \(harness.url) within 100 ms"), "\(reason)")
         }
     }
@@ -260,7 +284,10 @@ import Testing
         harness.stop()
         let results = try #require(collector.wait())
         for (_, result) in results {
-            guard case .failed(let reason) = result else { Issue.record("\(result)"); continue }
+            guard case .failed(let reason) = result else {
+                Issue.record("\(result)")
+                continue
+            }
             #expect(reason.contains("gave up after 3 attempts"), "\(reason)")
         }
         #expect((sink.statistics(.apns)?.retries ?? 0) >= 20)
@@ -270,7 +297,10 @@ import Testing
         let harness = try Harness()
         defer { harness.stop() }
         harness.gateway.setDelay(milliseconds: 10_000)
-        let sink = try harness.sink { c in c.maxStreamsPerConnection = 4; c.maxConnections = 1 }
+        let sink = try harness.sink { c in
+            c.maxStreamsPerConnection = 4
+            c.maxConnections = 1
+        }
         let targets = (0..<10).map { PushTarget(token: "fcm-\($0)", platform: .android) }
         let collector = Collector(expected: targets.count)
         sink.deliver(push(targets), completion: collector.completion)
@@ -306,13 +336,24 @@ import Testing
         let sink = try harness.sink()
         defer { sink.shutdown() }
         let collector = Collector(expected: 2)
-        let bare = OutgoingPush(id: 1, project: "bare", apnsTopic: nil, fcmProject: nil, tokens: [
-            PushTarget(token: Self.hexToken(1), platform: .ios), PushTarget(token: "f", platform: .android),
-        ])
+        let bare = OutgoingPush(
+            id: 1,
+            project: "bare",
+            apnsTopic: nil,
+            fcmProject: nil,
+            tokens: [
+                PushTarget(token: Self.hexToken(1), platform: .ios), PushTarget(token: "f", platform: .android),
+            ]
+        )
         sink.deliver(bare, completion: collector.completion)
         let results = try #require(collector.wait())
-        #expect(results[Self.hexToken(1)] == .failed(reason: "project bare has no apns_topic: APNs needs the app's bundle id as topic"))
-        #expect(results["f"] == .failed(reason: "project bare has no fcm_project: FCM sends to /v1/projects/{fcm_project}"))
+        #expect(
+            results[Self.hexToken(1)]
+                == .failed(reason: "project bare has no apns_topic: APNs needs the app's bundle id as topic")
+        )
+        #expect(
+            results["f"] == .failed(reason: "project bare has no fcm_project: FCM sends to /v1/projects/{fcm_project}")
+        )
     }
 
     @Test func otherSchemesAreRefusedAtStartWithAMessage() {

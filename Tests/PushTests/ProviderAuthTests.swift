@@ -37,14 +37,22 @@ import Testing
         var other = try APNsProviderToken(key: try PrivateKey.generateP256(), keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
         #expect(check.problem(authorization: try other.authorization(now: start), now: start) == "InvalidProviderToken")
         #expect(check.problem(authorization: good, now: start.adding(seconds: -3600)) == "InvalidProviderToken")
-        #expect(throws: TLSError.self) { try APNsProviderToken(key: try PrivateKey.generateRSA(), keyID: "K", teamID: "T") }
+        #expect(throws: TLSError.self) {
+            try APNsProviderToken(key: try PrivateKey.generateRSA(), keyID: "K", teamID: "T")
+        }
     }
 
     func account(_ key: PrivateKey) throws -> ServiceAccount {
-        try ServiceAccount(json: JSON.object(JSONObject([
-            ("type", "service_account"), ("private_key_id", "k1"), ("private_key", .string(String(decoding: try key.pem(), as: UTF8.self))),
-            ("client_email", "push@demo.iam.gserviceaccount.com"), ("token_uri", "https://oauth2.googleapis.com/token"),
-        ])).serialized())
+        try ServiceAccount(
+            json: JSON.object(
+                JSONObject([
+                    ("type", "service_account"), ("private_key_id", "k1"),
+                    ("private_key", .string(String(decoding: try key.pem(), as: UTF8.self))),
+                    ("client_email", "push@demo.iam.gserviceaccount.com"),
+                    ("token_uri", "https://oauth2.googleapis.com/token"),
+                ])
+            ).serialized()
+        )
     }
 
     @Test func fcmTokensComeFromAnAssertionTheIssuerChecksAndAreCachedUntilShortlyBeforeExpiry() throws {
@@ -76,11 +84,18 @@ import Testing
         #expect(forged.status == 400)
         #expect(try JSON.parse(forged.body)["error_description"] == "Invalid JWT Signature.")
         var auth = FCMAccessToken(account: right)
-        #expect(auth.received(status: forged.status, body: forged.body, now: start)
-            == .refused("the token endpoint https://oauth2.googleapis.com/token answered 400 invalid_grant: Invalid JWT Signature."))
+        #expect(
+            auth.received(status: forged.status, body: forged.body, now: start)
+                == .refused(
+                    "the token endpoint https://oauth2.googleapis.com/token answered 400 invalid_grant: Invalid JWT Signature."
+                )
+        )
         let stale = issuer.answer(try auth.tokenRequest(now: start), now: start.adding(seconds: 7200))
         #expect(try JSON.parse(stale.body)["error"] == "invalid_grant")
-        let password = issuer.answer(HTTPRequest(method: "POST", target: "/token", body: Array("grant_type=password".utf8)), now: start)
+        let password = issuer.answer(
+            HTTPRequest(method: "POST", target: "/token", body: Array("grant_type=password".utf8)),
+            now: start
+        )
         #expect(try JSON.parse(password.body)["error"] == "unsupported_grant_type")
     }
 
@@ -89,7 +104,9 @@ import Testing
             _ = try ServiceAccount(json: Array(#"{"type":"service_account","client_email":"a@b"}"#.utf8))
             Issue.record("accepted a file without token_uri")
         } catch {
-            #expect(error.message == "the service-account file has no \"token_uri\" (is it a service-account key file?)")
+            #expect(
+                error.message == "the service-account file has no \"token_uri\" (is it a service-account key file?)"
+            )
         }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import HTTP
 import JSON
-import Testing
 import TestSupport
+import Testing
 
 /// The built `lerix-mock` binary: `push-gateway` on its own, and `serve` delivering to it.
 @Suite(.serialized) struct PushGatewayCommandTests {
@@ -10,7 +10,12 @@ import TestSupport
 
     func json(_ response: HTTPResponse) -> JSON { (try? JSON.parse(response.body)) ?? .null }
 
-    func post(_ client: TestHTTPClient, _ target: String, _ body: String, headers: HTTPHeaders = [:]) throws -> HTTPResponse {
+    func post(
+        _ client: TestHTTPClient,
+        _ target: String,
+        _ body: String,
+        headers: HTTPHeaders = [:]
+    ) throws -> HTTPResponse {
         var all = headers
         all.add("Content-Type", "application/json")
         return try client.send(HTTPRequest(method: "POST", target: target, headers: all, body: Array(body.utf8)))
@@ -21,7 +26,9 @@ import TestSupport
         defer { _ = gateway.stop() }
         #expect(gateway.firstLine.hasPrefix("listening on http://127.0.0.1:"))
         let client = try TestHTTPClient(port: gateway.port)
-        let apnsHeaders: HTTPHeaders = ["apns-topic": "dev.lerix.demo", "apns-push-type": "background", "apns-priority": "5"]
+        let apnsHeaders: HTTPHeaders = [
+            "apns-topic": "dev.lerix.demo", "apns-push-type": "background", "apns-priority": "5",
+        ]
         let body = #"{"aps":{"content-available":1},"lerix":{"kind":"release_control"}}"#
         #expect(try post(client, "/3/device/\(Self.token)", body, headers: apnsHeaders).status == 200)
         let deliveries = json(try client.send(HTTPRequest(method: "GET", target: "/deliveries")))
@@ -39,7 +46,9 @@ import TestSupport
         let ftp = try ServerProcess.run(["serve", "--port", "0", "--apns-gateway", "ftp://api.push.apple.com"])
         #expect(ftp.status != 0)
         #expect(ftp.stderr.contains("expected http:// or https://"), "\(ftp.stderr)")
-        let ca = try ServerProcess.run(["serve", "--port", "0", "--apns-gateway", "https://127.0.0.1:1", "--tls-ca", "/nonexistent/ca.pem"])
+        let ca = try ServerProcess.run([
+            "serve", "--port", "0", "--apns-gateway", "https://127.0.0.1:1", "--tls-ca", "/nonexistent/ca.pem",
+        ])
         #expect(ca.status != 0)
         #expect(ca.stderr.contains("--tls-ca file '/nonexistent/ca.pem' cannot be opened"), "\(ca.stderr)")
     }
@@ -50,23 +59,29 @@ import TestSupport
         let gatewayClient = try TestHTTPClient(port: gateway.port)
         #expect(try post(gatewayClient, "/control/reject", #"{"token":"fcm-gone","status":404}"#).status == 204)
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("push-\(UUID().uuidString).json")
-        try Data(#"""
+        try Data(
+            #"""
             {"projects": [{"key": "demo", "apns_topic": "dev.lerix.demo", "fcm_project": "demo-fcm", "rules": [],
               "push_tokens": [{"token": "\#(Self.token)", "platform": "ios"},
                               {"token": "fcm-ok", "platform": "android"},
                               {"token": "fcm-gone", "platform": "android"}]}]}
-            """#.utf8).write(to: config)
+            """#.utf8
+        ).write(to: config)
         defer { try? FileManager.default.removeItem(at: config) }
         let url = "http://127.0.0.1:\(gateway.port)"
-        let server = try ServerProcess.start(["serve", "--port", "0", "--quiet", "--config", config.path,
-                                              "--apns-gateway", url, "--fcm-gateway", url])
+        let server = try ServerProcess.start([
+            "serve", "--port", "0", "--quiet", "--config", config.path,
+            "--apns-gateway", url, "--fcm-gateway", url,
+        ])
         defer { _ = server.stop() }
         let client = try TestHTTPClient(port: server.port)
-        let rule = #"{"type":"required_update","platforms":["ios","android"],"below":"2.0.0","store_url":"https://example.com","message":"update"}"#
+        let rule =
+            #"{"type":"required_update","platforms":["ios","android"],"below":"2.0.0","store_url":"https://example.com","message":"update"}"#
         #expect(try post(client, "/admin/projects/demo/rules", rule).status == 201)
         var push: JSON = .null
         for _ in 0..<3000 {
-            push = json(try client.send(HTTPRequest(method: "GET", target: "/admin/projects/demo/pushes")))["pushes"]?
+            push =
+                json(try client.send(HTTPRequest(method: "GET", target: "/admin/projects/demo/pushes")))["pushes"]?
                 .arrayValue?.last ?? .null
             if push["pending"]?.intValue == 0 { break }
             usleep(10_000)
@@ -81,6 +96,10 @@ import TestSupport
         let tokens = json(try client.send(HTTPRequest(method: "GET", target: "/admin/projects/demo/push-tokens")))
         #expect(tokens["push_tokens"]?.arrayValue?.contains { $0["token"]?.stringValue == "fcm-gone" } == false)
         let deliveries = json(try gatewayClient.send(HTTPRequest(method: "GET", target: "/deliveries")))
-        #expect(Set(deliveries["deliveries"]?.arrayValue?.compactMap { $0["token"]?.stringValue } ?? []) == [Self.token, "fcm-ok"])
+        #expect(
+            Set(deliveries["deliveries"]?.arrayValue?.compactMap { $0["token"]?.stringValue } ?? []) == [
+                Self.token, "fcm-ok",
+            ]
+        )
     }
 }

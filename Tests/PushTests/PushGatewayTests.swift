@@ -3,6 +3,7 @@ import HTTP
 import JSON
 import Synchronization
 import Testing
+
 @testable import Push
 
 /// The gateway's provider checks and controls, called directly (no sockets).
@@ -57,8 +58,14 @@ import Testing
             (apns { $0.headers.set("apns-expiration", "soon") }, 400, "BadExpirationDate"),
             (apns { $0.headers.set("apns-id", "nope") }, 400, "BadMessageId"),
             (apns { $0.body = [] }, 400, "PayloadEmpty"),
-            (apns { $0.body = Array(#"{"aps":{"content-available":1},"pad":""#.utf8) + Array(repeating: 0x61, count: 4096) + Array("\"}".utf8) },
-             413, "PayloadTooLarge"),
+            (
+                apns {
+                    $0.body =
+                        Array(#"{"aps":{"content-available":1},"pad":""#.utf8) + Array(repeating: 0x61, count: 4096)
+                        + Array("\"}".utf8)
+                },
+                413, "PayloadTooLarge"
+            ),
             (apns { $0.body = Array("not json".utf8) }, 400, "BadPayload"),
             (apns { $0.body = Array(#"{"aps":{"alert":"hi"}}"#.utf8) }, 400, "BadPayload"),
             (apns { $0.body = Array(#"{"lerix":{}}"#.utf8) }, 400, "BadPayload"),
@@ -116,8 +123,14 @@ import Testing
             #expect(response.status == 400, "\(body)")
             #expect(error?["code"]?.intValue == 400)
             #expect(error?["status"]?.stringValue == "INVALID_ARGUMENT")
-            #expect(error?["message"]?.stringValue?.contains(fragment) == true, "\(body): \(error?["message"]?.stringValue ?? "")")
-            #expect(error?["details"]?.arrayValue?.first?["@type"]?.stringValue == "type.googleapis.com/google.firebase.fcm.v1.FcmError")
+            #expect(
+                error?["message"]?.stringValue?.contains(fragment) == true,
+                "\(body): \(error?["message"]?.stringValue ?? "")"
+            )
+            #expect(
+                error?["details"]?.arrayValue?.first?["@type"]?.stringValue
+                    == "type.googleapis.com/google.firebase.fcm.v1.FcmError"
+            )
             #expect(error?["details"]?.arrayValue?.first?["errorCode"]?.stringValue == "INVALID_ARGUMENT")
         }
         #expect(send(gateway, fcm("{}", path: "/v1/projects/demo/other")).status == 404)
@@ -184,20 +197,41 @@ import Testing
 
     @Test func controlEndpointsDriveTheSameControls() {
         let gateway = PushGateway(scheduler: clock)
-        let reject = send(gateway, HTTPRequest(method: "POST", target: "/control/reject",
-                                               body: Array(#"{"token":"t1","status":410,"reason":"ExpiredToken"}"#.utf8)))
+        let reject = send(
+            gateway,
+            HTTPRequest(
+                method: "POST",
+                target: "/control/reject",
+                body: Array(#"{"token":"t1","status":410,"reason":"ExpiredToken"}"#.utf8)
+            )
+        )
         #expect(reject.status == 204)
-        #expect(gateway.controls.rejections["t1"] == GatewayControls.Rejection(status: 410, reason: "ExpiredToken", remaining: nil))
+        #expect(
+            gateway.controls.rejections["t1"]
+                == GatewayControls.Rejection(status: 410, reason: "ExpiredToken", remaining: nil)
+        )
         #expect(send(gateway, HTTPRequest(method: "POST", target: "/control/unavailable", body: [])).status == 204)
         #expect(gateway.controls.outage?.status == 503)
-        #expect(send(gateway, HTTPRequest(method: "POST", target: "/control/delay", body: Array(#"{"milliseconds":20}"#.utf8))).status == 204)
+        #expect(
+            send(
+                gateway,
+                HTTPRequest(method: "POST", target: "/control/delay", body: Array(#"{"milliseconds":20}"#.utf8))
+            ).status == 204
+        )
         #expect(gateway.controls.delayMilliseconds == 20)
         let shown = json(send(gateway, HTTPRequest(method: "GET", target: "/control")))
         #expect(shown["unavailable"]?["status"]?.intValue == 503)
         #expect(send(gateway, HTTPRequest(method: "DELETE", target: "/control")).status == 204)
         #expect(gateway.controls == GatewayControls())
-        #expect(send(gateway, HTTPRequest(method: "POST", target: "/control/reject", body: Array("{".utf8))).status == 400)
-        #expect(send(gateway, HTTPRequest(method: "POST", target: "/control/reject", body: Array(#"{"token":"x","status":200}"#.utf8))).status == 422)
+        #expect(
+            send(gateway, HTTPRequest(method: "POST", target: "/control/reject", body: Array("{".utf8))).status == 400
+        )
+        #expect(
+            send(
+                gateway,
+                HTTPRequest(method: "POST", target: "/control/reject", body: Array(#"{"token":"x","status":200}"#.utf8))
+            ).status == 422
+        )
         let wrongMethod = send(gateway, HTTPRequest(method: "PUT", target: "/control/reject"))
         #expect(wrongMethod.status == 405)
         #expect(wrongMethod.headers["Allow"] == "POST, DELETE")
@@ -278,17 +312,23 @@ import Testing
         #expect(FCMValidator.canonicalToken(Array(#"{"message":{"token":"abc","data":{}}}"#.utf8)) == nil)
         let escaped = FCMValidator.validate(FCMRequest.silentPush(token: "a\"b", project: "demo"))
         #expect((try? escaped.get())?.token == "a\"b")
-        let withExtra = FCMValidator.validate(fcm(#"{"message":{"token":"t","data":{"lerix":"release_control","from":"x"}}}"#))
+        let withExtra = FCMValidator.validate(
+            fcm(#"{"message":{"token":"t","data":{"lerix":"release_control","from":"x"}}}"#)
+        )
         #expect((try? withExtra.get()) == nil)
     }
 
     @Test func answerIdsAndNamesAreWrittenByteForByte() {
         #expect(PushGateway.uuid(1) == "00000000-0000-0000-0000-000000000001")
-        #expect(PushGateway.uuid(0xabcdef0123456789) == "00000000-0000-0000-abcd-ef0123456789")
-        #expect(String(decoding: PushGateway.messageName(project: "demo", message: 1207), as: UTF8.self)
-                == #"{"name":"projects/demo/messages/1207"}"#)
-        #expect(String(decoding: PushGateway.messageName(project: #"a"b"#, message: 0), as: UTF8.self)
-                == #"{"name":"projects/a\"b/messages/0"}"#)
+        #expect(PushGateway.uuid(0xabcd_ef01_2345_6789) == "00000000-0000-0000-abcd-ef0123456789")
+        #expect(
+            String(decoding: PushGateway.messageName(project: "demo", message: 1207), as: UTF8.self)
+                == #"{"name":"projects/demo/messages/1207"}"#
+        )
+        #expect(
+            String(decoding: PushGateway.messageName(project: #"a"b"#, message: 0), as: UTF8.self)
+                == #"{"name":"projects/a\"b/messages/0"}"#
+        )
         #expect(PushGateway.priorityText(5) == "5" && PushGateway.priorityText(7) == "7")
     }
 
@@ -298,11 +338,28 @@ import Testing
         #expect(RequestTarget.plainSegment("/3/device/a/b", after: "/3/device/") == nil)
         #expect(RequestTarget.plainSegment("/3/device/a%62", after: "/3/device/") == nil, "an escape: read by segments")
         #expect(RequestTarget.plainSegment("/3/device/ab?x", after: "/3/device/") == nil)
-        #expect(RequestTarget.plainSegment("/v1/projects/demo/messages:send", after: "/v1/projects/", before: "/messages:send") == "demo")
-        #expect(RequestTarget.plainSegment("/v1/projects/demo/messages:sendx", after: "/v1/projects/", before: "/messages:send") == nil)
+        #expect(
+            RequestTarget.plainSegment(
+                "/v1/projects/demo/messages:send",
+                after: "/v1/projects/",
+                before: "/messages:send"
+            ) == "demo"
+        )
+        #expect(
+            RequestTarget.plainSegment(
+                "/v1/projects/demo/messages:sendx",
+                after: "/v1/projects/",
+                before: "/messages:send"
+            ) == nil
+        )
         // The segment route still decides what the fast path does not take.
-        #expect((try? FCMValidator.validate(FCMRequest.silentPush(token: "t", project: "my app")).get())?.project == "my app")
-        #expect((try? APNsValidator.validate(apns { $0.target = "/3//device/" + Self.token }).get())?.token == Self.token)
+        #expect(
+            (try? FCMValidator.validate(FCMRequest.silentPush(token: "t", project: "my app")).get())?.project
+                == "my app"
+        )
+        #expect(
+            (try? APNsValidator.validate(apns { $0.target = "/3//device/" + Self.token }).get())?.token == Self.token
+        )
     }
 
     @Test func percentEncodedPathSegmentsAreDecodedAndBadEscapesRefused() {
@@ -311,7 +368,11 @@ import Testing
         #expect(send(gateway, encoded).status == 200)
         #expect(gateway.deliveries.first?.token == Self.token)
         #expect(reason(send(gateway, apns { $0.target = "/3/device/%zz" })) == "BadPath")
-        #expect(RequestTarget.segments("/v1/projects/my%20app/messages:send?x=1") == ["v1", "projects", "my app", "messages:send"])
+        #expect(
+            RequestTarget.segments("/v1/projects/my%20app/messages:send?x=1") == [
+                "v1", "projects", "my app", "messages:send",
+            ]
+        )
     }
 }
 

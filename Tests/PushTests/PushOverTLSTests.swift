@@ -10,6 +10,7 @@ import Synchronization
 import TLS
 import TestSupport
 import Testing
+
 @testable import Push
 
 /// The whole push loop over TLS on loopback: GatewayPushSink → https (ALPN h2) → PushGateway,
@@ -38,37 +39,54 @@ import Testing
         /// `apnsPublicKey`: what the stand-in verifies with (the right key unless a test says otherwise).
         init(apnsPublicKey: PublicKey? = nil, gatewayAccountKey: PrivateKey? = nil) throws {
             files = try TestCertificates.make()
-            let tls = try TLSContext.server(certificateFile: files.certificate, keyFile: files.key, now: TestCertificates.now)
+            let tls = try TLSContext.server(
+                certificateFile: files.certificate,
+                keyFile: files.key,
+                now: TestCertificates.now
+            )
             let late = LateResponder()
             server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, tls: tls), responder: late)
             let port = try server.start()
             self.port = port
             apnsKey = try PrivateKey.generateP256()
             let tokenURI = "https://localhost:\(port)/token"
-            let account = try ServiceAccount(json: Self.serviceAccountJSON(key: try PrivateKey.generateRSA(), tokenURI: tokenURI))
+            let account = try ServiceAccount(
+                json: Self.serviceAccountJSON(key: try PrivateKey.generateRSA(), tokenURI: tokenURI)
+            )
             self.account = account
-            let gatewayAccount = try gatewayAccountKey.map {
-                try ServiceAccount(json: Self.serviceAccountJSON(key: $0, tokenURI: tokenURI))
-            } ?? account
-            let gateway = PushGateway(scheduler: SystemScheduler(), authentication: .init(
-                apns: try APNsTokenCheck(publicKey: apnsPublicKey ?? apnsKey.publicKey()),
-                fcm: try FCMTokenIssuer(account: gatewayAccount)))
+            let gatewayAccount =
+                try gatewayAccountKey.map {
+                    try ServiceAccount(json: Self.serviceAccountJSON(key: $0, tokenURI: tokenURI))
+                } ?? account
+            let gateway = PushGateway(
+                scheduler: SystemScheduler(),
+                authentication: .init(
+                    apns: try APNsTokenCheck(publicKey: apnsPublicKey ?? apnsKey.publicKey()),
+                    fcm: try FCMTokenIssuer(account: gatewayAccount)
+                )
+            )
             self.gateway = gateway
             late.target.withLock { $0 = gateway }
         }
 
         static func serviceAccountJSON(key: PrivateKey, tokenURI: String) throws -> [UInt8] {
-            JSON.object(JSONObject([
-                ("type", "service_account"), ("project_id", "demo-fcm"), ("private_key_id", "k1"),
-                ("private_key", .string(String(decoding: try key.pem(), as: UTF8.self))),
-                ("client_email", "push@demo-fcm.iam.gserviceaccount.com"), ("token_uri", .string(tokenURI)),
-            ])).serialized()
+            JSON.object(
+                JSONObject([
+                    ("type", "service_account"), ("project_id", "demo-fcm"), ("private_key_id", "k1"),
+                    ("private_key", .string(String(decoding: try key.pem(), as: UTF8.self))),
+                    ("client_email", "push@demo-fcm.iam.gserviceaccount.com"), ("token_uri", .string(tokenURI)),
+                ])
+            ).serialized()
         }
 
         func sink(auth: Bool = true) throws -> GatewayPushSink {
             let url = HTTPURL(scheme: .https, host: "localhost", port: port)
             var configuration = GatewayPushSink.Configuration(apnsGateway: url, fcmGateway: url)
-            configuration.retry = RetryPolicy(maxAttempts: 2, initialBackoffMilliseconds: 10, maxBackoffMilliseconds: 20)
+            configuration.retry = RetryPolicy(
+                maxAttempts: 2,
+                initialBackoffMilliseconds: 10,
+                maxBackoffMilliseconds: 20
+            )
             configuration.tls = try TLSContext.client(trustingAlso: files.authority, alpn: ["h2"])
             if auth {
                 configuration.apnsAuth = try APNsProviderToken(key: apnsKey, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
@@ -129,7 +147,8 @@ import Testing
         let collector = Collector(expected: 2)
         sink.deliver(push(targets(apns: 0, fcm: 2)), completion: collector.completion)
         let results = try #require(collector.wait())
-        let expected = "FCM access token refused: the token endpoint https://localhost:\(setup.port)/token answered 400 invalid_grant: Invalid JWT Signature."
+        let expected =
+            "FCM access token refused: the token endpoint https://localhost:\(setup.port)/token answered 400 invalid_grant: Invalid JWT Signature."
         #expect(results.values.allSatisfy { $0 == .failed(reason: expected) }, "\(results)")
     }
 
@@ -142,7 +161,13 @@ import Testing
         sink.deliver(push(targets(apns: 1, fcm: 1)), completion: collector.completion)
         let results = try #require(collector.wait())
         #expect(results[GatewayPushSinkTests.hexToken(0)] == .failed(reason: "403 MissingProviderToken"))
-        #expect(results["fcm-0"] == .failed(reason: "401 UNAUTHENTICATED: Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential."))
+        #expect(
+            results["fcm-0"]
+                == .failed(
+                    reason:
+                        "401 UNAUTHENTICATED: Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential."
+                )
+        )
     }
 
     @Test func aGatewayWhoseCertificateIsNotTrustedFailsWithTheReason() throws {

@@ -1,5 +1,6 @@
 import HTTP
 import Testing
+
 @testable import Push
 
 @Suite struct RequestBuilderTests {
@@ -8,11 +9,15 @@ import Testing
         let request = APNsRequest.silentPush(token: token, topic: "dev.lerix.demo")
         #expect(request.method == "POST")
         #expect(request.target == "/3/device/" + token)
-        #expect(request.headers.fields.map { "\($0.name): \($0.value)" } == [
-            "apns-push-type: background", "apns-priority: 5", "apns-topic: dev.lerix.demo",
-        ])
-        #expect(String(decoding: request.body, as: UTF8.self)
-            == #"{"aps":{"content-available":1},"lerix":{"kind":"release_control"}}"#)
+        #expect(
+            request.headers.fields.map { "\($0.name): \($0.value)" } == [
+                "apns-push-type: background", "apns-priority: 5", "apns-topic: dev.lerix.demo",
+            ]
+        )
+        #expect(
+            String(decoding: request.body, as: UTF8.self)
+                == #"{"aps":{"content-available":1},"lerix":{"kind":"release_control"}}"#
+        )
     }
 
     @Test func fcmRequestMatchesTheContractByteForByte() {
@@ -20,18 +25,24 @@ import Testing
         #expect(request.method == "POST")
         #expect(request.target == "/v1/projects/demo/messages:send")
         #expect(request.headers["content-type"] == "application/json")
-        #expect(String(decoding: request.body, as: UTF8.self)
-            == #"{"message":{"token":"fcm-token-1","data":{"lerix":"release_control"},"android":{"priority":"high"}}}"#)
+        #expect(
+            String(decoding: request.body, as: UTF8.self)
+                == #"{"message":{"token":"fcm-token-1","data":{"lerix":"release_control"},"android":{"priority":"high"}}}"#
+        )
     }
 
     @Test func fcmBodyEscapesTheTokenAsJSON() {
         let body = String(decoding: FCMRequest.body(token: "a\"b\\c"), as: UTF8.self)
-        #expect(body == #"{"message":{"token":"a\"b\\c","data":{"lerix":"release_control"},"android":{"priority":"high"}}}"#)
+        #expect(
+            body == #"{"message":{"token":"a\"b\\c","data":{"lerix":"release_control"},"android":{"priority":"high"}}}"#
+        )
     }
 
     @Test func tokensAndProjectsArePercentEncodedInThePathOnlyWhenNeeded() {
         #expect(APNsRequest.silentPush(token: "ab/cd ef", topic: "t").target == "/3/device/ab%2Fcd%20ef")
-        #expect(FCMRequest.silentPush(token: "x", project: "my project").target == "/v1/projects/my%20project/messages:send")
+        #expect(
+            FCMRequest.silentPush(token: "x", project: "my project").target == "/v1/projects/my%20project/messages:send"
+        )
     }
 
     @Test func aGatewayPathPrefixGoesBeforeEveryPath() {
@@ -49,7 +60,7 @@ import Testing
 /// Gateway URLs are ``HTTPURL``s with one rule more (no query or fragment).
 @Suite struct GatewayURLTests {
     @Test func parsesHostPortAndPrefix() throws {
-        let url = try GatewayPushSink.Configuration.gatewayURL( "http://127.0.0.1:9443/base/")
+        let url = try GatewayPushSink.Configuration.gatewayURL("http://127.0.0.1:9443/base/")
         #expect(url.host == "127.0.0.1")
         #expect(url.port == 9443)
         #expect(url.pathPrefix == "/base")
@@ -57,27 +68,27 @@ import Testing
     }
 
     @Test func defaultsToPort80AndAcceptsIPv6() throws {
-        #expect(try GatewayPushSink.Configuration.gatewayURL( "http://gateway").port == 80)
-        let v6 = try GatewayPushSink.Configuration.gatewayURL( "http://[::1]:8081")
+        #expect(try GatewayPushSink.Configuration.gatewayURL("http://gateway").port == 80)
+        let v6 = try GatewayPushSink.Configuration.gatewayURL("http://[::1]:8081")
         #expect(v6.host == "::1")
         #expect(v6.port == 8081)
         #expect(v6.authority == "[::1]:8081")
     }
 
     @Test func httpsMeansTLSOnPort443UnlessGiven() throws {
-        let apns = try GatewayPushSink.Configuration.gatewayURL( "https://api.sandbox.push.apple.com")
+        let apns = try GatewayPushSink.Configuration.gatewayURL("https://api.sandbox.push.apple.com")
         #expect(apns.isSecure && apns.port == 443 && apns.authority == "api.sandbox.push.apple.com")
         #expect(apns.description == "https://api.sandbox.push.apple.com")
-        let local = try GatewayPushSink.Configuration.gatewayURL( "https://127.0.0.1:9443/base")
+        let local = try GatewayPushSink.Configuration.gatewayURL("https://127.0.0.1:9443/base")
         #expect(local.isSecure && local.port == 9443 && local.pathPrefix == "/base")
         #expect(try !GatewayPushSink.Configuration.gatewayURL("http://127.0.0.1:9443").isSecure)
     }
 
     @Test func refusesOtherSchemesAndBadPorts() {
-        #expect(throws: HTTPURLError.self) { try GatewayPushSink.Configuration.gatewayURL( "ftp://x") }
-        #expect(throws: HTTPURLError.self) { try GatewayPushSink.Configuration.gatewayURL( "http://x:99999") }
-        #expect(throws: HTTPURLError.self) { try GatewayPushSink.Configuration.gatewayURL( "http://x:abc") }
-        #expect(throws: HTTPURLError.self) { try GatewayPushSink.Configuration.gatewayURL( "http://:80") }
-        #expect(throws: HTTPURLError.self) { try GatewayPushSink.Configuration.gatewayURL( "http://x/?q=1") }
+        #expect(throws: HTTPURLError.self) { try GatewayPushSink.Configuration.gatewayURL("ftp://x") }
+        #expect(throws: HTTPURLError.self) { try GatewayPushSink.Configuration.gatewayURL("http://x:99999") }
+        #expect(throws: HTTPURLError.self) { try GatewayPushSink.Configuration.gatewayURL("http://x:abc") }
+        #expect(throws: HTTPURLError.self) { try GatewayPushSink.Configuration.gatewayURL("http://:80") }
+        #expect(throws: HTTPURLError.self) { try GatewayPushSink.Configuration.gatewayURL("http://x/?q=1") }
     }
 }

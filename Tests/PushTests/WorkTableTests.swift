@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Push
 
 @Suite struct WorkTableTests {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ReleaseControl
 
 @Suite struct DeviceTests {
@@ -20,6 +21,8 @@ import Testing
         #expect(a != b)
         #expect(a.evaluationClass == b.evaluationClass)
         #expect(a.evaluationClass.build == nil)
-        #expect(a.evaluationClass != Device(platform: .macos, version: "2.0", build: nil, sdk: "swift", sdkVersion: "1.0"))
+        #expect(
+            a.evaluationClass != Device(platform: .macos, version: "2.0", build: nil, sdk: "swift", sdkVersion: "1.0")
+        )
     }
 }

@@ -1,20 +1,30 @@
 import Clock
 import JSON
 import Testing
+
 @testable import ReleaseControl
 
 @Suite struct EvaluationTests {
     let now = Fixture.t0
-    func device(_ platform: Platform = .ios, _ version: String? = nil, sdk: String? = nil, sdkVersion: String? = nil) -> Device {
+    func device(
+        _ platform: Platform = .ios,
+        _ version: String? = nil,
+        sdk: String? = nil,
+        sdkVersion: String? = nil
+    ) -> Device {
         Fixture.device(platform, version, sdk: sdk, sdkVersion: sdkVersion)
     }
     let time = Fixture.time
 
     @Test func emptyProjectAnswersNothingWithLifetime300() throws {
         let answer = try Fixture.project([]).evaluate(device(.ios, "1.0"), now: now)
-        #expect(answer.state == .object([
-            ("required_update", .null), ("optional_update", .null), ("maintenance", .array([])), ("sdk_switch", .array([])),
-        ]))
+        #expect(
+            answer.state
+                == .object([
+                    ("required_update", .null), ("optional_update", .null), ("maintenance", .array([])),
+                    ("sdk_switch", .array([])),
+                ])
+        )
         #expect(answer.lifetime == 300)
         #expect(answer.validUntil == nil)
     }
@@ -68,19 +78,27 @@ import Testing
     }
 
     @Test func requiredAnswerHasItsFieldsInContractOrder() throws {
-        let p = try Fixture.project([#"{"type":"required_update","below":"2.4.0","store_url":"https://s","message":"m"}"#])
+        let p = try Fixture.project([
+            #"{"type":"required_update","below":"2.4.0","store_url":"https://s","message":"m"}"#
+        ])
         let part = p.evaluate(device(.ios, "1.0"), now: now).state["required_update"]
         #expect(part == .object([("rule", "r1"), ("below", "2.4.0"), ("store_url", "https://s"), ("message", "m")]))
     }
 
     @Test func recommendedAnswersAsOptionalBeforeItsDeadlineAndAsRequiredFromTheInstant() throws {
         let deadline = Fixture.at(600)
-        let p = try Fixture.project([#"{"type":"recommended_update","below":"2.0","becomes_required_on":"\#(deadline.rfc3339)","message":"soon"}"#])
+        let p = try Fixture.project([
+            #"{"type":"recommended_update","below":"2.0","becomes_required_on":"\#(deadline.rfc3339)","message":"soon"}"#
+        ])
         let before = p.evaluate(device(.ios, "1.0"), now: deadline.adding(milliseconds: -1))
-        #expect(before.state["optional_update"] == .object([
-            ("rule", "r1"), ("kind", "recommended"), ("below", "2.0"), ("store_url", .null), ("message", "soon"),
-            ("becomes_required_on", .string(deadline.rfc3339)),
-        ]))
+        #expect(
+            before.state["optional_update"]
+                == .object([
+                    ("rule", "r1"), ("kind", "recommended"), ("below", "2.0"), ("store_url", .null),
+                    ("message", "soon"),
+                    ("becomes_required_on", .string(deadline.rfc3339)),
+                ])
+        )
         #expect(before.requiredRule == nil)
         #expect(before.validUntil == deadline)
         let at = p.evaluate(device(.ios, "1.0"), now: deadline)
@@ -117,18 +135,25 @@ import Testing
         ])
         let ios = p.evaluate(device(.ios), now: now)
         #expect(ios.maintenanceRules == ["r2", "r1"])
-        #expect(ios.state["maintenance"]?.arrayValue?.first == .object([
-            ("rule", "r2"), ("starts_at", .string(time(-600))), ("ends_at", .string(time(600))), ("message", "now"),
-        ]))
+        #expect(
+            ios.state["maintenance"]?.arrayValue?.first
+                == .object([
+                    ("rule", "r2"), ("starts_at", .string(time(-600))), ("ends_at", .string(time(600))),
+                    ("message", "now"),
+                ])
+        )
         #expect(p.evaluate(device(.android), now: now).maintenanceRules == ["r2", "r3", "r1"])
     }
 
     @Test func switchWithoutSDKListMatchesEveryDevice() throws {
         let p = try Fixture.project([#"{"type":"sdk_switch","modules":["all"],"ends_at":"\#(time(600))"}"#])
         #expect(p.evaluate(device(.web), now: now).switchRules == ["r1"])
-        #expect(p.evaluate(device(.ios, sdk: "swift"), now: now).state["sdk_switch"] == .array([
-            .object([("rule", "r1"), ("modules", ["all"]), ("ends_at", .string(time(600)))]),
-        ]))
+        #expect(
+            p.evaluate(device(.ios, sdk: "swift"), now: now).state["sdk_switch"]
+                == .array([
+                    .object([("rule", "r1"), ("modules", ["all"]), ("ends_at", .string(time(600)))])
+                ])
+        )
     }
 
     @Test func switchMatchesTheSDKNameAndVersionBelow() throws {
@@ -138,7 +163,10 @@ import Testing
         ])
         #expect(p.evaluate(device(.ios, sdk: "swift", sdkVersion: "1.4.1"), now: now).switchRules == ["r1"])
         #expect(p.evaluate(device(.ios, sdk: "swift", sdkVersion: "1.4.2"), now: now).switchRules == [])
-        #expect(p.evaluate(device(.ios, sdk: "swift"), now: now).switchRules == [], "no sdk_version: no match for an entry with below")
+        #expect(
+            p.evaluate(device(.ios, sdk: "swift"), now: now).switchRules == [],
+            "no sdk_version: no match for an entry with below"
+        )
         #expect(p.evaluate(device(.ios, sdk: "swift", sdkVersion: "garbage"), now: now).switchRules == [])
         #expect(p.evaluate(device(.android, sdk: "kotlin"), now: now).switchRules == ["r2"])
         #expect(p.evaluate(device(.android, sdk: "kotlin", sdkVersion: "9.9"), now: now).switchRules == ["r2"])

@@ -1,6 +1,7 @@
 import Clock
 import JSON
 import TestSupport
+
 @testable import ReleaseControl
 
 /// Shared helpers: a fixed start time and terse builders for bodies and devices.
@@ -13,7 +14,12 @@ enum Fixture {
         (try? JSON.parse(text)) ?? .string("unparsable fixture: \(text)")
     }
 
-    static func device(_ platform: Platform = .ios, _ version: String? = nil, sdk: String? = nil, sdkVersion: String? = nil) -> Device {
+    static func device(
+        _ platform: Platform = .ios,
+        _ version: String? = nil,
+        sdk: String? = nil,
+        sdkVersion: String? = nil
+    ) -> Device {
         Device(platform: platform, version: version, build: nil, sdk: sdk, sdkVersion: sdkVersion)
     }
 

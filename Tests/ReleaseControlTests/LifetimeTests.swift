@@ -1,13 +1,16 @@
 import Clock
 import JSON
 import Testing
+
 @testable import ReleaseControl
 
 @Suite struct LifetimeTests {
     let device = Fixture.device(.ios, "1.0")
 
     func window(startingIn seconds: Int64) throws -> ProjectState {
-        try Fixture.project([#"{"type":"maintenance","starts_at":"\#(Fixture.time(seconds))","ends_at":"\#(Fixture.time(seconds + 600))"}"#])
+        try Fixture.project([
+            #"{"type":"maintenance","starts_at":"\#(Fixture.time(seconds))","ends_at":"\#(Fixture.time(seconds + 600))"}"#
+        ])
     }
 
     @Test func windowStartingExactly3600SecondsAwayMakesLifetime60() throws {
@@ -27,7 +30,9 @@ import Testing
     }
 
     @Test func windowForAnotherPlatformDoesNotShortenTheLifetime() throws {
-        let p = try Fixture.project([#"{"type":"maintenance","platforms":["android"],"starts_at":"\#(Fixture.time(0))","ends_at":"\#(Fixture.time(600))"}"#])
+        let p = try Fixture.project([
+            #"{"type":"maintenance","platforms":["android"],"starts_at":"\#(Fixture.time(0))","ends_at":"\#(Fixture.time(600))"}"#
+        ])
         #expect(p.evaluate(device, now: Fixture.t0).lifetime == 300)
     }
 

@@ -1,6 +1,7 @@
 import Clock
 import JSON
 import Testing
+
 @testable import ReleaseControl
 
 @Suite struct ProjectStateTests {
@@ -8,7 +9,9 @@ import Testing
     let json = Fixture.json
 
     @Test func seedRulesGetIdsAndNewRulesContinueWithoutReuse() throws {
-        var p = try Fixture.project([#"{"type":"optional_update","below":"1.0"}"#, #"{"type":"optional_update","below":"1.1"}"#])
+        var p = try Fixture.project([
+            #"{"type":"optional_update","below":"1.0"}"#, #"{"type":"optional_update","below":"1.1"}"#,
+        ])
         #expect(p.rules.map(\.id) == ["r1", "r2"])
         let (r3, c1) = try p.createRule(json(#"{"type":"required_update","below":"2.0"}"#), now: t(0))
         #expect(r3.id == "r3")
@@ -35,7 +38,10 @@ import Testing
         #expect(result?.0.id == "r1")
         #expect(result?.1.action == "updated r1 from optional_update to required_update")
         #expect(p.rules.map(\.type) == [.requiredUpdate])
-        #expect(try p.replaceRule(id: "r9", with: json("{}"), now: t(0)) == nil, "unknown id answers nil before validating")
+        #expect(
+            try p.replaceRule(id: "r9", with: json("{}"), now: t(0)) == nil,
+            "unknown id answers nil before validating"
+        )
         #expect(p.deleteRule(id: "r9", now: t(0)) == nil)
         #expect(p.changes.count == 1)
     }
@@ -43,10 +49,14 @@ import Testing
     @Test func changeJSONListsWhatHappened() throws {
         var p = try Fixture.project([])
         let (_, change) = try p.createRule(json(#"{"type":"required_update","below":"2.0"}"#), now: t(0))
-        #expect(change.json == .object([
-            ("id", 1), ("at", .string(Fixture.time(0))), ("kind", "created"), ("action", "created required_update r1"),
-            ("rule", "r1"), ("blocking", true),
-        ]))
+        #expect(
+            change.json
+                == .object([
+                    ("id", 1), ("at", .string(Fixture.time(0))), ("kind", "created"),
+                    ("action", "created required_update r1"),
+                    ("rule", "r1"), ("blocking", true),
+                ])
+        )
         #expect(Change.restore(change.json) == change)
         #expect(p.changesJSON["changes"]?.arrayValue?.count == 1)
     }
@@ -97,19 +107,35 @@ import Testing
 
     @Test func projectJSONShowsKeyTopicsAndCounts() throws {
         let p = ProjectState(key: "demo", apnsTopic: "dev.lerix.demo", fcmProject: nil, seedRules: [])
-        #expect(p.json == .object([
-            ("key", "demo"), ("apns_topic", "dev.lerix.demo"), ("fcm_project", .null),
-            ("rule_count", 0), ("change_count", 0), ("last_change_at", .null),
-        ]))
+        #expect(
+            p.json
+                == .object([
+                    ("key", "demo"), ("apns_topic", "dev.lerix.demo"), ("fcm_project", .null),
+                    ("rule_count", 0), ("change_count", 0), ("last_change_at", .null),
+                ])
+        )
     }
 }
 
 @Suite struct ChangeRestoreTests {
     @Test func restoreRejectsMissingOrMistypedFields() {
-        let good = Change(id: 3, at: Fixture.t0, kind: .deleted, action: "deleted maintenance r2", ruleId: "r2", blocking: false)
+        let good = Change(
+            id: 3,
+            at: Fixture.t0,
+            kind: .deleted,
+            action: "deleted maintenance r2",
+            ruleId: "r2",
+            blocking: false
+        )
         #expect(Change.restore(good.json) == good)
-        guard case .object(let object) = good.json else { Issue.record("change json is not an object"); return }
-        for (key, bad) in [("id", JSON.string("3")), ("at", "yesterday"), ("kind", "exploded"), ("action", 5), ("rule", 2), ("blocking", "no")] {
+        guard case .object(let object) = good.json else {
+            Issue.record("change json is not an object")
+            return
+        }
+        for (key, bad) in [
+            ("id", JSON.string("3")), ("at", "yesterday"), ("kind", "exploded"), ("action", 5), ("rule", 2),
+            ("blocking", "no"),
+        ] {
             var broken = object
             broken[key] = bad
             #expect(Change.restore(.object(broken)) == nil, "\(key) = \(bad)")

@@ -1,5 +1,6 @@
 import Clock
 import Testing
+
 @testable import ReleaseControl
 
 @Suite struct PushThrottleTests {
@@ -35,7 +36,7 @@ import Testing
         #expect(throttle.timerFired(now: t(0)) == [])
         _ = throttle.blockingChange(id: 1, now: t(0))
         #expect(throttle.timerFired(now: t(60)) == [])
-        _ = throttle.blockingChange(id: 2, now: t(70))   // at once: 70 s after the push
+        _ = throttle.blockingChange(id: 2, now: t(70))  // at once: 70 s after the push
         #expect(throttle.blockingChange(id: 3, now: t(80)) == [.wakeAt(t(130))])
         #expect(throttle.timerFired(now: t(100)) == [.wakeAt(t(130))])
         #expect(throttle.timerFired(now: t(130)) == [.sendNow(changeIds: [3])])
@@ -62,7 +63,8 @@ import Testing
     }
 
     @Test func projectsAreThrottledIndependently() {
-        var a = PushThrottle(), b = PushThrottle()
+        var a = PushThrottle()
+        var b = PushThrottle()
         #expect(a.blockingChange(id: 1, now: t(0)) == [.sendNow(changeIds: [1])])
         #expect(b.blockingChange(id: 1, now: t(10)) == [.sendNow(changeIds: [1])])
         #expect(a.blockingChange(id: 2, now: t(20)) == [.wakeAt(t(60))])

@@ -1,6 +1,7 @@
 import Clock
 import JSON
 import Testing
+
 @testable import ReleaseControl
 
 @Suite struct RuleDecodingTests {
@@ -34,7 +35,11 @@ import Testing
     }
 
     @Test func showsTimesInRFC3339UTCWithMilliseconds() throws {
-        let body = try RuleBody.decode(Fixture.json(#"{"type":"maintenance","starts_at":"2026-12-02T12:00:00+01:00","ends_at":"2026-12-02T12:30:00.5Z"}"#))
+        let body = try RuleBody.decode(
+            Fixture.json(
+                #"{"type":"maintenance","starts_at":"2026-12-02T12:00:00+01:00","ends_at":"2026-12-02T12:30:00.5Z"}"#
+            )
+        )
         #expect(body.json["starts_at"] == "2026-12-02T11:00:00.000Z")
         #expect(body.json["ends_at"] == "2026-12-02T12:30:00.500Z")
     }
@@ -106,14 +111,20 @@ import Testing
     }
 
     @Test func windowMustEndAfterItStarts() {
-        let same = failure(#"{"type":"maintenance","starts_at":"2026-12-02T12:00:00Z","ends_at":"2026-12-02T12:00:00Z"}"#)
+        let same = failure(
+            #"{"type":"maintenance","starts_at":"2026-12-02T12:00:00Z","ends_at":"2026-12-02T12:00:00Z"}"#
+        )
         #expect(same?.status == 422)
         #expect(pointers(same) == ["/ends_at"])
     }
 
     @Test func windowOfExactlySevenDaysIsAllowedAndOneMillisecondMoreIsNot() throws {
-        _ = try RuleBody.decode(Fixture.json(#"{"type":"maintenance","starts_at":"2026-12-02T12:00:00Z","ends_at":"2026-12-09T12:00:00Z"}"#))
-        let over = failure(#"{"type":"maintenance","starts_at":"2026-12-02T12:00:00Z","ends_at":"2026-12-09T12:00:00.001Z"}"#)
+        _ = try RuleBody.decode(
+            Fixture.json(#"{"type":"maintenance","starts_at":"2026-12-02T12:00:00Z","ends_at":"2026-12-09T12:00:00Z"}"#)
+        )
+        let over = failure(
+            #"{"type":"maintenance","starts_at":"2026-12-02T12:00:00Z","ends_at":"2026-12-09T12:00:00.001Z"}"#
+        )
         #expect(over?.status == 422)
         #expect(pointers(over) == ["/ends_at"])
         #expect(over?.problems.first?.message.contains("7 days") == true)
@@ -130,7 +141,9 @@ import Testing
     }
 
     @Test func switchValidatesSDKsAndModules() {
-        let f = failure(#"{"type":"sdk_switch","sdks":[{"name":"swift","below":"1.x"},{"below":"1.0"},"kotlin"],"modules":["analytics","ads"],"ends_at":"2026-12-03T00:00:00Z"}"#)
+        let f = failure(
+            #"{"type":"sdk_switch","sdks":[{"name":"swift","below":"1.x"},{"below":"1.0"},"kotlin"],"modules":["analytics","ads"],"ends_at":"2026-12-03T00:00:00Z"}"#
+        )
         #expect(f?.status == 400)
         #expect(pointers(f) == ["/sdks/0/below", "/sdks/1/name", "/sdks/2", "/modules/1"])
     }
@@ -147,15 +160,24 @@ import Testing
         #expect(f?.kind == .unknownField)
         #expect(pointers(f) == ["/bellow", "/platform", "/below"])
         #expect(f?.problems[0].message == "unknown field 'bellow' in a required_update rule (did you mean 'below'?)")
-        #expect(f?.problems[1].message == "unknown field 'platform' in a required_update rule (did you mean 'platforms'?)")
+        #expect(
+            f?.problems[1].message == "unknown field 'platform' in a required_update rule (did you mean 'platforms'?)"
+        )
         #expect(f?.problems[2].kind == .missingField)
     }
 
     @Test func aFieldOfAnotherRuleTypeSaysWhereItBelongs() {
         let f = failure(#"{"type":"optional_update","below":"1.0","starts_at":"2026-12-03T00:00:00Z","colour":"red"}"#)
         #expect(pointers(f) == ["/starts_at", "/colour"])
-        #expect(f?.problems[0].message == "unknown field 'starts_at' in an optional_update rule (starts_at belongs to maintenance rules)")
-        #expect(f?.problems[1].message.hasPrefix("unknown field 'colour' in an optional_update rule (expected one of: below, message") == true)
+        #expect(
+            f?.problems[0].message
+                == "unknown field 'starts_at' in an optional_update rule (starts_at belongs to maintenance rules)"
+        )
+        #expect(
+            f?.problems[1].message.hasPrefix(
+                "unknown field 'colour' in an optional_update rule (expected one of: below, message"
+            ) == true
+        )
     }
 
     @Test func unknownFieldsAreFoundEvenWithoutAType() {
@@ -165,7 +187,8 @@ import Testing
     }
 
     @Test func anIdIsAcceptedOnlyWhenItRepeatsTheRulesOwn() throws {
-        let text = #"{"id":"r9","type":"optional_update","below":"1.0","platforms":null,"store_url":null,"message":null}"#
+        let text =
+            #"{"id":"r9","type":"optional_update","below":"1.0","platforms":null,"store_url":null,"message":null}"#
         #expect(try RuleBody.decode(Fixture.json(text), id: "r9").type == .optionalUpdate)
         let changed = try? RuleBody.decode(Fixture.json(text), id: "r3")
         #expect(changed == nil)
@@ -191,14 +214,24 @@ import Testing
     }
 
     @Test func unknownKeysInAnSDKsEntryAreRefused() {
-        let f = failure(#"{"type":"sdk_switch","sdks":[{"name":"swift","bellow":"1.0"}],"modules":["all"],"ends_at":"2026-12-03T00:00:00Z"}"#)
+        let f = failure(
+            #"{"type":"sdk_switch","sdks":[{"name":"swift","bellow":"1.0"}],"modules":["all"],"ends_at":"2026-12-03T00:00:00Z"}"#
+        )
         #expect(pointers(f) == ["/sdks/0/bellow"])
         #expect(f?.problems[0].message.contains("did you mean 'below'?") == true)
     }
 
     @Test func unknownTypesPlatformsAndModulesSuggestTheNearest() {
-        #expect(failure(#"{"type":"requred_update","below":"1.0"}"#)?.problems[0].message.contains("did you mean 'required_update'?") == true)
-        #expect(failure(#"{"type":"required_update","below":"1.0","platforms":["andriod"]}"#)?.problems[0].message.contains("did you mean 'android'?") == true)
+        #expect(
+            failure(#"{"type":"requred_update","below":"1.0"}"#)?.problems[0].message.contains(
+                "did you mean 'required_update'?"
+            ) == true
+        )
+        #expect(
+            failure(#"{"type":"required_update","below":"1.0","platforms":["andriod"]}"#)?.problems[0].message.contains(
+                "did you mean 'android'?"
+            ) == true
+        )
     }
 
     @Test func timesOutsideFourDigitYearsAreRefused() {
@@ -207,13 +240,17 @@ import Testing
     }
 
     @Test func nullOptionalFieldsCountAsAbsent() throws {
-        let body = try RuleBody.decode(Fixture.json(#"{"type":"required_update","below":"1.0","platforms":null,"store_url":null,"message":null}"#))
+        let body = try RuleBody.decode(
+            Fixture.json(#"{"type":"required_update","below":"1.0","platforms":null,"store_url":null,"message":null}"#)
+        )
         #expect(body.update?.platforms == nil)
         #expect(body.update?.storeURL == nil)
     }
 
     @Test func duplicatePlatformsAndModulesCollapse() throws {
-        let body = try RuleBody.decode(Fixture.json(#"{"type":"required_update","below":"1.0","platforms":["ios","ios","web"]}"#))
+        let body = try RuleBody.decode(
+            Fixture.json(#"{"type":"required_update","below":"1.0","platforms":["ios","ios","web"]}"#)
+        )
         #expect(body.update?.platforms == [.ios, .web])
     }
 

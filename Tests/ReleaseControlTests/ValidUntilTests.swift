@@ -1,6 +1,7 @@
 import Clock
 import JSON
 import Testing
+
 @testable import ReleaseControl
 
 /// The cached answer must equal a fresh evaluation at every instant before `validUntil`,
@@ -39,7 +40,10 @@ import Testing
                 break
             }
             #expect(until > now)
-            #expect(answer.isValid(at: now) && answer.isValid(at: until.adding(milliseconds: -1)) && !answer.isValid(at: until))
+            #expect(
+                answer.isValid(at: now) && answer.isValid(at: until.adding(milliseconds: -1))
+                    && !answer.isValid(at: until)
+            )
             #expect(same(answer, p.evaluate(device, now: until.adding(milliseconds: -1))), "stale before \(until)")
             now = until
         }
@@ -52,7 +56,10 @@ import Testing
         var now = Fixture.t0
         var boundaries: [Instant] = []
         while let until = p.evaluate(device, now: now).validUntil, boundaries.count < 20 {
-            #expect(!same(p.evaluate(device, now: until.adding(milliseconds: -1)), p.evaluate(device, now: until)), "nothing changes at \(until)")
+            #expect(
+                !same(p.evaluate(device, now: until.adding(milliseconds: -1)), p.evaluate(device, now: until)),
+                "nothing changes at \(until)"
+            )
             boundaries.append(until)
             now = until
         }

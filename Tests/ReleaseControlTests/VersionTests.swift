@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ReleaseControl
 
 @Suite struct VersionTests {
@@ -24,21 +25,28 @@ import Testing
 
     @Test(arguments: ascending)
     func ordersAscendingPairs(_ pair: (String, String)) throws {
-        let a = try #require(Version(pair.0)), b = try #require(Version(pair.1))
+        let a = try #require(Version(pair.0))
+        let b = try #require(Version(pair.1))
         #expect(a < b)
         #expect(!(b < a))
         #expect(a != b)
     }
 
-    @Test(arguments: [("1.2", "1.2.0"), ("1", "1.0.0.0"), ("1.0.0+build.5", "1.0.0"), ("1.02", "1.2"), ("1.0-beta", "1.0.0-beta+x")])
+    @Test(arguments: [
+        ("1.2", "1.2.0"), ("1", "1.0.0.0"), ("1.0.0+build.5", "1.0.0"), ("1.02", "1.2"), ("1.0-beta", "1.0.0-beta+x"),
+    ])
     func equalVersionsAreEqualAndHashAlike(_ pair: (String, String)) throws {
-        let a = try #require(Version(pair.0)), b = try #require(Version(pair.1))
+        let a = try #require(Version(pair.0))
+        let b = try #require(Version(pair.1))
         #expect(a == b)
         #expect(!(a < b) && !(b < a))
         #expect(Set([a, b]).count == 1)
     }
 
-    @Test(arguments: ["", " 1.0", "1.0 ", "v1.2", "1..2", ".1", "1.", "1.a", "1.0-", "1.0-beta..1", "1.0+", "1.0-be_ta", "x", "-1", "1.0.0-béta", "1,2"])
+    @Test(arguments: [
+        "", " 1.0", "1.0 ", "v1.2", "1..2", ".1", "1.", "1.a", "1.0-", "1.0-beta..1", "1.0+", "1.0-be_ta", "x", "-1",
+        "1.0.0-béta", "1,2",
+    ])
     func rejectsGarbage(_ text: String) {
         #expect(Version(text) == nil)
     }

@@ -2,6 +2,7 @@ import Foundation
 import JSON
 import TestSupport
 import Testing
+
 @testable import ScenarioRunner
 
 /// `adapter-check`: the Swift adapter passes every check, and an adapter that answers
@@ -14,7 +15,8 @@ import Testing
     }
 
     @Test func anAdapterThatSaysYesToEverythingFailsWithReasons() throws {
-        let dir = try TestFiles.folder(["sloppy.py": """
+        let dir = try TestFiles.folder([
+            "sloppy.py": """
             import json, sys
             for line in sys.stdin:
                 try:
@@ -27,9 +29,13 @@ import Testing
                 else:
                     answer = {"id": rid, "ok": True}
                 print(json.dumps(answer), flush=True)
-            """])
+            """
+        ])
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let report = try AdapterConformance(command: "python3 '\(dir)/sloppy.py'", options: .init(commandTimeout: 5, passStderrThrough: false)).run()
+        let report = try AdapterConformance(
+            command: "python3 '\(dir)/sloppy.py'",
+            options: .init(commandTimeout: 5, passStderrThrough: false)
+        ).run()
         #expect(!report.passed)
         func problem(_ prefix: String) -> String? { report.checks.first { $0.name.hasPrefix(prefix) }?.problem }
         #expect(problem("hello")?.contains(#"/capabilities/1: "teleport" does not match"#) == true, "\(report.text)")

@@ -2,6 +2,7 @@ import Clock
 import JSON
 import MockServer
 import Synchronization
+
 @testable import ScenarioRunner
 
 /// The synchronous sink's answer, out of its `@Sendable` completion.
@@ -31,33 +32,55 @@ final class FakeServer: ServerConnection {
     let gateway = PushGatewayStandIn.inMemory(scheduler: SystemScheduler())
 
     var clockAnswer: JSON {
-        .object([("now", .string(now.rfc3339)), ("mode", "manual"),
-                 ("next_deadline", pushDueAt.map { .string($0.rfc3339) } ?? .null), ("pushes_in_flight", 0)])
+        .object([
+            ("now", .string(now.rfc3339)), ("mode", "manual"),
+            ("next_deadline", pushDueAt.map { .string($0.rfc3339) } ?? .null), ("pushes_in_flight", 0),
+        ])
     }
 
     func request(_ method: String, _ path: String, body: JSON?) throws(ServerFailure) -> ServerReply {
         let p = path.split(separator: "?").first.map(String.init) ?? path
         switch (method, p) {
         case ("POST", "/admin/reset"):
-            rules = []; journal = []; pushes = []; pushResults = []; tokens = []; ingest = [:]; lastChange = nil; lastPush = nil; pushDueAt = nil
+            rules = []
+            journal = []
+            pushes = []
+            pushResults = []
+            tokens = []
+            ingest = [:]
+            lastChange = nil
+            lastPush = nil
+            pushDueAt = nil
             return ServerReply(status: 200, json: .object([]))
         case ("GET", "/admin/clock"):
             return ServerReply(status: 200, json: clockAnswer)
         case ("POST", "/admin/clock"):
-            guard let t = body?["set"]?.stringValue.flatMap(Instant.init(rfc3339:)), t >= now else { return ServerReply(status: 422, json: nil) }
+            guard let t = body?["set"]?.stringValue.flatMap(Instant.init(rfc3339:)), t >= now else {
+                return ServerReply(status: 422, json: nil)
+            }
             clockSets += 1
-            if let due = pushDueAt, due <= t { now = due; sendPush() }
+            if let due = pushDueAt, due <= t {
+                now = due
+                sendPush()
+            }
             now = t
             return ServerReply(status: 200, json: clockAnswer)
         case ("POST", "/admin/projects/demo/rules"):
             guard let below = body?["below"]?.stringValue else { return ServerReply(status: 422, json: nil) }
             // A refusal the runner cannot foresee (a remote server of another release, say).
             if below == "9.9.9" {
-                return ServerReply(status: 422, json: .object([
-                    ("type", "https://lerix.dev/problems/rule-violation"), ("title", "Unprocessable rule"), ("status", 422),
-                    ("detail", "the rule breaks 1 constraint"),
-                    ("errors", [.object([("pointer", "/below"), ("message", "this server blocks no version above 9")])]),
-                ]))
+                return ServerReply(
+                    status: 422,
+                    json: .object([
+                        ("type", "https://lerix.dev/problems/rule-violation"), ("title", "Unprocessable rule"),
+                        ("status", 422),
+                        ("detail", "the rule breaks 1 constraint"),
+                        (
+                            "errors",
+                            [.object([("pointer", "/below"), ("message", "this server blocks no version above 9")])]
+                        ),
+                    ])
+                )
             }
             let id = "r\(nextRule)"
             nextRule += 1
@@ -69,17 +92,29 @@ final class FakeServer: ServerConnection {
             change()
             return ServerReply(status: 200, json: .object([]))
         case ("GET", "/admin/projects/demo"):
-            return ServerReply(status: 200, json: .object([("key", "demo"), ("apns_topic", "dev.lerix.demo"), ("fcm_project", "lerix-demo")]))
+            return ServerReply(
+                status: 200,
+                json: .object([("key", "demo"), ("apns_topic", "dev.lerix.demo"), ("fcm_project", "lerix-demo")])
+            )
         case ("GET", "/admin/projects/demo/pushes"):
             return ServerReply(status: 200, json: .object([("pushes", .array(pushes))]))
         case ("GET", "/admin/requests"):
             return ServerReply(status: 200, json: .object([("requests", .array(journal.reversed()))]))
         case ("GET", "/admin/projects/demo/ingest"):
-            return ServerReply(status: 200, json: .object([("ingest", .object(ingest.sorted { $0.key < $1.key }.map { ($0.key, .number(Double($0.value))) }))]))
+            return ServerReply(
+                status: 200,
+                json: .object([
+                    ("ingest", .object(ingest.sorted { $0.key < $1.key }.map { ($0.key, .number(Double($0.value))) }))
+                ])
+            )
         default:
             if method == "GET", p.hasPrefix("/admin/projects/demo/pushes/"), p.hasSuffix("/results"),
-               let id = Int(p.split(separator: "/").dropLast().last ?? ""), pushResults.indices.contains(id - 1) {
-                return ServerReply(status: 200, json: .object([("results", .array(pushResults[id - 1])), ("next", .null)]))
+                let id = Int(p.split(separator: "/").dropLast().last ?? ""), pushResults.indices.contains(id - 1)
+            {
+                return ServerReply(
+                    status: 200,
+                    json: .object([("results", .array(pushResults[id - 1])), ("next", .null)])
+                )
             }
             if method == "DELETE", p.hasPrefix("/admin/projects/demo/rules/") {
                 let id = String(p.split(separator: "/").last ?? "")
@@ -108,27 +143,56 @@ final class FakeServer: ServerConnection {
         lastPush = now
         pushDueAt = nil
         let targets = tokens.map { PushTarget(token: $0.0, platform: $0.1 == "android" ? .android : .ios) }
-        let outgoing = OutgoingPush(id: pushes.count + 1, project: "demo", apnsTopic: "dev.lerix.demo", fcmProject: "lerix-demo", tokens: targets)
+        let outgoing = OutgoingPush(
+            id: pushes.count + 1,
+            project: "demo",
+            apnsTopic: "dev.lerix.demo",
+            fcmProject: "lerix-demo",
+            tokens: targets
+        )
         let delivered = DeliveryResults()
-        ResponderPushSink(gateway: gateway.gateway, clock: SystemScheduler()).deliver(outgoing) { r in delivered.results.withLock { $0 = r } }
-        let results: [JSON] = zip(tokens, delivered.results.withLock { $0 }).map { .object([("token", .string($0.0.0)), ("platform", .string($0.0.1)), ("result", .string($0.1.result.name))]) }
+        ResponderPushSink(gateway: gateway.gateway, clock: SystemScheduler()).deliver(outgoing) { r in
+            delivered.results.withLock { $0 = r }
+        }
+        let results: [JSON] = zip(tokens, delivered.results.withLock { $0 }).map {
+            .object([("token", .string($0.0.0)), ("platform", .string($0.0.1)), ("result", .string($0.1.result.name))])
+        }
         let id = pushes.count + 1
-        pushes.append(.object([("id", .number(Double(id))), ("sent_at", .string(now.rfc3339)),
-                               ("changes", [1]), ("tokens", .object([("ios", .number(Double(tokens.count)))])),
-                               ("results_url", .string("/admin/projects/demo/pushes/\(id)/results"))]))
+        pushes.append(
+            .object([
+                ("id", .number(Double(id))), ("sent_at", .string(now.rfc3339)),
+                ("changes", [1]), ("tokens", .object([("ios", .number(Double(tokens.count)))])),
+                ("results_url", .string("/admin/projects/demo/pushes/\(id)/results")),
+            ])
+        )
         pushResults.append(results)
     }
 
     var lifetime: Int { lastChange.map { now.milliseconds(since: $0) < 1_800_000 } == true ? 60 : 300 }
 
     /// A check: the required rule a device at `version` gets, and 304 when `etag` still matches.
-    func check(platform: String, version: String?, sdk: String, etag: String?) -> (status: Int, rule: String?, etag: String) {
+    func check(
+        platform: String,
+        version: String?,
+        sdk: String,
+        etag: String?
+    ) -> (status: Int, rule: String?, etag: String) {
         let rule = version.flatMap { v in rules.filter { v < $0.below }.map(\.id).first }
         let tag = "W/\"\(rule ?? "none")\""
         let status = tag == etag ? 304 : 200
-        journal.append(.object([("at", .string(now.rfc3339)), ("device", .object([("platform", .string(platform)), ("version", version.map(JSON.string) ?? .null),
-                                ("build", .null), ("sdk", .string(sdk)), ("sdk_version", "1.5.0")])),
-                                ("status", .number(Double(status))), ("etag", .string(tag)), ("lifetime", .number(Double(lifetime)))]))
+        journal.append(
+            .object([
+                ("at", .string(now.rfc3339)),
+                (
+                    "device",
+                    .object([
+                        ("platform", .string(platform)), ("version", version.map(JSON.string) ?? .null),
+                        ("build", .null), ("sdk", .string(sdk)), ("sdk_version", "1.5.0"),
+                    ])
+                ),
+                ("status", .number(Double(status))), ("etag", .string(tag)), ("lifetime", .number(Double(lifetime))),
+            ])
+        )
         return (status, rule, tag)
     }
 }
@@ -170,14 +234,24 @@ final class FakeAdapter: AdapterConnection {
         }
         switch cmd {
         case "hello":
-            return ok([("name", "fake"), ("version", "0"), ("capabilities", ["push", "track", "refresh", "platform:ios", "platform:android"])])
+            return ok([
+                ("name", "fake"), ("version", "0"),
+                ("capabilities", ["push", "track", "refresh", "platform:ios", "platform:android"]),
+            ])
         case "create":
             now = Instant(rfc3339: command["now"]?.stringValue ?? "") ?? now
             let config = command["config"] ?? .null
-            devices[name] = Device(platform: config["platform"]?.stringValue ?? "ios", version: config["app_version"]?.stringValue,
-                                   sdk: config["sdk"]?.stringValue ?? "swift")
+            devices[name] = Device(
+                platform: config["platform"]?.stringValue ?? "ios",
+                version: config["app_version"]?.stringValue,
+                sdk: config["sdk"]?.stringValue ?? "swift"
+            )
             if let token = config["push_token"]?.stringValue {
-                _ = try? server.request("PUT", "/v1/projects/demo/push-tokens/\(token)", body: .object([("platform", .string(config["platform"]?.stringValue ?? "ios"))]))
+                _ = try? server.request(
+                    "PUT",
+                    "/v1/projects/demo/push-tokens/\(token)",
+                    body: .object([("platform", .string(config["platform"]?.stringValue ?? "ios"))])
+                )
             }
         case "launch":
             devices[name]?.running = true
@@ -185,7 +259,9 @@ final class FakeAdapter: AdapterConnection {
             check(name)
         case "foreground":
             devices[name]?.foreground = true
-            if let last = devices[name]?.lastCheck, now.milliseconds(since: last) >= Int64(server.lifetime) * 1000 { check(name) }
+            if let last = devices[name]?.lastCheck, now.milliseconds(since: last) >= Int64(server.lifetime) * 1000 {
+                check(name)
+            }
             schedule(name)
         case "background":
             devices[name]?.foreground = false
@@ -199,23 +275,31 @@ final class FakeAdapter: AdapterConnection {
             devices[name]?.foreground = false
             devices[name]?.nextPoll = nil
         case "track":
-            if devices[name]?.online == true { server.ingest[command["module"]?.stringValue ?? "", default: 0] += command["count"]?.intValue ?? 0 }
+            if devices[name]?.online == true {
+                server.ingest[command["module"]?.stringValue ?? "", default: 0] += command["count"]?.intValue ?? 0
+            }
         case "next_deadline":
             let next = devices.values.compactMap(\.nextPoll).min()
             return ok([("next_deadline", next.map { .string($0.rfc3339) } ?? .null)])
         case "advance":
-            guard let to = Instant(rfc3339: command["to"]?.stringValue ?? "") else { return .object([("ok", false), ("error", "bad to")]) }
-            while let (n, at) = devices.compactMap({ k, d in d.nextPoll.map { (k, $0) } }).filter({ $0.1 <= to }).min(by: { ($0.1, $0.0) < ($1.1, $1.0) }) {
+            guard let to = Instant(rfc3339: command["to"]?.stringValue ?? "") else {
+                return .object([("ok", false), ("error", "bad to")])
+            }
+            while let (n, at) = devices.compactMap({ k, d in d.nextPoll.map { (k, $0) } }).filter({ $0.1 <= to }).min(
+                by: { ($0.1, $0.0) < ($1.1, $1.0) })
+            {
                 now = at
                 check(n)
             }
             now = to
         case "state":
             guard let d = devices[name] else { return ok() }
-            return ok([("screen", .string(d.rule == nil ? "none" : "required_update")),
-                       ("required_update", d.rule.map { .object([("rule", .string($0))]) } ?? .null),
-                       ("checks", .number(Double(d.checks))), ("not_modified", .number(Double(d.notModified))),
-                       ("polling", .bool(d.nextPoll != nil))])
+            return ok([
+                ("screen", .string(d.rule == nil ? "none" : "required_update")),
+                ("required_update", d.rule.map { .object([("rule", .string($0))]) } ?? .null),
+                ("checks", .number(Double(d.checks))), ("not_modified", .number(Double(d.notModified))),
+                ("polling", .bool(d.nextPoll != nil)),
+            ])
         default:
             break
         }
@@ -256,6 +340,12 @@ final class FakeEnvironment: ScenarioEnvironment {
         let adapter = FakeAdapter(server: server)
         lastServer = server
         lastAdapter = adapter
-        return ScenarioWorld(server: server, adapter: adapter, gateway: server.gateway, storageRoot: "/nonexistent", close: {})
+        return ScenarioWorld(
+            server: server,
+            adapter: adapter,
+            gateway: server.gateway,
+            storageRoot: "/nonexistent",
+            close: {}
+        )
     }
 }

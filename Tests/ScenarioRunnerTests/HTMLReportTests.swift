@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ScenarioRunner
 
 /// `--html`: the timeline the runner samples, and the page drawn from it.
@@ -37,7 +38,10 @@ import Testing
         let scenarios = try texts.enumerated().map { try Scenario.parse(Array($1.utf8), file: "s\($0).yaml") }
         var options = SuiteOptions()
         options.recordTimelines = record
-        return SuiteRunner(options: options).run(ScenarioSuite(scenarios: scenarios), in: InProcessEnvironment(viaGateway: false))
+        return SuiteRunner(options: options).run(
+            ScenarioSuite(scenarios: scenarios),
+            in: InProcessEnvironment(viaGateway: false)
+        )
     }
 
     @Test func theTimelineHoldsScreensChecksPushesOfflineStretchesChangesAndTheFailure() throws {
@@ -45,7 +49,8 @@ import Testing
         #expect(outcome.status == .failed)
         let timeline = try #require(outcome.timeline)
         #expect(timeline.lanes.map(\.name) == ["phone", "tab"])
-        let phone = timeline.lanes[0], tab = timeline.lanes[1]
+        let phone = timeline.lanes[0]
+        let tab = timeline.lanes[1]
         #expect(phone.screens.first?.counts == ["none": 1])
         #expect(phone.screens.last?.counts == ["required_update": 1], "\(phone.screens)")
         #expect(phone.checks.first?.status == 200)
@@ -75,7 +80,10 @@ import Testing
         #expect(html.contains("state-required_update"))
         // Nothing to fetch: no script, no stylesheet link, no URL but the SVG namespace.
         let rest = html.replacingOccurrences(of: "http://www.w3.org/2000/svg", with: "")
-        #expect(!rest.contains("http://") && !rest.contains("https://") && !rest.contains("<script") && !rest.contains("<link"))
+        #expect(
+            !rest.contains("http://") && !rest.contains("https://") && !rest.contains("<script")
+                && !rest.contains("<link")
+        )
     }
 
     @Test func aLargeFleetIsOneLanePerGroupWithSampledScreens() throws {

@@ -2,6 +2,7 @@ import AdapterProtocol
 import Clock
 import JSON
 import Testing
+
 @testable import ScenarioRunner
 
 /// In process the runner hands the Swift host typed commands (no JSON per device): what comes
@@ -10,14 +11,19 @@ import Testing
     let start = Instant(rfc3339: "2026-12-02T09:00:00.000Z")!
 
     var phone: AdapterRequest {
-        .create(device: "phone", now: start,
-                config: DeviceConfig(baseURL: "http://lerix.test", project: "demo", platform: "ios", appVersion: "2.3.0"))
+        .create(
+            device: "phone",
+            now: start,
+            config: DeviceConfig(baseURL: "http://lerix.test", project: "demo", platform: "ios", appVersion: "2.3.0")
+        )
     }
 
     /// The JSON path of the same connection: the request's line, `ok` checked as the runner does.
     func viaLine(_ adapter: any AdapterConnection, _ request: AdapterRequest) throws -> JSON {
         let answer = try adapter.send(request.json(id: 0))
-        guard answer["ok"]?.boolValue == true else { throw AdapterFailure(answer["error"]?.stringValue ?? answer.serializedString) }
+        guard answer["ok"]?.boolValue == true else {
+            throw AdapterFailure(answer["error"]?.stringValue ?? answer.serializedString)
+        }
         return answer
     }
 

@@ -1,5 +1,6 @@
 import JSON
 import Testing
+
 @testable import ScenarioRunner
 
 @Suite struct ScenarioRunTests {
@@ -33,10 +34,17 @@ import Testing
         let (outcome, env) = try run(Self.blockAndLift)
         #expect(outcome.status == .passed, "\(outcome.failure)")
         // The tablet polled at each minute of the five: the runner stopped at every deadline.
-        let times = env.lastServer?.journal.filter { $0["device"]?["platform"] == "android" }.compactMap { $0["at"]?.stringValue } ?? []
+        let times =
+            env.lastServer?.journal.filter { $0["device"]?["platform"] == "android" }.compactMap {
+                $0["at"]?.stringValue
+            } ?? []
         #expect(times.count >= 6)
-        #expect(times.prefix(6) == ["2026-12-02T09:32:00.000Z", "2026-12-02T09:33:00.000Z", "2026-12-02T09:34:00.000Z",
-                                    "2026-12-02T09:35:00.000Z", "2026-12-02T09:36:00.000Z", "2026-12-02T09:37:00.000Z"])
+        #expect(
+            times.prefix(6) == [
+                "2026-12-02T09:32:00.000Z", "2026-12-02T09:33:00.000Z", "2026-12-02T09:34:00.000Z",
+                "2026-12-02T09:35:00.000Z", "2026-12-02T09:36:00.000Z", "2026-12-02T09:37:00.000Z",
+            ]
+        )
     }
 
     @Test func serverPushesReachTheDeviceOwningTheToken() throws {
@@ -49,7 +57,8 @@ import Testing
     }
 
     @Test func throttledPushesAreDeliveredWhenTheServerSendsThem() throws {
-        let (outcome, _) = try run("""
+        let (outcome, _) = try run(
+            """
             name: throttle
             devices:
               phone: {platform: ios, app_version: "2.3.0", push: true}
@@ -62,14 +71,19 @@ import Testing
               - push_delivery: {device: phone, delay: 5s}
               - after: 2m
               - expect_pushes: {count: 2, sent_at: [+0s, +60s]}
-            """)
+            """
+        )
         #expect(outcome.status == .passed, "\(outcome.failure)")
         // The second push left at +60s and arrived 5 s later, a stop of its own.
-        #expect(outcome.log.contains { $0.hasPrefix("+00h01m05s") && $0.contains("push 2 reaches phone") }, "\(outcome.log)")
+        #expect(
+            outcome.log.contains { $0.hasPrefix("+00h01m05s") && $0.contains("push 2 reaches phone") },
+            "\(outcome.log)"
+        )
     }
 
     @Test func droppedPushesNeverArrive() throws {
-        let (outcome, env) = try run("""
+        let (outcome, env) = try run(
+            """
             name: drop
             devices:
               phone: {platform: ios, app_version: "2.3.0", push: true}
@@ -79,13 +93,15 @@ import Testing
               - push_delivery: {device: phone, drop: true}
               - create_rule: {name: a, type: required_update, below: "2.4.0"}
               - expect: {device: phone, screen: none, checks: 1}
-            """)
+            """
+        )
         #expect(outcome.status == .passed, "\(outcome.failure)")
         #expect(env.lastAdapter?.commands.contains("push") == false)
     }
 
     @Test func aFailureNamesTheStepTimeExpectedSeenAndRecentChecks() throws {
-        let (outcome, _) = try run("""
+        let (outcome, _) = try run(
+            """
             name: wrong
             devices:
               tablet: {platform: android, app_version: "2.5.0"}
@@ -94,7 +110,9 @@ import Testing
               - launch: tablet
               - after: 90s
               - expect: {device: tablet, screen: required_update}
-            """, verbose: false)
+            """,
+            verbose: false
+        )
         #expect(outcome.status == .failed)
         let report = outcome.failure
         #expect(report.contains("step 4 at run.yaml:8:5"))
@@ -125,42 +143,69 @@ import Testing
         #expect(a.log == b.log)
         #expect(envA.lastAdapter?.commands == envB.lastAdapter?.commands)
         let pushes = envA.lastAdapter?.commands.filter { $0 == "push" }.count ?? 0
-        #expect(pushes > 0 && pushes < 40)   // some dropped, some delivered
+        #expect(pushes > 0 && pushes < 40)  // some dropped, some delivered
         let (c, _) = try run(text, seed: 8)
-        #expect(c.log != a.log)   // another seed, other drops
+        #expect(c.log != a.log)  // another seed, other drops
     }
 
     @Test func scenariosNeedingWhatTheAdapterLacksAreSkipped() throws {
-        let (outcome, _) = try run("""
+        let (outcome, _) = try run(
+            """
             name: mac
             devices:
               mac: {platform: macos}
             steps:
               - launch: mac
               - expect: {device: mac, checks: 1}
-            """)
+            """
+        )
         #expect(outcome.status == .skipped("device 'mac' runs on macos: the adapter lacks platform:macos"))
     }
 
     @Test func aRunWhoseEveryScenarioWasSkippedIsNotGreen() throws {
-        let scenario = try Scenario.parse(Array("name: mac\ndevices:\n  mac: {platform: macos}\nsteps:\n  - launch: mac\n  - expect: {device: mac, checks: 1}\n".utf8), file: "mac.yaml")
-        let result = SuiteRunner(options: SuiteOptions()).run(ScenarioSuite(scenarios: [scenario]), in: FakeEnvironment())
+        let scenario = try Scenario.parse(
+            Array(
+                "name: mac\ndevices:\n  mac: {platform: macos}\nsteps:\n  - launch: mac\n  - expect: {device: mac, checks: 1}\n"
+                    .utf8
+            ),
+            file: "mac.yaml"
+        )
+        let result = SuiteRunner(options: SuiteOptions()).run(
+            ScenarioSuite(scenarios: [scenario]),
+            in: FakeEnvironment()
+        )
         #expect(result.skipped == 1 && result.failed == 0 && result.errors == 0)
         #expect(!result.succeeded)
         #expect(result.nothingRan == "no scenario ran: all 1 selected were skipped")
     }
 
     @Test func aSkipIsGreenUnlessEveryScenarioMustRun() throws {
-        let mac = try Scenario.parse(Array("name: mac\ndevices:\n  mac: {platform: macos}\nsteps:\n  - launch: mac\n  - expect: {device: mac, checks: 1}\n".utf8), file: "mac.yaml")
-        let ios = try Scenario.parse(Array("name: ios\ndevices:\n  p: {platform: ios}\nsteps:\n  - launch: p\n  - expect: {device: p, checks: 1}\n".utf8), file: "ios.yaml")
-        let result = SuiteRunner(options: SuiteOptions()).run(ScenarioSuite(scenarios: [mac, ios]), in: FakeEnvironment())
+        let mac = try Scenario.parse(
+            Array(
+                "name: mac\ndevices:\n  mac: {platform: macos}\nsteps:\n  - launch: mac\n  - expect: {device: mac, checks: 1}\n"
+                    .utf8
+            ),
+            file: "mac.yaml"
+        )
+        let ios = try Scenario.parse(
+            Array(
+                "name: ios\ndevices:\n  p: {platform: ios}\nsteps:\n  - launch: p\n  - expect: {device: p, checks: 1}\n"
+                    .utf8
+            ),
+            file: "ios.yaml"
+        )
+        let result = SuiteRunner(options: SuiteOptions()).run(
+            ScenarioSuite(scenarios: [mac, ios]),
+            in: FakeEnvironment()
+        )
         #expect(result.passed == 1 && result.skipped == 1)
         #expect(result.succeeded && !result.succeededWithoutSkips)
         #expect(result.skipProblem == "1 scenario was skipped ('mac') and --no-skips wants every one to run")
     }
 
     @Test func ingestCountsAndTimeStepsWork() throws {
-        let (outcome, _) = try run("""
+        let (outcome, _) = try run(
+            """
             name: ingest
             devices:
               phone: {platform: ios}
@@ -171,20 +216,24 @@ import Testing
               - track: {device: phone, module: analytics, count: 2}
               - at: 1h
               - expect_ingest: {analytics: 3, errors: 0}
-            """)
+            """
+        )
         #expect(outcome.status == .passed, "\(outcome.failure)")
         #expect(outcome.virtualMilliseconds == 3_600_000)
     }
 
     @Test func untilGivesUpAfterWithin() throws {
-        let (outcome, _) = try run("""
+        let (outcome, _) = try run(
+            """
             name: until
             devices:
               phone: {platform: ios, app_version: "2.3.0"}
             steps:
               - launch: phone
               - until: {device: phone, screen: required_update, within: 3m}
-            """, verbose: false)
+            """,
+            verbose: false
+        )
         #expect(outcome.status == .failed)
         #expect(outcome.failure.contains("still not so after waiting 00h03m00s"))
         #expect(outcome.virtualMilliseconds == 180_000)
@@ -200,7 +249,10 @@ import Testing
         #expect(xml.contains(#"<testsuite name="lerix-mock scenarios" tests="2" failures="1""#))
         #expect(xml.contains(#"name="a &lt;b&gt; &amp; &quot;c&quot;""#))
         #expect(xml.contains("x &lt; y</failure>"))
-        let catalogue = try SpecCatalogue.parse(Array("rows:\n  - {id: a, section: S, text: one}\n  - {id: b, section: S, text: two}\n".utf8), file: "c")
+        let catalogue = try SpecCatalogue.parse(
+            Array("rows:\n  - {id: a, section: S, text: one}\n  - {id: b, section: S, text: two}\n".utf8),
+            file: "c"
+        )
         var scenario = try Scenario.parse(Array(Self.blockAndLift.utf8), file: "dir/x.yaml")
         scenario.covers = ["a"]
         let text = CoverageReport.text(catalogue: catalogue, scenarios: [scenario])
@@ -215,53 +267,88 @@ import Testing
     /// `platform: [macos, android]`: the fake adapter emulates ios and android, so the device
     /// runs on android, with android's SDK and FCM token, and the scenario passes there.
     @Test func aDeviceWithPlatformChoicesRunsOnTheFirstTheAdapterEmulates() throws {
-        let (outcome, _) = try run("""
+        let (outcome, _) = try run(
+            """
             name: choices
             devices:
               mac: {platform: [macos, android], app_version: "2.3.0", push: true}
             steps:
               - launch: mac
               - expect: {device: mac, checks: 1}
-            """)
+            """
+        )
         #expect(outcome.status == .passed, "\(outcome.failure)")
-        let scenario = try Scenario.parse(Array("name: c\ndevices:\n  d: {platform: [macos, android], push: true}\nsteps:\n  - expect: {device: d, checks: 0}\n".utf8), file: "c.yaml")
+        let scenario = try Scenario.parse(
+            Array(
+                "name: c\ndevices:\n  d: {platform: [macos, android], push: true}\nsteps:\n  - expect: {device: d, checks: 0}\n"
+                    .utf8
+            ),
+            file: "c.yaml"
+        )
         #expect(scenario.devices[0].platform == "macos", "before narrowing: the first choice")
         let narrowed = scenario.narrowed(toPlatforms: ["ios", "android"]).devices[0]
         #expect(narrowed.platform == "android" && narrowed.sdk == "kotlin" && narrowed.pushToken == "fcm-d")
-        #expect(scenario.narrowed(toPlatforms: nil).devices[0].platform == "macos", "an adapter listing no platform emulates all")
-        #expect(scenario.narrowed(toPlatforms: ["web"]).devices[0].platform == "macos", "no choice emulated: stays, and is skipped")
+        #expect(
+            scenario.narrowed(toPlatforms: nil).devices[0].platform == "macos",
+            "an adapter listing no platform emulates all"
+        )
+        #expect(
+            scenario.narrowed(toPlatforms: ["web"]).devices[0].platform == "macos",
+            "no choice emulated: stays, and is skipped"
+        )
     }
 
     @Test func anyPlatformMeansEveryOneWithPushLeavingOutTheWeb() throws {
         func choices(_ device: String) throws -> [String]? {
-            try Scenario.parse(Array("name: c\ndevices:\n  d: \(device)\nsteps:\n  - expect: {device: d, checks: 0}\n".utf8), file: "c.yaml").devices[0].platformChoices
+            try Scenario.parse(
+                Array("name: c\ndevices:\n  d: \(device)\nsteps:\n  - expect: {device: d, checks: 0}\n".utf8),
+                file: "c.yaml"
+            ).devices[0].platformChoices
         }
         #expect(try choices("{platform: any}") == ["ios", "android", "macos", "web"])
         #expect(try choices("{platform: any, push: true}") == ["ios", "android", "macos"])
         #expect(try choices("{platform: android}") == nil)
-        let written = try Scenario.parse(Array("name: c\ndevices:\n  d: {platform: any, sdk: swift}\nsteps:\n  - expect: {device: d, checks: 0}\n".utf8), file: "c.yaml")
+        let written = try Scenario.parse(
+            Array(
+                "name: c\ndevices:\n  d: {platform: any, sdk: swift}\nsteps:\n  - expect: {device: d, checks: 0}\n".utf8
+            ),
+            file: "c.yaml"
+        )
         #expect(written.narrowed(toPlatforms: ["web"]).devices[0].sdk == "swift", "a written sdk stays")
         #expect(throws: ScenarioFileErrors.self) {
-            try Scenario.parse(Array("name: c\ndevices:\n  d: {platform: [ios, web], push: true}\nsteps:\n  - expect: {device: d, checks: 0}\n".utf8), file: "c.yaml")
+            try Scenario.parse(
+                Array(
+                    "name: c\ndevices:\n  d: {platform: [ios, web], push: true}\nsteps:\n  - expect: {device: d, checks: 0}\n"
+                        .utf8
+                ),
+                file: "c.yaml"
+            )
         }
     }
 
     /// Skips say which device or step needs what, the spec's reason, and the rows left unpinned.
     @Test func aSkipNamesTheDevicesAndTheSpecsReason() throws {
-        let scenario = try Scenario.parse(Array("""
-            name: push
-            covers: [check.silent-push]
-            devices:
-              phone: {platform: [ios, web], app_version: "2.3.0"}
-              pixel: {platform: android, app_version: "2.3.0", push: true}
-            steps:
-              - launch: all
-              - push: pixel
-              - expect: {device: pixel, checks: 2}
-            """.utf8), file: "p.yaml").narrowed(toPlatforms: ["web"])
+        let scenario = try Scenario.parse(
+            Array(
+                """
+                name: push
+                covers: [check.silent-push]
+                devices:
+                  phone: {platform: [ios, web], app_version: "2.3.0"}
+                  pixel: {platform: android, app_version: "2.3.0", push: true}
+                steps:
+                  - launch: all
+                  - push: pixel
+                  - expect: {device: pixel, checks: 2}
+                """.utf8
+            ),
+            file: "p.yaml"
+        ).narrowed(toPlatforms: ["web"])
         let text = SkipReason.text(for: scenario, missing: ["platform:android", "push"], adapterPlatforms: ["web"])
-        #expect(text == "device 'pixel' runs on android: the adapter lacks platform:android; "
+        #expect(
+            text == "device 'pixel' runs on android: the adapter lacks platform:android; "
                 + "device 'pixel' has a push token, step 2 (push: pixel): the adapter lacks push (web pages receive no silent push); covers check.silent-push",
-                "\(text)")
+            "\(text)"
+        )
     }
 }

@@ -7,8 +7,10 @@ import Testing
     @Test func aFailingSuiteExitsOneWithActionableOutputAndJUnit() throws {
         let dir = try TestFiles.folder([
             "a-typo.yaml": "name: typo\ndevices:\n  phone: {platform: ios}\nsteps:\n  - lanch: phone\n",
-            "b-fails.yaml": "name: fails\ndevices:\n  phone: {platform: ios, app_version: \"1.0.0\"}\nsteps:\n  - launch: phone\n  - expect: {device: phone, screen: maintenance}\n",
-            "c-passes.yaml": "name: passes\ndevices:\n  phone: {platform: android}\nsteps:\n  - launch: phone\n  - expect: {device: phone, screen: none, checks: 1}\n",
+            "b-fails.yaml":
+                "name: fails\ndevices:\n  phone: {platform: ios, app_version: \"1.0.0\"}\nsteps:\n  - launch: phone\n  - expect: {device: phone, screen: maintenance}\n",
+            "c-passes.yaml":
+                "name: passes\ndevices:\n  phone: {platform: android}\nsteps:\n  - launch: phone\n  - expect: {device: phone, screen: none, checks: 1}\n",
         ])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let junit = dir + "/report.xml"
@@ -18,7 +20,9 @@ import Testing
         let run = try ServerProcess.run(["scenarios", dir, "--junit", junit], in: parent)
         #expect(run.status == 1)
         #expect(run.stdout.contains("\(folder)/a-typo.yaml:5:5: unknown step 'lanch' (did you mean 'launch'?)"))
-        #expect(run.stdout.contains("step 2 at \(folder)/b-fails.yaml:6:5: expect: {device: phone, screen: maintenance}"))
+        #expect(
+            run.stdout.contains("step 2 at \(folder)/b-fails.yaml:6:5: expect: {device: phone, screen: maintenance}")
+        )
         #expect(run.stdout.contains(#"phone: screen: expected "maintenance", seen "none""#))
         #expect(run.stdout.contains("PASS  passes"))
         #expect(run.stdout.contains("ERROR \(folder)/a-typo.yaml"))
@@ -44,7 +48,8 @@ import Testing
 
     @Test func coverageListsRowsWithAndWithoutScenarios() throws {
         let dir = try TestFiles.folder([
-            "spec-catalogue.yaml": "rows:\n  - {id: a.one, section: A, text: First}\n  - {id: a.two, section: A, text: Second}\n",
+            "spec-catalogue.yaml":
+                "rows:\n  - {id: a.one, section: A, text: First}\n  - {id: a.two, section: A, text: Second}\n",
             "s.yaml": "name: s\ncovers: [a.one]\ndevices: {}\nsteps:\n  - expect_pushes: {count: 0}\n",
         ])
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -60,11 +65,19 @@ import Testing
         #expect(run.status == 2)
         #expect(run.stderr.contains("unknown option --sead (did you mean --seed?)"))
         // --adapter alone runs against the runner's own server; an adapter that cannot start is an error, with its words.
-        let adapterAlone = try ServerProcess.run(["scenarios", "Scenarios/refresh-fetches-now.yaml", "--adapter", "exec /bin/sh -c 'echo no such SDK >&2; exit 4'"],
-                                                 in: TestFiles.packageRoot)
+        let adapterAlone = try ServerProcess.run(
+            [
+                "scenarios", "Scenarios/refresh-fetches-now.yaml", "--adapter",
+                "exec /bin/sh -c 'echo no such SDK >&2; exit 4'",
+            ],
+            in: TestFiles.packageRoot
+        )
         #expect(adapterAlone.status == 1)
         #expect(adapterAlone.stdout.contains("the adapter did not answer hello"), "\(adapterAlone.stdout)")
-        #expect(adapterAlone.stdout.contains("exited with status 4") && adapterAlone.stdout.contains("    no such SDK"), "\(adapterAlone.stdout)")
+        #expect(
+            adapterAlone.stdout.contains("exited with status 4") && adapterAlone.stdout.contains("    no such SDK"),
+            "\(adapterAlone.stdout)"
+        )
         #expect(try ServerProcess.run(["scenarios", "--adapter-timeout", "0"]).status == 2)
     }
 }

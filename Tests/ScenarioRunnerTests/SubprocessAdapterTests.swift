@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import TestSupport
 import Testing
+
 @testable import ScenarioRunner
 
 /// An adapter that breaks is a failure with a reason, never a hang: each way of breaking the
@@ -14,7 +15,10 @@ import Testing
             read line; echo '{"id":1,"ok":true,"name":"t","version":"0","capabilities":[]}'
             read line; echo "t: got $line" >&2; \(then)
             """
-        let adapter = try SubprocessAdapter(command: script, options: .init(commandTimeout: timeout, passStderrThrough: false))
+        let adapter = try SubprocessAdapter(
+            command: script,
+            options: .init(commandTimeout: timeout, passStderrThrough: false)
+        )
         _ = try adapter.send(.object([("cmd", "hello")]))
         return adapter
     }
@@ -36,7 +40,11 @@ import Testing
         #expect(waited < 4, "stopped at the 1 s deadline, not later (\(waited) s)")
         #expect(message.contains("`launch` for device 'phone': no answer within 1 s"), "\(message)")
         #expect(message.contains("ended by signal 9"), "\(message)")
-        #expect(message.contains(#"    t: got {"cmd":"launch","device":"phone","id":2}"#) || message.contains("    t: got {"), "\(message)")
+        #expect(
+            message.contains(#"    t: got {"cmd":"launch","device":"phone","id":2}"#)
+                || message.contains("    t: got {"),
+            "\(message)"
+        )
         // Stopped for good: the next command is refused at once, naming the first failure.
         #expect(failure(of: adapter).contains("stopped after an earlier failure"))
         adapter.close()
@@ -49,7 +57,9 @@ import Testing
     }
 
     @Test func anAnswerWithAnotherIdOrNotJSONOrNoOkIsAFailure() throws {
-        #expect(failure(of: try adapter(#"echo '{"id":9,"ok":true}'; sleep 1000"#)).contains("answered id 9 to request 2"))
+        #expect(
+            failure(of: try adapter(#"echo '{"id":9,"ok":true}'; sleep 1000"#)).contains("answered id 9 to request 2")
+        )
         #expect(failure(of: try adapter("echo 'ready!'; sleep 1000")).contains("a line that is not JSON"))
         #expect(failure(of: try adapter("echo '[1]'; sleep 1000")).contains("a JSON array, not an object"))
         #expect(failure(of: try adapter(#"echo '{"id":2}'; sleep 1000"#)).contains(#"has no boolean "ok""#))
@@ -64,8 +74,10 @@ import Testing
 
     /// `--adapter` with no `--server`: the runner serves its own server for the spawned adapter.
     @Test func aSpawnedAdapterRunsAgainstTheRunnersOwnServer() throws {
-        let suite = try ScenarioSuite.load(paths: [BundledSuiteTests.scenariosFolder + "/refresh-fetches-now.yaml",
-                                                   BundledSuiteTests.scenariosFolder + "/not-modified-answers.yaml"])
+        let suite = try ScenarioSuite.load(paths: [
+            BundledSuiteTests.scenariosFolder + "/refresh-fetches-now.yaml",
+            BundledSuiteTests.scenariosFolder + "/not-modified-answers.yaml",
+        ])
         let environment = try RemoteEnvironment(adapterCommand: "'\(ServerProcess.binary.path)' adapter --quiet")
         let result = SuiteRunner(options: SuiteOptions()).run(suite, in: environment)
         #expect(result.passed == 2, "\(result.outcomes.map(\.failure))")

@@ -1,5 +1,5 @@
-import Testing
 import TLS
+import Testing
 
 @Suite struct SigningTests {
     @Test func es256SignaturesAre64BytesAndVerifyOnlyForTheSignedMessage() throws {

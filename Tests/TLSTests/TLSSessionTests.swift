@@ -1,6 +1,6 @@
-import Testing
 import TLS
 import TestSupport
+import Testing
 
 /// A client and a server session wired to each other in memory: the pure state, no sockets.
 final class SessionPair {
@@ -42,7 +42,11 @@ final class SessionPair {
     init() throws { files = try TestCertificates.make() }
 
     func pair(alpn: [String], peerName: String = "localhost", ca: String? = nil) throws -> SessionPair {
-        let server = try TLSContext.server(certificateFile: files.certificate, keyFile: files.key, now: TestCertificates.now)
+        let server = try TLSContext.server(
+            certificateFile: files.certificate,
+            keyFile: files.key,
+            now: TestCertificates.now
+        )
         let client = try TLSContext.client(trustingAlso: ca ?? files.authority, alpn: alpn)
         let pair = SessionPair(client: try client.makeSession(peerName: peerName), server: try server.makeSession())
         pair.client.start()
@@ -75,7 +79,10 @@ final class SessionPair {
 
     @Test func aServerNotSignedByATrustedCAIsRefusedWithTheReason() throws {
         let other = try TestCertificates.make()
-        defer { other.remove(); files.remove() }
+        defer {
+            other.remove()
+            files.remove()
+        }
         let p = try pair(alpn: ["h2"], ca: other.authority)
         let outcome = p.pump()
         guard case .failed(let reason) = outcome.client else {
@@ -109,7 +116,11 @@ final class SessionPair {
 
     @Test func garbageInsteadOfAHandshakeFailsTheServerSession() throws {
         defer { files.remove() }
-        let server = try TLSContext.server(certificateFile: files.certificate, keyFile: files.key, now: TestCertificates.now)
+        let server = try TLSContext.server(
+            certificateFile: files.certificate,
+            keyFile: files.key,
+            now: TestCertificates.now
+        )
         let session = try server.makeSession()
         let junk: [UInt8] = [0x16, 0x03, 0x01, 0x00, 0x05, 1, 2, 3, 4, 5]
         junk.withUnsafeBytes { session.receive($0) }

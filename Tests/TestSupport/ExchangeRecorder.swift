@@ -15,7 +15,9 @@ enum ExchangeRecorder {
     private static let file: Mutex<FileHandle?> = Mutex(open())
 
     private static func open() -> FileHandle? {
-        guard let directory = ProcessInfo.processInfo.environment["LERIX_HTTPLINT_DIR"], !directory.isEmpty else { return nil }
+        guard let directory = ProcessInfo.processInfo.environment["LERIX_HTTPLINT_DIR"], !directory.isEmpty else {
+            return nil
+        }
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/exchanges-\(ProcessInfo.processInfo.processIdentifier).jsonl"
         guard FileManager.default.createFile(atPath: path, contents: nil) else { return nil }
@@ -25,10 +27,13 @@ enum ExchangeRecorder {
     static func record(request: HTTPRequest?, statusLine: String, headers: HTTPHeaders, body: [UInt8]) {
         file.withLock { handle in
             guard let handle else { return }
-            let requestJSON: JSON = request.map { request in
-                .object([("method", .string(request.method)), ("target", .string(request.target)),
-                         ("headers", fields(request.headers))])
-            } ?? .null
+            let requestJSON: JSON =
+                request.map { request in
+                    .object([
+                        ("method", .string(request.method)), ("target", .string(request.target)),
+                        ("headers", fields(request.headers)),
+                    ])
+                } ?? .null
             let line: JSON = .object([
                 ("request", requestJSON), ("status_line", .string(statusLine)), ("headers", fields(headers)),
                 ("body", .string(Data(body).base64EncodedString())),

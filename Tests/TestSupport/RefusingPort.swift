@@ -15,7 +15,7 @@ public final class RefusingPort {
     private var fds: [Int32] = []
 
     public init() throws {
-        for _ in 0 ..< 20 {
+        for _ in 0..<20 {
             let v4 = try Self.bind(host: "127.0.0.1", port: 0)
             let port = try Posix.localPort(v4)
             if let v6 = try? Self.bind(host: "::1", port: port) {

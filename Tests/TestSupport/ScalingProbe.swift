@@ -11,7 +11,8 @@ import Glibc
 public enum ScalingProbe {
     /// CPU seconds this thread spent in `body`.
     public static func cpuSeconds(_ body: () throws -> Void) rethrows -> Double {
-        var start = timespec(), end = timespec()
+        var start = timespec()
+        var end = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start)
         try body()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end)
@@ -20,7 +21,8 @@ public enum ScalingProbe {
 
     /// The large run's cost over the small one's, each the fastest of `repeats` runs.
     public static func growth(repeats: Int = 3, small: () throws -> Void, large: () throws -> Void) rethrows -> Double {
-        var smallBest = Double.infinity, largeBest = Double.infinity
+        var smallBest = Double.infinity
+        var largeBest = Double.infinity
         for _ in 0..<repeats {
             smallBest = min(smallBest, try cpuSeconds(small))
             largeBest = min(largeBest, try cpuSeconds(large))

@@ -33,7 +33,8 @@ public final class ServerProcess: @unchecked Sendable {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
@@ -45,12 +46,14 @@ public final class ServerProcess: @unchecked Sendable {
         }
         let line = readLine(from: out.fileHandleForReading)
         guard let range = line.range(of: "http://"),
-              let portText = line[range.upperBound...].split(separator: ":").last,
-              let port = Int(portText.trimmingCharacters(in: .whitespacesAndNewlines))
+            let portText = line[range.upperBound...].split(separator: ":").last,
+            let port = Int(portText.trimmingCharacters(in: .whitespacesAndNewlines))
         else {
             process.terminate()
             let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw Failure(description: "server did not report its port; first line: \(line.debugDescription); stderr: \(errors)")
+            throw Failure(
+                description: "server did not report its port; first line: \(line.debugDescription); stderr: \(errors)"
+            )
         }
         return ServerProcess(process: process, port: port, firstLine: line, stdout: out, stderr: err)
     }
@@ -108,12 +111,18 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// Runs `lerix-mock ARGS` to completion (in `directory` when given) and returns status, stdout and stderr.
-    public static func run(_ arguments: [String], input: String? = nil, in directory: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+    public static func run(
+        _ arguments: [String],
+        input: String? = nil,
+        in directory: String? = nil
+    ) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let out = Pipe(), err = Pipe(), inp = Pipe()
+        let out = Pipe()
+        let err = Pipe()
+        let inp = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input == nil ? FileHandle.nullDevice : inp
@@ -125,6 +134,9 @@ public final class ServerProcess: @unchecked Sendable {
         let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
         let stderrData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stdoutData, as: UTF8.self), String(decoding: stderrData, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: stdoutData, as: UTF8.self),
+            String(decoding: stderrData, as: UTF8.self)
+        )
     }
 }

@@ -26,8 +26,14 @@ public struct TestCertificates: Sendable {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let ca = try CertificateIssuer.authority(commonName: "lerix-mock test CA", now: now)
         let leaf = try CertificateIssuer.server(names: names, signedBy: ca, now: now, days: 2)
-        let files = TestCertificates(folder: folder, authority: folder + "/ca.pem", certificate: folder + "/cert.pem",
-                                     key: folder + "/key.pem", issued: leaf, authorityIssued: ca)
+        let files = TestCertificates(
+            folder: folder,
+            authority: folder + "/ca.pem",
+            certificate: folder + "/cert.pem",
+            key: folder + "/key.pem",
+            issued: leaf,
+            authorityIssued: ca
+        )
         try write(ca.certificate.pem(), to: files.authority)
         try write(leaf.certificate.pem(), to: files.certificate)
         try write(leaf.key.pem(), to: files.key)

@@ -123,8 +123,12 @@ public final class TestConnection {
         func recorded(_ received: ReceivedResponse) -> ReceivedResponse {
             guard received.status >= 200, let request = unanswered?.first else { return received }
             unanswered?.removeFirst()
-            ExchangeRecorder.record(request: HTTPRequest(method: request.method, target: request.target, headers: request.headers),
-                                    statusLine: received.statusLine, headers: received.headers, body: received.body)
+            ExchangeRecorder.record(
+                request: HTTPRequest(method: request.method, target: request.target, headers: request.headers),
+                statusLine: received.statusLine,
+                headers: received.headers,
+                body: received.body
+            )
             return received
         }
         if !parsed.isEmpty { return recorded(parsed.removeFirst()) }
@@ -139,7 +143,9 @@ public final class TestConnection {
             for event in events {
                 switch event {
                 case .informational(let interim): parsed.append(interim)
-                case .response(let final): parsed.append(final); finished = true
+                case .response(let final):
+                    parsed.append(final)
+                    finished = true
                 case .failure(let error): throw Failure(description: "\(peer) answered badly: \(error.message)")
                 }
             }
@@ -162,7 +168,8 @@ public final class TestConnection {
         var searched = 0
         while true {
             if buffer.count >= needle.count {
-                for i in searched ... buffer.count - needle.count where buffer[i ..< i + needle.count].elementsEqual(needle) {
+                for i in searched...buffer.count - needle.count where buffer[i..<i + needle.count].elementsEqual(needle)
+                {
                     let text = String(decoding: buffer[..<(i + needle.count)], as: UTF8.self)
                     buffer.removeFirst(i + needle.count)
                     stopMatchingAnswers()
@@ -170,7 +177,9 @@ public final class TestConnection {
                 }
                 searched = buffer.count - needle.count + 1
             }
-            guard let chunk = try readChunk() else { throw Failure(description: "\(peer) closed the connection before \"\(marker)\"") }
+            guard let chunk = try readChunk() else {
+                throw Failure(description: "\(peer) closed the connection before \"\(marker)\"")
+            }
             buffer += chunk
         }
     }

@@ -42,8 +42,12 @@ public final class TestHTTPClient: Sendable {
         }
         var sent = request.headers
         if !sent.contains("Host") { sent.add("Host", origin.authority) }
-        ExchangeRecorder.record(request: HTTPRequest(method: request.method, target: request.target, headers: sent),
-                                statusLine: received.statusLine, headers: received.headers, body: received.body)
+        ExchangeRecorder.record(
+            request: HTTPRequest(method: request.method, target: request.target, headers: sent),
+            statusLine: received.statusLine,
+            headers: received.headers,
+            body: received.body
+        )
         return received.response
     }
 }

@@ -11,8 +11,11 @@ import HTTP
 /// ```
 public struct TestRoutes: Responder {
     /// A suite's route: the request, its path segments, and the reply to call exactly once.
-    public typealias Route = @Sendable (_ request: HTTPRequest, _ segments: [String],
-                                        _ reply: @escaping @Sendable (HTTPReply) -> Void) -> Void
+    public typealias Route =
+        @Sendable (
+            _ request: HTTPRequest, _ segments: [String],
+            _ reply: @escaping @Sendable (HTTPReply) -> Void
+        ) -> Void
 
     private let own: [String: Route]
 
@@ -27,7 +30,9 @@ public struct TestRoutes: Responder {
         }
         switch segments.first {
         case "hello":
-            reply(.response(HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array("hello".utf8))))
+            reply(
+                .response(HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array("hello".utf8)))
+            )
         case "echo":
             reply(.response(HTTPResponse(status: 200, body: request.body)))
         case "bytes":
@@ -39,7 +44,7 @@ public struct TestRoutes: Responder {
 
     /// `count` bytes 0, 1, ... 250, 0, 1, ...: a body whose every byte a test can check.
     public static func pattern(_ count: Int) -> [UInt8] {
-        (0 ..< count).map { UInt8(truncatingIfNeeded: $0 % 251) }
+        (0..<count).map { UInt8(truncatingIfNeeded: $0 % 251) }
     }
 
     /// The number in the second path segment (`/delay/250` → 250), or `default`.

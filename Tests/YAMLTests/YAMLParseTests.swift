@@ -1,11 +1,13 @@
 import JSON
-import Testing
-@testable import YAML
 import TestSupport
+import Testing
+
+@testable import YAML
 
 @Suite struct YAMLParseTests {
     @Test func mappingsSequencesAndScalarsBecomeJSON() throws {
-        let doc = try YAML.parse("""
+        let doc = try YAML.parse(
+            """
             name: push loop
             count: 3
             ratio: 0.5
@@ -17,12 +19,16 @@ import TestSupport
             nested:
               - a: 1
               - b: null
-            """)
-        #expect(doc.json == .object([
-            ("name", "push loop"), ("count", 3), ("ratio", 0.5), ("on", "yes"), ("empty", nil), ("tilde", nil),
-            ("flag", true), ("list", [1, "2", "three"]),
-            ("nested", [.object([("a", 1)]), .object([("b", nil)])]),
-        ]))
+            """
+        )
+        #expect(
+            doc.json
+                == .object([
+                    ("name", "push loop"), ("count", 3), ("ratio", 0.5), ("on", "yes"), ("empty", nil), ("tilde", nil),
+                    ("flag", true), ("list", [1, "2", "three"]),
+                    ("nested", [.object([("a", 1)]), .object([("b", nil)])]),
+                ])
+        )
     }
 
     @Test func quotedScalarsStayStrings() throws {
@@ -31,7 +37,9 @@ import TestSupport
     }
 
     @Test func versionsAndTimesStayStringsButTwoPartVersionsAreNumbers() throws {
-        let doc = try YAML.parse("a: 2.4.0\nb: 2026-12-02T11:00:00.000Z\nc: 1.10\nd: 0x1F\ne: 0o17\nf: 010\ng: -.5\nh: .inf\ni: 1e3\n")
+        let doc = try YAML.parse(
+            "a: 2.4.0\nb: 2026-12-02T11:00:00.000Z\nc: 1.10\nd: 0x1F\ne: 0o17\nf: 010\ng: -.5\nh: .inf\ni: 1e3\n"
+        )
         #expect(doc.json["a"] == "2.4.0")
         #expect(doc.json["b"] == "2026-12-02T11:00:00.000Z")
         #expect(doc.json["c"] == 1.1)
@@ -51,13 +59,15 @@ import TestSupport
     }
 
     @Test func marksPointAtValuesAndKeys() throws {
-        let doc = try YAML.parse("""
+        let doc = try YAML.parse(
+            """
             devices:
               - platform: ios
                 version: "2.3.0"
             steps:
               - launch: phone
-            """)
+            """
+        )
         #expect(doc.mark(for: "") == YAMLMark(line: 1, column: 1))
         #expect(doc.mark(for: "/devices") == YAMLMark(line: 2, column: 3))
         #expect(doc.mark(for: "/devices/0") == YAMLMark(line: 2, column: 5))
@@ -74,7 +84,8 @@ import TestSupport
     }
 
     @Test func anchorsAliasesAndMergeKeys() throws {
-        let doc = try YAML.parse("""
+        let doc = try YAML.parse(
+            """
             base: &base
               platform: ios
               version: "1.0.0"
@@ -82,7 +93,8 @@ import TestSupport
               <<: *base
               version: "2.0.0"
             copy: *base
-            """)
+            """
+        )
         #expect(doc.json["phone"] == .object([("version", "2.0.0"), ("platform", "ios")]))
         #expect(doc.json["copy"] == .object([("platform", "ios"), ("version", "1.0.0")]))
     }
@@ -160,9 +172,13 @@ import TestSupport
     }
 
     @Test func aSixtyThousandKeyMappingLoadsInLinearTime() throws {
-        let small = Self.mappingText(keys: 3_750), large = Self.mappingText(keys: 60_000)
+        let small = Self.mappingText(keys: 3_750)
+        let large = Self.mappingText(keys: 60_000)
         var loaded = JSON.null
-        let growth = try ScalingProbe.growth(small: { _ = try YAML.parse(small) }, large: { loaded = try YAML.parse(large).json })
+        let growth = try ScalingProbe.growth(
+            small: { _ = try YAML.parse(small) },
+            large: { loaded = try YAML.parse(large).json }
+        )
         #expect(loaded.objectValue?.count == 60_000)
         #expect(loaded["key-59999"] == 59_999)
         #expect(growth < 64, "16× the keys cost \(growth)× the CPU time")

@@ -13,7 +13,8 @@ enum FlowYAML {
         switch value {
         case .string(let s): return scalar(s)
         case .array(let items): return "[" + items.map(text).joined(separator: ", ") + "]"
-        case .object(let o): return "{" + o.pairs.map { "\(scalar($0.key)): \(text($0.value))" }.joined(separator: ", ") + "}"
+        case .object(let o):
+            return "{" + o.pairs.map { "\(scalar($0.key)): \(text($0.value))" }.joined(separator: ", ") + "}"
         default: return value.serializedString
         }
     }
@@ -22,8 +23,8 @@ enum FlowYAML {
 
     static func scalar(_ s: String) -> String {
         guard let first = s.first, first.isLetter || first == "_" || first == "+" || first == "-" && s.count > 1,
-              s.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "_-.+/".contains($0)) }),
-              !words.contains(s.lowercased()), !s.contains(where: \.isNumber) || first.isLetter && !s.contains(".")
+            s.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "_-.+/".contains($0)) }),
+            !words.contains(s.lowercased()), !s.contains(where: \.isNumber) || first.isLetter && !s.contains(".")
         else { return JSON.string(s).serializedString }
         return s
     }

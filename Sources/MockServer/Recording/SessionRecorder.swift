@@ -62,12 +62,17 @@ public struct SessionRecorder: Sendable {
             note("a check without a platform at \(entry.at.rfc3339) (no device can make it)")
             return
         }
-        let key = [platform, entry.version ?? "∅", entry.build ?? "∅", entry.sdk ?? "∅", entry.sdkVersion ?? "∅"].joined(separator: "|")
+        let key = [platform, entry.version ?? "∅", entry.build ?? "∅", entry.sdk ?? "∅", entry.sdkVersion ?? "∅"]
+            .joined(separator: "|")
         var name = devices.first(where: { $0.key == key })?.name
         if name == nil {
-            guard devices.count < Self.maximumDevices else { return stop("more than \(Self.maximumDevices) kinds of device checked") }
+            guard devices.count < Self.maximumDevices else {
+                return stop("more than \(Self.maximumDevices) kinds of device checked")
+            }
             let fresh = "d\(devices.count + 1)"
-            var fields: [(String, JSON)] = [("platform", .string(platform)), ("app_version", entry.version.map(JSON.string) ?? .null)]
+            var fields: [(String, JSON)] = [
+                ("platform", .string(platform)), ("app_version", entry.version.map(JSON.string) ?? .null),
+            ]
             if let build = entry.build { fields.append(("build", .string(build))) }
             if let sdk = entry.sdk { fields.append(("sdk", .string(sdk))) }
             fields.append(("sdk_version", entry.sdkVersion.map(JSON.string) ?? .null))
@@ -100,7 +105,13 @@ public struct SessionRecorder: Sendable {
     /// Acknowledged writes, in order: rules, changes, tokens, pushes, resets.
     public mutating func record(_ events: [StateEvent], at now: Instant) {
         guard stopped == nil else { return }
-        let liftedAll = events.contains { if case .changeAppended(let p, let change) = $0, p == project, change.kind == .liftedAll { return true } else { return false } }
+        let liftedAll = events.contains {
+            if case .changeAppended(let p, let change) = $0, p == project, change.kind == .liftedAll {
+                return true
+            } else {
+                return false
+            }
+        }
         if liftedAll { append(at: now, "lift_all") }
         for event in events {
             switch event {
@@ -108,10 +119,12 @@ public struct SessionRecorder: Sendable {
                 let body = rule.json
                 if let before = rules[rule.id] {
                     var changed: [(String, JSON)] = [("name", .string(rule.id))]
-                    for (key, value) in Self.writable(body, start: start) where Self.writable(before, start: start)[key] != value {
+                    for (key, value) in Self.writable(body, start: start)
+                    where Self.writable(before, start: start)[key] != value {
                         changed.append((key, value))
                     }
-                    for (key, _) in Self.writable(before, start: start) where Self.writable(body, start: start)[key] == nil {
+                    for (key, _) in Self.writable(before, start: start)
+                    where Self.writable(body, start: start)[key] == nil {
                         changed.append((key, .null))
                     }
                     if changed.count > 1 { append(at: now, "update_rule: " + FlowYAML.text(.object(changed))) }
@@ -123,14 +136,22 @@ public struct SessionRecorder: Sendable {
                 rules[id] = nil
                 if !liftedAll { append(at: now, "delete_rule: " + FlowYAML.scalar(id)) }
             case .tokenUpserted(let p, let token) where p == project:
-                append(at: now, "push_token: " + FlowYAML.text(.object([("token", .string(token.token)), ("platform", .string(token.platform.rawValue))])))
+                append(
+                    at: now,
+                    "push_token: "
+                        + FlowYAML.text(
+                            .object([("token", .string(token.token)), ("platform", .string(token.platform.rawValue))])
+                        )
+                )
             case .tokenDeleted(let p, let token) where p == project:
                 append(at: now, "delete_push_token: " + FlowYAML.scalar(token))
             case .pushRecorded(let p, _) where p == project:
                 pushes += 1
                 append(at: now, "expect_pushes: {count: \(pushes)}")
             case .replaced:
-                note("the state was replaced at \(now.rfc3339) (reset or import); steps after it start from the new state")
+                note(
+                    "the state was replaced at \(now.rfc3339) (reset or import); steps after it start from the new state"
+                )
                 rules = [:]
                 launched = []
                 faultCount = 0
@@ -147,7 +168,8 @@ public struct SessionRecorder: Sendable {
             if faultCount > 0 { append(at: now, "clear_faults") }
         } else if faults.count > faultCount, let added = faults.last {
             var body = JSONObject()
-            for (key, value) in added.json.objectValue ?? JSONObject() where !value.isNull && ["kind", "status", "seconds", "count"].contains(key) {
+            for (key, value) in added.json.objectValue ?? JSONObject()
+            where !value.isNull && ["kind", "status", "seconds", "count"].contains(key) {
                 body[key] = value
             }
             append(at: now, "fault: " + FlowYAML.text(.object(body)))
@@ -162,9 +184,13 @@ public struct SessionRecorder: Sendable {
         var out = "# Recorded by lerix-mock from \(start.rfc3339) to \(now.rfc3339) (project \(project)).\n"
         out += "# Replay: lerix-mock scenarios THIS_FILE\n"
         out += "name: " + FlowYAML.scalar("Recorded session \(start.rfc3339)") + "\n"
-        var description = "Recorded with serve --record: admin changes, device checks and pushes, in their order and times."
+        var description =
+            "Recorded with serve --record: admin changes, device checks and pushes, in their order and times."
         if let stopped { description += " Recording stopped early: \(stopped)." }
-        if !notes.isEmpty { description += " Left out: " + notes.prefix(5).joined(separator: "; ") + (notes.count > 5 ? "; …" : "") + "." }
+        if !notes.isEmpty {
+            description +=
+                " Left out: " + notes.prefix(5).joined(separator: "; ") + (notes.count > 5 ? "; …" : "") + "."
+        }
         out += "description: " + JSON.string(description).serializedString + "\n"
         out += "tags: [recorded]\n"
         if project != "demo" { out += "project: " + FlowYAML.scalar(project) + "\n" }
@@ -202,7 +228,8 @@ public struct SessionRecorder: Sendable {
         guard ms > 0 else { return "0s" }
         var rest = ms
         var out = ""
-        for (unit, size) in [("d", Int64(86_400_000)), ("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1)] where rest >= size {
+        for (unit, size) in [("d", Int64(86_400_000)), ("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1)]
+        where rest >= size {
             out += "\(rest / size)\(unit)"
             rest %= size
         }
@@ -225,7 +252,8 @@ public struct SessionRecorder: Sendable {
     static func writable(_ body: JSON, start: Instant) -> JSONObject {
         var out = JSONObject()
         for (key, value) in body.objectValue ?? JSONObject() where key != "id" && !value.isNull {
-            out[key] = timeFields.contains(key) ? (value.stringValue.map { relative($0, start: start) } ?? value) : value
+            out[key] =
+                timeFields.contains(key) ? (value.stringValue.map { relative($0, start: start) } ?? value) : value
         }
         return out
     }

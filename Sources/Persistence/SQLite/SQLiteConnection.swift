@@ -119,10 +119,14 @@ final class SQLiteConnection {
     /// where it chooses.
     func takeOverCheckpoints() {
         // The hook replaces the one wal_autocheckpoint installs.
-        sqlite3_wal_hook(handle, { context, _, _, frames in
-            if let context { Unmanaged<LogFrames>.fromOpaque(context).takeUnretainedValue().count = Int(frames) }
-            return SQLITE_OK
-        }, Unmanaged.passUnretained(logFrames).toOpaque())
+        sqlite3_wal_hook(
+            handle,
+            { context, _, _, frames in
+                if let context { Unmanaged<LogFrames>.fromOpaque(context).takeUnretainedValue().count = Int(frames) }
+                return SQLITE_OK
+            },
+            Unmanaged.passUnretained(logFrames).toOpaque()
+        )
     }
 
     /// Copies the write-ahead log into the file (PASSIVE: as far as no reader needs the log; with

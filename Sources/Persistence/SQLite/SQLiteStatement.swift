@@ -51,7 +51,7 @@ final class SQLiteStatement {
         let rc = text.withMemoryRebound(to: CChar.self) { chars in
             // An empty buffer may have no address, and SQLite reads a null pointer as NULL.
             guard let base = chars.baseAddress else { return sqlite3_bind_text(stmt, index, "", 0, Self.transient) }
-            return sqlite3_bind_text(stmt, index, base, Int32(clamping: chars.count), nil)   // nil: SQLITE_STATIC
+            return sqlite3_bind_text(stmt, index, base, Int32(clamping: chars.count), nil)  // nil: SQLITE_STATIC
         }
         try check(rc, "binding text ?\(index)")
     }

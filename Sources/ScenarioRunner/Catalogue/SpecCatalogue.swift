@@ -29,7 +29,10 @@ public struct SpecCatalogue: Sendable {
     /// (through the symlink beside this file), so `covers` ids are checked wherever a scenario lives.
     public static let builtIn: SpecCatalogue = {
         do {
-            var catalogue = try parse(PackageResources.spec_catalogue_yaml, file: "Scenarios/" + ScenarioSuite.catalogueName)
+            var catalogue = try parse(
+                PackageResources.spec_catalogue_yaml,
+                file: "Scenarios/" + ScenarioSuite.catalogueName
+            )
             catalogue.file = nil
             return catalogue
         } catch {
@@ -54,9 +57,11 @@ public struct SpecCatalogue: Sendable {
         var catalogue = SpecCatalogue(spec: try root.child("spec")?.string() ?? "", rows: [], file: file)
         for node in try root.required("rows", in: "the spec catalogue").array() {
             try node.checkKeys(["id", "section", "text"], what: "a catalogue row")
-            let row = Row(id: try node.required("id", in: "a catalogue row").string(),
-                          section: try node.required("section", in: "a catalogue row").string(),
-                          text: try node.required("text", in: "a catalogue row").string())
+            let row = Row(
+                id: try node.required("id", in: "a catalogue row").string(),
+                section: try node.required("section", in: "a catalogue row").string(),
+                text: try node.required("text", in: "a catalogue row").string()
+            )
             if catalogue.row(row.id) != nil { throw node.error("catalogue id '\(row.id)' appears twice") }
             catalogue.rows.append(row)
         }

@@ -45,7 +45,10 @@ public final class AdapterConformance {
             }
             let skipped = checks.count - ran
             lines.append("")
-            lines.append("adapter-check \(adapter): \(ran - failed) passed, \(failed) failed" + (skipped > 0 ? ", \(skipped) skipped" : ""))
+            lines.append(
+                "adapter-check \(adapter): \(ran - failed) passed, \(failed) failed"
+                    + (skipped > 0 ? ", \(skipped) skipped" : "")
+            )
             return lines.joined(separator: "\n")
         }
     }
@@ -87,14 +90,21 @@ public final class AdapterConformance {
     private func valid(_ answer: JSON, _ definition: String, _ what: String) throws {
         let problems = schema.problems(in: answer, against: definition)
         guard problems.isEmpty else {
-            throw Miss("the answer to \(what) does not match `\(definition)` of the schema:\n"
-                + problems.prefix(8).map { "  " + $0 }.joined(separator: "\n") + "\nanswer: \(JSONSchema.short(answer))")
+            throw Miss(
+                "the answer to \(what) does not match `\(definition)` of the schema:\n"
+                    + problems.prefix(8).map { "  " + $0 }.joined(separator: "\n")
+                    + "\nanswer: \(JSONSchema.short(answer))"
+            )
         }
     }
 
     private func refused(_ answer: JSON, _ what: String, id: JSON) throws {
         try valid(answer, "answer.error", what)
-        guard answer["id"] == id else { throw Miss("the refusal of \(what) echoes id \(answer["id"].map(JSONSchema.short) ?? "none"), not \(JSONSchema.short(id))") }
+        guard answer["id"] == id else {
+            throw Miss(
+                "the refusal of \(what) echoes id \(answer["id"].map(JSONSchema.short) ?? "none"), not \(JSONSchema.short(id))"
+            )
+        }
     }
 
     public func run() throws -> Report {
@@ -112,8 +122,15 @@ public final class AdapterConformance {
         func send(_ pairs: [(String, JSON)], _ what: String) throws -> JSON {
             nextId += 1
             let id = JSON.number(Double(nextId))
-            let answer = try adapter.exchange(rawLine: JSON.object([("id", id)] + pairs).serializedString, describing: what)
-            guard answer["id"] == id else { throw Miss("\(what) was answered with id \(answer["id"].map(JSONSchema.short) ?? "none"), not \(nextId): echo each request's id") }
+            let answer = try adapter.exchange(
+                rawLine: JSON.object([("id", id)] + pairs).serializedString,
+                describing: what
+            )
+            guard answer["id"] == id else {
+                throw Miss(
+                    "\(what) was answered with id \(answer["id"].map(JSONSchema.short) ?? "none"), not \(nextId): echo each request's id"
+                )
+            }
             return answer
         }
         func ok(_ pairs: [(String, JSON)], _ what: String) throws -> JSON {
@@ -140,7 +157,7 @@ public final class AdapterConformance {
         }
         let capabilities = Set((hello["capabilities"]?.arrayValue ?? []).compactMap(\.stringValue))
         let platforms = AdapterVocabulary.platforms.filter { capabilities.contains("platform:" + $0) }
-        let platform = platforms.first ?? "ios"   // none listed: it emulates every platform
+        let platform = platforms.first ?? "ios"  // none listed: it emulates every platform
         let start = try ServerClockState(try admin.admin("GET", "/admin/clock")).now
         var now = start
 
@@ -156,42 +173,80 @@ public final class AdapterConformance {
             try refused(try send([("cmd", "fly")], "`fly`"), "the unknown command `fly`", id: .number(Double(nextId)))
         }
         check("an unknown device is refused") {
-            try refused(try send([("cmd", "launch"), ("device", "ghost")], "`launch` of ghost"), "`launch` of an unknown device", id: .number(Double(nextId)))
+            try refused(
+                try send([("cmd", "launch"), ("device", "ghost")], "`launch` of ghost"),
+                "`launch` of an unknown device",
+                id: .number(Double(nextId))
+            )
         }
-        let config: [(String, JSON)] = [("base_url", .string(admin.baseURL)), ("project", "demo"), ("platform", .string(platform)),
-                                        ("app_version", "1.0.0"), ("build", .null), ("storage", .string(storage + "/a"))]
+        let config: [(String, JSON)] = [
+            ("base_url", .string(admin.baseURL)), ("project", "demo"), ("platform", .string(platform)),
+            ("app_version", "1.0.0"), ("build", .null), ("storage", .string(storage + "/a")),
+        ]
         check("an unknown key in create's config is refused (a misspelt `plattform` never falls back to a default)") {
             var bad = config
             bad[2] = ("plattform", .string(platform))
-            let answer = try send([("cmd", "create"), ("device", "typo"), ("now", .string(now.rfc3339)), ("config", .object(bad))], "`create` with `plattform`")
+            let answer = try send(
+                [("cmd", "create"), ("device", "typo"), ("now", .string(now.rfc3339)), ("config", .object(bad))],
+                "`create` with `plattform`"
+            )
             try refused(answer, "`create` whose config says `plattform`", id: .number(Double(nextId)))
         }
         check("create makes a device whose state matches the schema: nothing shown, no check yet") {
-            _ = try ok([("cmd", "create"), ("device", "a"), ("now", .string(now.rfc3339)), ("config", .object(config))], "`create` of a")
+            _ = try ok(
+                [("cmd", "create"), ("device", "a"), ("now", .string(now.rfc3339)), ("config", .object(config))],
+                "`create` of a"
+            )
             let s = try state("a")
-            guard s["screen"] == "none", s["checks"] == 0 else { throw Miss("a new device shows \(JSONSchema.short(s["screen"] ?? .null)) with \(JSONSchema.short(s["checks"] ?? .null)) checks; expected none and 0") }
+            guard s["screen"] == "none", s["checks"] == 0 else {
+                throw Miss(
+                    "a new device shows \(JSONSchema.short(s["screen"] ?? .null)) with \(JSONSchema.short(s["checks"] ?? .null)) checks; expected none and 0"
+                )
+            }
         }
         check("an unknown key in a command is refused") {
-            try refused(try send([("cmd", "launch"), ("device", "a"), ("devise", "a")], "`launch` with `devise`"), "`launch` with an unknown key `devise`", id: .number(Double(nextId)))
+            try refused(
+                try send([("cmd", "launch"), ("device", "a"), ("devise", "a")], "`launch` with `devise`"),
+                "`launch` with an unknown key `devise`",
+                id: .number(Double(nextId))
+            )
         }
         check("a missing field is refused") {
-            try refused(try send([("cmd", "network"), ("device", "a")], "`network` without online"), "`network` without `online`", id: .number(Double(nextId)))
+            try refused(
+                try send([("cmd", "network"), ("device", "a")], "`network` without online"),
+                "`network` without `online`",
+                id: .number(Double(nextId))
+            )
         }
         check("a field of the wrong type is refused") {
-            try refused(try send([("cmd", "network"), ("device", "a"), ("online", "yes")], "`network` with online \"yes\""), "`network` with `online: \"yes\"`", id: .number(Double(nextId)))
+            try refused(
+                try send([("cmd", "network"), ("device", "a"), ("online", "yes")], "`network` with online \"yes\""),
+                "`network` with `online: \"yes\"`",
+                id: .number(Double(nextId))
+            )
         }
         check("launch checks the server once, and returns only when the check is answered") {
             let before = try serverChecks()
             _ = try ok([("cmd", "launch"), ("device", "a")], "`launch` of a")
             let s = try state("a")
             let seen = try serverChecks() - before
-            guard seen == 1 else { throw Miss("the server saw \(seen) checks during `launch`; expected 1, answered before `launch` returns") }
+            guard seen == 1 else {
+                throw Miss(
+                    "the server saw \(seen) checks during `launch`; expected 1, answered before `launch` returns"
+                )
+            }
             guard s["checks"] == 1, s["last_success"] != .null else {
-                throw Miss("after launch, state says checks \(JSONSchema.short(s["checks"] ?? .null)), last_success \(JSONSchema.short(s["last_success"] ?? .null)); expected 1 and a time")
+                throw Miss(
+                    "after launch, state says checks \(JSONSchema.short(s["checks"] ?? .null)), last_success \(JSONSchema.short(s["last_success"] ?? .null)); expected 1 and a time"
+                )
             }
         }
         check("the saved answer is applied at launch, before any check, and survives terminate offline") {
-            try admin.admin("POST", "/admin/projects/demo/rules", .object([("type", "required_update"), ("below", "9.0.0")]))
+            try admin.admin(
+                "POST",
+                "/admin/projects/demo/rules",
+                .object([("type", "required_update"), ("below", "9.0.0")])
+            )
             _ = try ok([("cmd", "terminate"), ("device", "a")], "`terminate`")
             _ = try ok([("cmd", "launch"), ("device", "a")], "`launch` of a")
             _ = try ok([("cmd", "network"), ("device", "a"), ("online", false)], "`network` offline")
@@ -199,9 +254,15 @@ public final class AdapterConformance {
             _ = try ok([("cmd", "launch"), ("device", "a")], "`launch` offline")
             let s = try state("a")
             guard s["screen"] == "required_update" else {
-                throw Miss("offline after terminate and launch, the screen is \(JSONSchema.short(s["screen"] ?? .null)); the saved required update must apply from storage")
+                throw Miss(
+                    "offline after terminate and launch, the screen is \(JSONSchema.short(s["screen"] ?? .null)); the saved required update must apply from storage"
+                )
             }
-            guard s["checks"] == 2 else { throw Miss("checks is \(JSONSchema.short(s["checks"] ?? .null)); an attempt while offline does not count (expected 2: the two launches online)") }
+            guard s["checks"] == 2 else {
+                throw Miss(
+                    "checks is \(JSONSchema.short(s["checks"] ?? .null)); an attempt while offline does not count (expected 2: the two launches online)"
+                )
+            }
             _ = try ok([("cmd", "network"), ("device", "a"), ("online", true)], "`network` online")
             try admin.admin("POST", "/admin/projects/demo/lift-all")
         }
@@ -221,12 +282,18 @@ public final class AdapterConformance {
             let after = try ok([("cmd", "next_deadline")], "`next_deadline` after advance")
             try valid(after, "answer.next_deadline", "`next_deadline`")
             if let text = after["next_deadline"]?.stringValue, let t = Instant(rfc3339: text), t <= target {
-                throw Miss("after advance to \(target.rfc3339), next_deadline is \(text): every timer due at or before it must have fired")
+                throw Miss(
+                    "after advance to \(target.rfc3339), next_deadline is \(text): every timer due at or before it must have fired"
+                )
             }
         }
         check("a foreground app polls every 60 s while the answer's lifetime is 60 s") {
             // A change in the last 30 minutes makes the lifetime 60 s (CONTRACT.md).
-            try admin.admin("POST", "/admin/projects/demo/rules", .object([("type", "optional_update"), ("below", "0.1.0")]))
+            try admin.admin(
+                "POST",
+                "/admin/projects/demo/rules",
+                .object([("type", "optional_update"), ("below", "0.1.0")])
+            )
             _ = try ok([("cmd", "terminate"), ("device", "a")], "`terminate`")
             _ = try ok([("cmd", "launch"), ("device", "a")], "`launch` of a")
             let before = try state("a")["checks"]?.intValue ?? 0
@@ -235,19 +302,28 @@ public final class AdapterConformance {
             _ = try ok([("cmd", "advance"), ("to", .string(target.rfc3339))], "`advance` by 61 s")
             now = target
             let after = try state("a")["checks"]?.intValue ?? 0
-            guard after == before + 1 else { throw Miss("61 s in the foreground with a 60 s lifetime made \(after - before) checks; expected 1 (its timer fires during `advance`)") }
+            guard after == before + 1 else {
+                throw Miss(
+                    "61 s in the foreground with a 60 s lifetime made \(after - before) checks; expected 1 (its timer fires during `advance`)"
+                )
+            }
             _ = try ok([("cmd", "background"), ("device", "a")], "`background` of a")
         }
         if capabilities.contains(AdapterCapability.track.rawValue) {
             check("track sends a module's items before it answers") {
                 _ = try ok([("cmd", "track"), ("device", "a"), ("module", "analytics"), ("count", 3)], "`track`")
                 let s = try state("a")
-                let ingest = try admin.admin("GET", "/admin/projects/demo/ingest")["ingest"]?["analytics"]?.intValue ?? 0
+                let ingest =
+                    try admin.admin("GET", "/admin/projects/demo/ingest")["ingest"]?["analytics"]?.intValue ?? 0
                 guard s["sent"]?["analytics"] == 3, ingest == 3 else {
-                    throw Miss("after track of 3 analytics items, state.sent.analytics is \(JSONSchema.short(s["sent"]?["analytics"] ?? .null)) and the server received \(ingest); expected 3 and 3")
+                    throw Miss(
+                        "after track of 3 analytics items, state.sent.analytics is \(JSONSchema.short(s["sent"]?["analytics"] ?? .null)) and the server received \(ingest); expected 3 and 3"
+                    )
                 }
             }
-        } else { skip("track sends a module's items before it answers", "hello lists no track") }
+        } else {
+            skip("track sends a module's items before it answers", "hello lists no track")
+        }
         if capabilities.contains(AdapterCapability.refresh.rawValue) {
             check("refresh checks at once") {
                 let before = try state("a")["checks"]?.intValue ?? 0
@@ -255,41 +331,74 @@ public final class AdapterConformance {
                 let after = try state("a")["checks"]?.intValue ?? 0
                 guard after == before + 1 else { throw Miss("refresh made \(after - before) checks; expected 1") }
             }
-        } else { skip("refresh checks at once", "hello lists no refresh") }
+        } else {
+            skip("refresh checks at once", "hello lists no refresh")
+        }
         if capabilities.contains(AdapterCapability.install.rawValue) {
             check("install of a new version drops the saved update; launch then checks with the new version") {
-                _ = try ok([("cmd", "install"), ("device", "a"), ("app_version", "2.0.0"), ("build", .null)], "`install`")
+                _ = try ok(
+                    [("cmd", "install"), ("device", "a"), ("app_version", "2.0.0"), ("build", .null)],
+                    "`install`"
+                )
                 _ = try ok([("cmd", "launch"), ("device", "a")], "`launch` after install")
-                let last = try admin.admin("GET", "/admin/requests?project=demo&limit=1")["requests"]?.arrayValue?.first?["device"]?["version"]
-                guard last == "2.0.0" else { throw Miss("the check after install reported version \(JSONSchema.short(last ?? .null)); expected 2.0.0") }
+                let last = try admin.admin("GET", "/admin/requests?project=demo&limit=1")["requests"]?.arrayValue?
+                    .first?["device"]?["version"]
+                guard last == "2.0.0" else {
+                    throw Miss(
+                        "the check after install reported version \(JSONSchema.short(last ?? .null)); expected 2.0.0"
+                    )
+                }
             }
-        } else { skip("install of a new version", "hello lists no install") }
+        } else {
+            skip("install of a new version", "hello lists no install")
+        }
         if capabilities.contains(AdapterCapability.clockOffset.rawValue) {
             check("set_clock moves the device clock, not true time") {
                 _ = try ok([("cmd", "set_clock"), ("device", "a"), ("clock_offset_seconds", 3600)], "`set_clock`")
                 let s = try state("a")
                 if let text = s["device_time"]?.stringValue, text != now.adding(seconds: 3600).rfc3339 {
-                    throw Miss("device_time is \(text) after set_clock +3600 s at \(now.rfc3339); expected \(now.adding(seconds: 3600).rfc3339)")
+                    throw Miss(
+                        "device_time is \(text) after set_clock +3600 s at \(now.rfc3339); expected \(now.adding(seconds: 3600).rfc3339)"
+                    )
                 }
             }
-        } else { skip("set_clock moves the device clock", "hello lists no clock_offset") }
+        } else {
+            skip("set_clock moves the device clock", "hello lists no clock_offset")
+        }
         if capabilities.contains(AdapterCapability.push.rawValue) {
             check("a silent push makes a background app with a push token check at once") {
                 var pushConfig = config
                 pushConfig[5] = ("storage", .string(storage + "/p"))
                 pushConfig.append(("push_token", "fcm-adapter-check"))
-                _ = try ok([("cmd", "create"), ("device", "p"), ("now", .string(now.rfc3339)), ("config", .object(pushConfig))], "`create` of p")
+                _ = try ok(
+                    [
+                        ("cmd", "create"), ("device", "p"), ("now", .string(now.rfc3339)),
+                        ("config", .object(pushConfig)),
+                    ],
+                    "`create` of p"
+                )
                 _ = try ok([("cmd", "launch"), ("device", "p")], "`launch` of p")
                 _ = try ok([("cmd", "background"), ("device", "p")], "`background` of p")
                 let before = try state("p")["checks"]?.intValue ?? 0
                 _ = try ok([("cmd", "push"), ("device", "p")], "`push` to p")
                 let after = try state("p")["checks"]?.intValue ?? 0
-                guard after == before + 1 else { throw Miss("the push made \(after - before) checks; expected 1, even in the background") }
+                guard after == before + 1 else {
+                    throw Miss("the push made \(after - before) checks; expected 1, even in the background")
+                }
             }
-        } else { skip("a silent push makes the app check", "hello lists no push") }
-        check("at the end of stdin the adapter exits by itself within 2 s") {
-            guard adapter.closeAndWait(seconds: 2) else { throw Miss("it was still running 2 s after its stdin closed, and was killed; exit when stdin ends") }
+        } else {
+            skip("a silent push makes the app check", "hello lists no push")
         }
-        return Report(adapter: [hello["name"]?.stringValue, hello["version"]?.stringValue].compactMap { $0 }.joined(separator: " "), checks: checks)
+        check("at the end of stdin the adapter exits by itself within 2 s") {
+            guard adapter.closeAndWait(seconds: 2) else {
+                throw Miss("it was still running 2 s after its stdin closed, and was killed; exit when stdin ends")
+            }
+        }
+        return Report(
+            adapter: [hello["name"]?.stringValue, hello["version"]?.stringValue].compactMap { $0 }.joined(
+                separator: " "
+            ),
+            checks: checks
+        )
     }
 }

@@ -23,7 +23,11 @@ final class LoopbackServer {
 
     static func start() throws -> LoopbackServer {
         let app = try InProcessServer(start: Environments.inProcessStart, pushes: .redirectable)
-        let http = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, clock: app.clock), responder: app.server, log: nil)
+        let http = HTTPServer(
+            configuration: .init(host: "127.0.0.1", port: 0, clock: app.clock),
+            responder: app.server,
+            log: nil
+        )
         do {
             return LoopbackServer(app: app, http: http, port: try http.start())
         } catch {

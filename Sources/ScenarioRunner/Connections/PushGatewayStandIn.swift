@@ -48,7 +48,10 @@ public final class PushGatewayStandIn: Sendable {
     /// Listens on 127.0.0.1 on a port the kernel picks (h2c with prior knowledge).
     public static func listen(scheduler: any Scheduler) throws -> PushGatewayStandIn {
         let gateway = PushGateway(scheduler: scheduler)
-        let listener = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, clock: scheduler), responder: gateway)
+        let listener = HTTPServer(
+            configuration: .init(host: "127.0.0.1", port: 0, clock: scheduler),
+            responder: gateway
+        )
         let port = try listener.start()
         return PushGatewayStandIn(gateway: gateway, listener: listener, url: "http://127.0.0.1:\(port)")
     }
@@ -71,7 +74,9 @@ public final class PushGatewayStandIn: Sendable {
     private static func gateways(of server: any ServerConnection) throws(ServerFailure) -> JSON {
         let reply = try server.request("GET", "/admin/push-gateways", body: nil)
         guard reply.status == 200, let json = reply.json else {
-            throw ServerFailure("GET /admin/push-gateways answered \(reply.status): this server cannot be pointed at the runner's push gateway (is it an older lerix-mock?); \(reply.json?["detail"]?.stringValue ?? "")")
+            throw ServerFailure(
+                "GET /admin/push-gateways answered \(reply.status): this server cannot be pointed at the runner's push gateway (is it an older lerix-mock?); \(reply.json?["detail"]?.stringValue ?? "")"
+            )
         }
         return json
     }

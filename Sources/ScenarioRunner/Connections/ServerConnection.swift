@@ -36,7 +36,11 @@ extension ServerConnection {
         guard (200..<300).contains(reply.status) else {
             var detail = reply.json?["detail"]?.stringValue ?? reply.json?.serializedString ?? ""
             if let errors = reply.json?["errors"]?.arrayValue {
-                detail += " " + errors.map { "\($0["pointer"]?.stringValue ?? ""): \($0["message"]?.stringValue ?? "")" }.joined(separator: "; ")
+                detail +=
+                    " "
+                    + errors.map { "\($0["pointer"]?.stringValue ?? ""): \($0["message"]?.stringValue ?? "")" }.joined(
+                        separator: "; "
+                    )
             }
             throw ServerFailure("\(method) \(path) answered \(reply.status): \(detail)")
         }

@@ -1,8 +1,9 @@
+import Dispatch
+import JSON
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
-import JSON
 
 /// An adapter in another language, run as `/bin/sh -c CMD` in its own process group, speaking
 /// one JSON line per command on stdin and one answer line on stdout (ADAPTER.md).
@@ -49,8 +50,12 @@ public final class SubprocessAdapter: AdapterConnection {
     public init(command: String, options: Options = Options()) throws(AdapterFailure) {
         self.command = command
         self.options = options
-        var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0], errChild: [Int32] = [0, 0]
-        guard pipe(&toChild) == 0, pipe(&fromChild) == 0, pipe(&errChild) == 0 else { throw AdapterFailure("cannot create pipes for the adapter") }
+        var toChild: [Int32] = [0, 0]
+        var fromChild: [Int32] = [0, 0]
+        var errChild: [Int32] = [0, 0]
+        guard pipe(&toChild) == 0, pipe(&fromChild) == 0, pipe(&errChild) == 0 else {
+            throw AdapterFailure("cannot create pipes for the adapter")
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -109,11 +114,17 @@ public final class SubprocessAdapter: AdapterConnection {
             throw fail(what, "the adapter answered a line that is not JSON (\(error)): \(Self.quote(line))")
         }
         guard answer.objectValue != nil else {
-            throw fail(what, "the adapter answered a JSON \(answer.typeName), not an object with \"id\" and \"ok\": \(Self.quote(line))")
+            throw fail(
+                what,
+                "the adapter answered a JSON \(answer.typeName), not an object with \"id\" and \"ok\": \(Self.quote(line))"
+            )
         }
         guard answer["id"]?.intValue == id else {
-            throw fail(what, "the adapter answered id \(answer["id"]?.serializedString ?? "none") to request \(id): "
-                + "answers come one per request, in order, echoing its id")
+            throw fail(
+                what,
+                "the adapter answered id \(answer["id"]?.serializedString ?? "none") to request \(id): "
+                    + "answers come one per request, in order, echoing its id"
+            )
         }
         guard answer["ok"]?.boolValue != nil else {
             throw fail(what, "the adapter's answer has no boolean \"ok\": \(Self.quote(line))")
@@ -172,7 +183,10 @@ public final class SubprocessAdapter: AdapterConnection {
         var message = "adapter `\(command)`, \(what): \(reason)"
         if let exit { message += " (\(exit))" }
         let tail = stderrTail.lines(last: options.stderrLines)
-        message += tail.isEmpty ? "; it wrote nothing to stderr" : "; its last stderr lines:\n" + tail.map { "    " + $0 }.joined(separator: "\n")
+        message +=
+            tail.isEmpty
+            ? "; it wrote nothing to stderr"
+            : "; its last stderr lines:\n" + tail.map { "    " + $0 }.joined(separator: "\n")
         stopped = "the adapter stopped after an earlier failure (\(reason))"
         return AdapterFailure(message)
     }
@@ -187,9 +201,15 @@ public final class SubprocessAdapter: AdapterConnection {
             }
             let now = DispatchTime.now().uptimeNanoseconds
             guard now < deadline else {
-                throw fail(what, "no answer within \(Self.seconds(options.commandTimeout)) (the deadline is `--adapter-timeout`); the adapter was stopped")
+                throw fail(
+                    what,
+                    "no answer within \(Self.seconds(options.commandTimeout)) (the deadline is `--adapter-timeout`); the adapter was stopped"
+                )
             }
-            var fds = [pollfd(fd: output, events: Int16(POLLIN), revents: 0), pollfd(fd: errors, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: output, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: errors, events: Int16(POLLIN), revents: 0),
+            ]
             let waitMs = Int32(min(1_000, max(1, (deadline - now) / 1_000_000)))
             let ready = poll(&fds, errors >= 0 ? 2 : 1, waitMs)
             if ready < 0, errno == EINTR { continue }
@@ -213,7 +233,10 @@ public final class SubprocessAdapter: AdapterConnection {
             let n = chunk.withUnsafeMutableBytes { read(errors, $0.baseAddress, $0.count) }
             if n < 0, errno == EINTR { continue }
             guard n > 0 else {
-                if n == 0 { Glibc.close(errors); errors = -1 }   // the adapter closed stderr (it exited)
+                if n == 0 {
+                    Glibc.close(errors)
+                    errors = -1
+                }  // the adapter closed stderr (it exited)
                 return
             }
             let bytes = Array(chunk[..<n])
@@ -245,9 +268,13 @@ public final class SubprocessAdapter: AdapterConnection {
                 reaped = true
                 drainErrors()
                 let signalled = status & 0x7f
-                return signalled == 0 ? "it exited with status \((status >> 8) & 0xff)" : "it was ended by signal \(signalled)"
+                return signalled == 0
+                    ? "it exited with status \((status >> 8) & 0xff)" : "it was ended by signal \(signalled)"
             }
-            if result < 0, errno != EINTR { reaped = true; return nil }
+            if result < 0, errno != EINTR {
+                reaped = true
+                return nil
+            }
             guard DispatchTime.now().uptimeNanoseconds < deadline else { return nil }
             drainErrors()
             usleep(5_000)

@@ -1,9 +1,9 @@
 import Adapter
-import LerixMock
 import AdapterProtocol
 import Clock
 import HTTP
 import JSON
+import LerixMock
 
 /// The Swift SDK's ``AdapterHost`` in this process, behind ``AdapterConnection``. With a
 /// responder (the in-process MockServer), devices reach it through ``ResponderTransport`` and
@@ -15,13 +15,21 @@ final class InProcessAdapter: AdapterConnection {
 
     init(host: AdapterHost) { self.host = host }
 
-    static func make(responder: (any Responder)? = nil, clock: ManualScheduler? = nil,
-                     baseURL: String = "http://lerix.test") throws -> any AdapterConnection {
+    static func make(
+        responder: (any Responder)? = nil,
+        clock: ManualScheduler? = nil,
+        baseURL: String = "http://lerix.test"
+    ) throws -> any AdapterConnection {
         if let responder {
             var options = AdapterHost.Options()
-            options.disksInMemory = true   // the world's storage folder goes with the scenario
-            return InProcessAdapter(host: AdapterHost(network: ResponderTransport(responder: responder, baseURL: baseURL),
-                                                      options: options, scheduler: clock))
+            options.disksInMemory = true  // the world's storage folder goes with the scenario
+            return InProcessAdapter(
+                host: AdapterHost(
+                    network: ResponderTransport(responder: responder, baseURL: baseURL),
+                    options: options,
+                    scheduler: clock
+                )
+            )
         }
         return InProcessAdapter(host: AdapterHost())
     }

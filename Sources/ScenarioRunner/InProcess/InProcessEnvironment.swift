@@ -23,8 +23,10 @@ public final class InProcessEnvironment: ScenarioEnvironment {
 
     public func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {
         let start = Environments.inProcessStart
-        let gateway = viaGateway ? try PushGatewayStandIn.listen(scheduler: SystemScheduler())
-                                 : PushGatewayStandIn.inMemory(scheduler: SystemScheduler())
+        let gateway =
+            viaGateway
+            ? try PushGatewayStandIn.listen(scheduler: SystemScheduler())
+            : PushGatewayStandIn.inMemory(scheduler: SystemScheduler())
         let server: InProcessServer
         do {
             server = try InProcessServer(start: start, pushes: viaGateway ? .redirectable : .direct(gateway.gateway))
@@ -37,8 +39,13 @@ public final class InProcessEnvironment: ScenarioEnvironment {
         // `advance` moves the server too.
         let adapter = try InProcessAdapter.make(responder: server.server, clock: server.clock)
         let storage = StorageFolder.make()
-        return ScenarioWorld(server: server.connection, adapter: adapter, gateway: gateway, serverTimeFollowsAdapter: true,
-                             storageRoot: storage) {
+        return ScenarioWorld(
+            server: server.connection,
+            adapter: adapter,
+            gateway: gateway,
+            serverTimeFollowsAdapter: true,
+            storageRoot: storage
+        ) {
             adapter.close()
             server.shutdown()
             gateway.shutdown()

@@ -31,7 +31,9 @@ public final class InProcessServer: Sendable {
     public init(start: Instant, baseURL: String = "http://lerix.test", pushes: Pushes) throws {
         clock = ManualScheduler(now: start)
         var options = MockServerOptions(clock: .manual(clock))
-        options.seed = StateSnapshot(projects: [.init(key: "demo", apnsTopic: "dev.lerix.demo", fcmProject: "lerix-demo")])
+        options.seed = StateSnapshot(projects: [
+            .init(key: "demo", apnsTopic: "dev.lerix.demo", fcmProject: "lerix-demo")
+        ])
         options.journalCapacity = 200_000
         switch pushes {
         case .redirectable:

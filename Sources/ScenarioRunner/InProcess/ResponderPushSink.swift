@@ -29,11 +29,15 @@ struct ResponderPushSink: PushSink {
         let request: HTTPRequest
         switch PushProvider.serving(platform: target.platform.rawValue) {
         case .apns?:
-            guard let topic = push.apnsTopic, !topic.isEmpty else { return .failed(reason: "project \(push.project) has no apns_topic") }
+            guard let topic = push.apnsTopic, !topic.isEmpty else {
+                return .failed(reason: "project \(push.project) has no apns_topic")
+            }
             provider = .apns
             request = APNsRequest.silentPush(token: target.token, topic: topic)
         case .fcm?:
-            guard let project = push.fcmProject, !project.isEmpty else { return .failed(reason: "project \(push.project) has no fcm_project") }
+            guard let project = push.fcmProject, !project.isEmpty else {
+                return .failed(reason: "project \(push.project) has no fcm_project")
+            }
             provider = .fcm
             request = FCMRequest.silentPush(token: target.token, project: project)
         case nil:
@@ -42,7 +46,13 @@ struct ResponderPushSink: PushSink {
         guard case .response(let response)? = ResponderServerConnection.exchange(gateway, request) else {
             return .failed(reason: "the in-process gateway did not answer")
         }
-        switch ProviderResponse.verdict(provider, status: response.status, headers: response.headers, body: response.body, now: clock.now) {
+        switch ProviderResponse.verdict(
+            provider,
+            status: response.status,
+            headers: response.headers,
+            body: response.body,
+            now: clock.now
+        ) {
         case .delivered: return .delivered
         case .unregistered(let reason): return .unregistered(reason: reason)
         case .retryable(let reason, _), .rejected(let reason): return .failed(reason: reason)

@@ -92,9 +92,20 @@ public struct DeviceSpec: Sendable, Equatable {
 
     /// The `config` of ADAPTER.md's `create`, with what the runner fills in (base URL, storage).
     public func config(baseURL: String, project: String, storage: String) -> DeviceConfig {
-        DeviceConfig(baseURL: baseURL, project: project, platform: platform, flavor: flavor, appVersion: appVersion, build: build,
-                     sdk: .value(sdk), sdkVersion: sdkVersion.map(DeviceConfig.Setting.value) ?? .none, storage: storage,
-                     pushToken: pushToken, enabled: enabled, clockOffsetSeconds: Double(clockOffsetSeconds))
+        DeviceConfig(
+            baseURL: baseURL,
+            project: project,
+            platform: platform,
+            flavor: flavor,
+            appVersion: appVersion,
+            build: build,
+            sdk: .value(sdk),
+            sdkVersion: sdkVersion.map(DeviceConfig.Setting.value) ?? .none,
+            storage: storage,
+            pushToken: pushToken,
+            enabled: enabled,
+            clockOffsetSeconds: Double(clockOffsetSeconds)
+        )
     }
 }
 

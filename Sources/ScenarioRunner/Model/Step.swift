@@ -12,7 +12,7 @@ public struct Step: Sendable {
 /// What a step does. Device steps name their devices through a selector (a device, a group, `all`).
 public enum StepAction: Sendable {
     // Device lifecycle (ADAPTER.md commands)
-    case device(command: AdapterCommand, devices: [String])       // one of AdapterCommand.appEvents
+    case device(command: AdapterCommand, devices: [String])  // one of AdapterCommand.appEvents
     case network(devices: [String], online: Bool)
     case install(devices: [String], appVersion: String?, build: String?)
     case track(devices: [String], module: String, count: Int)
@@ -29,7 +29,7 @@ public enum StepAction: Sendable {
     case deletePushToken(token: String)
     // Time
     case after(milliseconds: Int64)
-    case at(milliseconds: Int64)                                   // since time 0
+    case at(milliseconds: Int64)  // since time 0
     case until(Expectation, withinMilliseconds: Int64)
     // Push routing
     case pushDelivery(devices: [String], policy: PushPolicy)

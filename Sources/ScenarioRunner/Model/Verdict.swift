@@ -18,7 +18,8 @@ import JSON
 /// ```
 enum Verdict {
     /// The steps that can fail, in the wording of the load-time error.
-    static let failingSteps = "an expectation (`expect`, `expect_server`, `expect_pushes`, `expect_ingest`, `until`) or a rule step with `rejected: true`"
+    static let failingSteps =
+        "an expectation (`expect`, `expect_server`, `expect_pushes`, `expect_ingest`, `until`) or a rule step with `rejected: true`"
 
     /// Whether `step` could ever fail the scenario (for a vacuous expectation: no).
     static func canFail(_ step: StepAction) -> Bool {
@@ -43,9 +44,15 @@ enum Verdict {
         case .pushes(let f), .ingest(let f):
             fields = f
         }
-        if fields.count == 0 { return "checks nothing: it names no value to compare, so it would pass whatever happened" }
-        let nothing = fields.allSatisfy { key, value in matchesAnything(value, isCount: isCountField(key, in: expectation)) }
-        return nothing ? "checks nothing: every value in it (`any`, or a count bound every count meets) matches whatever is seen" : nil
+        if fields.count == 0 {
+            return "checks nothing: it names no value to compare, so it would pass whatever happened"
+        }
+        let nothing = fields.allSatisfy { key, value in
+            matchesAnything(value, isCount: isCountField(key, in: expectation))
+        }
+        return nothing
+            ? "checks nothing: every value in it (`any`, or a count bound every count meets) matches whatever is seen"
+            : nil
     }
 
     /// Whether `expected` matches every value a field of this kind can have.

@@ -66,7 +66,9 @@ struct Node {
     func string() throws(ScenarioError) -> String {
         guard case .string(let s) = json else {
             if case .number = json {
-                throw error("`\(name)` must be text; write it in quotes (\"\(json.serializedString)\") so YAML keeps it as written")
+                throw error(
+                    "`\(name)` must be text; write it in quotes (\"\(json.serializedString)\") so YAML keeps it as written"
+                )
             }
             throw error("`\(name)` must be text, not a \(json.typeName)")
         }
@@ -74,12 +76,16 @@ struct Node {
     }
 
     func int() throws(ScenarioError) -> Int {
-        guard let i = json.intValue else { throw error("`\(name)` must be a whole number, not \(json.serializedString)") }
+        guard let i = json.intValue else {
+            throw error("`\(name)` must be a whole number, not \(json.serializedString)")
+        }
         return i
     }
 
     func bool() throws(ScenarioError) -> Bool {
-        guard case .bool(let b) = json else { throw error("`\(name)` must be true or false, not \(json.serializedString)") }
+        guard case .bool(let b) = json else {
+            throw error("`\(name)` must be true or false, not \(json.serializedString)")
+        }
         return b
     }
 
@@ -87,7 +93,12 @@ struct Node {
     /// not a mapping is an error.
     func checkKeys(_ allowed: [String], what: String) throws(ScenarioError) {
         for (key, node) in try object(what) where !allowed.contains(key) {
-            diagnostics.record(ScenarioError(Suggestion.message("unknown key '\(key)' in \(what)", for: key, in: allowed), at: node.keyLocation))
+            diagnostics.record(
+                ScenarioError(
+                    Suggestion.message("unknown key '\(key)' in \(what)", for: key, in: allowed),
+                    at: node.keyLocation
+                )
+            )
         }
     }
 
@@ -100,7 +111,9 @@ struct Node {
     func required(_ key: String, in what: String) throws(ScenarioError) -> Node {
         if let c = child(key) { return c }
         if case .object(let o) = json,
-           let typo = o.keys.first(where: { $0 != key && KeySuggestion.nearest(to: $0, in: [key]) == key }), let c = child(typo) {
+            let typo = o.keys.first(where: { $0 != key && KeySuggestion.nearest(to: $0, in: [key]) == key }),
+            let c = child(typo)
+        {
             return c
         }
         throw error("\(what) needs `\(key)`")

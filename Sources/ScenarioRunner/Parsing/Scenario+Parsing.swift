@@ -1,5 +1,5 @@
-import AdapterProtocol
 import Adapter
+import AdapterProtocol
 import Clock
 import JSON
 import ReleaseControl
@@ -7,16 +7,21 @@ import YAML
 
 extension Scenario {
     static let topKeys = ["name", "description", "tags", "covers", "needs", "project", "rules", "devices", "steps"]
-    static let deviceKeys = ["platform", "flavor", "app_version", "build", "sdk", "sdk_version", "push", "push_token",
-                             "enabled", "clock_offset", "storage", "count", "matrix"]
+    static let deviceKeys = [
+        "platform", "flavor", "app_version", "build", "sdk", "sdk_version", "push", "push_token",
+        "enabled", "clock_offset", "storage", "count", "matrix",
+    ]
     static let platforms = AdapterVocabulary.platforms
     static let flavors = AdapterVocabulary.flavors
 
     /// Reads a scenario from YAML (or JSON) bytes and reports every problem of the file at once,
     /// each as a ``ScenarioError`` with `file:line:column`. `covers` ids are checked against
     /// `catalogue` (the built-in one unless a suite brings its own).
-    public static func parse(_ bytes: [UInt8], file: String,
-                             catalogue: SpecCatalogue = .builtIn) throws(ScenarioFileErrors) -> Scenario {
+    public static func parse(
+        _ bytes: [UInt8],
+        file: String,
+        catalogue: SpecCatalogue = .builtIn
+    ) throws(ScenarioFileErrors) -> Scenario {
         let document: YAMLDocument
         do {
             document = try YAML.parse(bytes)
@@ -37,40 +42,76 @@ extension Scenario {
             throw root.error("a scenario is a mapping with `name`, `devices` and `steps`, not a \(root.json.typeName)")
         }
         try root.checkKeys(topKeys, what: "a scenario")
-        let name = root.attempt { () throws(ScenarioError) in try root.required("name", in: "a scenario").string() } ?? root.file
-        var scenario = Scenario(file: root.file, name: name, description: nil,
-                                tags: [], covers: [], needs: [], project: "demo", rules: [], devices: [], groups: [:], steps: [])
-        scenario.description = root.attempt { () throws(ScenarioError) in try root.child("description")?.string() } ?? nil
-        scenario.tags = root.child("tags")?.list().compactMap { n in n.attempt { () throws(ScenarioError) in try n.string() } } ?? []
+        let name =
+            root.attempt { () throws(ScenarioError) in try root.required("name", in: "a scenario").string() }
+            ?? root.file
+        var scenario = Scenario(
+            file: root.file,
+            name: name,
+            description: nil,
+            tags: [],
+            covers: [],
+            needs: [],
+            project: "demo",
+            rules: [],
+            devices: [],
+            groups: [:],
+            steps: []
+        )
+        scenario.description =
+            root.attempt { () throws(ScenarioError) in try root.child("description")?.string() } ?? nil
+        scenario.tags =
+            root.child("tags")?.list().compactMap { n in n.attempt { () throws(ScenarioError) in try n.string() } }
+            ?? []
         for node in root.child("needs")?.list() ?? [] {
             guard let need = node.attempt({ () throws(ScenarioError) in try node.string() }) else { continue }
             // A misspelt capability would make every adapter lack it: the scenario skipped, never run.
             let known = AdapterCapability.all.map(\.rawValue)
             if !known.contains(need) {
-                node.diagnostics.record(node.error(Suggestion.message("unknown adapter capability '\(need)'", for: need, in: known)))
+                node.diagnostics.record(
+                    node.error(Suggestion.message("unknown adapter capability '\(need)'", for: need, in: known))
+                )
             }
             scenario.needs.append(need)
         }
-        if let project = root.child("project"), let p = project.attempt({ () throws(ScenarioError) in try project.string() }) { scenario.project = p }
+        if let project = root.child("project"),
+            let p = project.attempt({ () throws(ScenarioError) in try project.string() })
+        {
+            scenario.project = p
+        }
         for node in root.child("covers")?.list() ?? [] {
             guard let id = node.attempt({ () throws(ScenarioError) in try node.string() }) else { continue }
             if catalogue.row(id) == nil {
-                node.diagnostics.record(node.error(Suggestion.message(
-                    "`covers` names '\(id)', which is not in the spec catalogue\(catalogue.origin)", for: id, in: catalogue.rows.map(\.id))))
+                node.diagnostics.record(
+                    node.error(
+                        Suggestion.message(
+                            "`covers` names '\(id)', which is not in the spec catalogue\(catalogue.origin)",
+                            for: id,
+                            in: catalogue.rows.map(\.id)
+                        )
+                    )
+                )
             }
             scenario.covers.append(id)
         }
         var context = StepContext(scenario: scenario)
-        if let rules = root.child("rules"), let list = root.attempt({ () throws(ScenarioError) in try rules.array("`rules`") }) {
+        if let rules = root.child("rules"),
+            let list = root.attempt({ () throws(ScenarioError) in try rules.array("`rules`") })
+        {
             for node in list {
-                guard let rule = node.attempt({ () throws(ScenarioError) in try RuleSpec.parse(node) }) else { continue }
+                guard let rule = node.attempt({ () throws(ScenarioError) in try RuleSpec.parse(node) }) else {
+                    continue
+                }
                 if context.ruleNames.contains(rule.name) {
                     node.diagnostics.record(node.error("two rules are named '\(rule.name)'"))
                     continue
                 }
                 if rule.expectRejected {
-                    node.diagnostics.record((node.child("rejected") ?? node).keyError(
-                        "`rejected` belongs on a `create_rule` step; `rules` are created before time 0 and must be accepted"))
+                    node.diagnostics.record(
+                        (node.child("rejected") ?? node).keyError(
+                            "`rejected` belongs on a `create_rule` step; `rules` are created before time 0 and must be accepted"
+                        )
+                    )
                     continue
                 }
                 context.define(rule)
@@ -78,11 +119,13 @@ extension Scenario {
             }
         }
         if let devices = root.attempt({ () throws(ScenarioError) in try root.required("devices", in: "a scenario") }),
-           let entries = devices.attempt({ () throws(ScenarioError) in try devices.object("`devices`") }) {
-            var taken = Set<String>()   // a set: fleets of 100,000 devices are checked in linear time
+            let entries = devices.attempt({ () throws(ScenarioError) in try devices.object("`devices`") })
+        {
+            var taken = Set<String>()  // a set: fleets of 100,000 devices are checked in linear time
             for (key, node) in entries {
-                guard let expanded = node.attempt({ () throws(ScenarioError) in try DeviceSpec.parse(name: key, node) }) else {
-                    scenario.groups[key] = []   // still a known name, so steps naming it add no second error
+                guard let expanded = node.attempt({ () throws(ScenarioError) in try DeviceSpec.parse(name: key, node) })
+                else {
+                    scenario.groups[key] = []  // still a known name, so steps naming it add no second error
                     context.brokenDevices.insert(key)
                     continue
                 }
@@ -97,23 +140,35 @@ extension Scenario {
             var tokens: [String: String] = [:]
             for d in scenario.devices {
                 guard let t = d.pushToken else { continue }
-                if let other = tokens[t] { devices.diagnostics.record(devices.error("devices '\(other)' and '\(d.name)' share push token '\(t)'")) }
+                if let other = tokens[t] {
+                    devices.diagnostics.record(
+                        devices.error("devices '\(other)' and '\(d.name)' share push token '\(t)'")
+                    )
+                }
                 tokens[t] = d.name
             }
         }
         scenario.groups["all"] = scenario.devices.map(\.name)
         context.scenario = scenario
-        if let steps = root.attempt({ () throws(ScenarioError) in try root.required("steps", in: "a scenario").array("`steps`") }) {
+        if let steps = root.attempt({ () throws(ScenarioError) in
+            try root.required("steps", in: "a scenario").array("`steps`")
+        }) {
             for node in steps {
-                if let step = node.attempt({ () throws(ScenarioError) in try Step.parse(node, context: &context) }) { scenario.steps.append(step) }
+                if let step = node.attempt({ () throws(ScenarioError) in try Step.parse(node, context: &context) }) {
+                    scenario.steps.append(step)
+                }
             }
             // A pass must have been able to be a fail (Verdict). Checked last, when the rest of the file
             // is sound: a file with other mistakes is an error already, and never a pass.
             if root.diagnostics.errors.isEmpty, !scenario.steps.contains(where: { Verdict.canFail($0.action) }),
-               let stepsNode = root.child("steps") {
-                root.diagnostics.record(ScenarioError(
-                    "no step of this scenario can fail, so it would pass whatever the SDK did: add \(Verdict.failingSteps)",
-                    at: stepsNode.keyLocation))
+                let stepsNode = root.child("steps")
+            {
+                root.diagnostics.record(
+                    ScenarioError(
+                        "no step of this scenario can fail, so it would pass whatever the SDK did: add \(Verdict.failingSteps)",
+                        at: stepsNode.keyLocation
+                    )
+                )
             }
         }
         return scenario
@@ -138,13 +193,16 @@ extension RuleSpec {
         let pairs = try node.object("a rule")
         let earlier = node.diagnostics.errors.count
         let name = try node.required("name", in: "a rule (give it a `name` to refer to it in steps)").string()
-        let rejected = node.attempt { () throws(ScenarioError) -> Bool in try node.child("rejected")?.bool() ?? false } ?? false
+        let rejected =
+            node.attempt { () throws(ScenarioError) -> Bool in try node.child("rejected")?.bool() ?? false } ?? false
         if node.child("type") == nil {
             node.diagnostics.record(node.error("rule '\(name)' needs `type` (\(types.joined(separator: ", ")))"))
         } else if let typeNode = node.child("type") {
             _ = node.attempt { () throws(ScenarioError) in
                 let type = try typeNode.string()
-                guard types.contains(type) else { throw typeNode.error(Suggestion.message("unknown rule type '\(type)'", for: type, in: types)) }
+                guard types.contains(type) else {
+                    throw typeNode.error(Suggestion.message("unknown rule type '\(type)'", for: type, in: types))
+                }
             }
         }
         var body: [(String, JSON)] = []
@@ -163,7 +221,9 @@ extension RuleSpec {
         if node.json.isNull { return }
         let text = try node.string()
         if TimeSyntax.milliseconds(text) != nil || Instant(rfc3339: text) != nil { return }
-        throw node.error("`\(node.name)` must be a time relative to time 0 (`+2h`, `-10m`) or RFC 3339 (`2026-12-02T11:00:00.000Z`), not '\(text)'")
+        throw node.error(
+            "`\(node.name)` must be a time relative to time 0 (`+2h`, `-10m`) or RFC 3339 (`2026-12-02T11:00:00.000Z`), not '\(text)'"
+        )
     }
 
     /// `body` with relative times placed after `t0`.
@@ -180,15 +240,19 @@ extension RuleSpec {
     /// Records each problem the server's rule decoding finds in `body` (relative times resolved
     /// against any time 0: the checks compare times with each other), at the field it names.
     static func checkWithServerRules(_ body: JSON, name: String, at node: Node) {
-        guard body["type"]?.stringValue.map(types.contains) == true else { return }   // reported above
+        guard body["type"]?.stringValue.map(types.contains) == true else { return }  // reported above
         do {
             _ = try RuleBody.decode(resolvingTimes(body, t0: Environments.inProcessStart))
         } catch {
             for problem in error.problems {
                 let pointer = node.pointer + problem.pointer
                 let mark = node.document.keyMarks[pointer] ?? node.document.mark(for: pointer)
-                node.diagnostics.record(ScenarioError("rule '\(name)' would be refused by the server: \(problem)",
-                                                      at: SourceLocation(file: node.file, mark: mark)))
+                node.diagnostics.record(
+                    ScenarioError(
+                        "rule '\(name)' would be refused by the server: \(problem)",
+                        at: SourceLocation(file: node.file, mark: mark)
+                    )
+                )
             }
         }
     }
@@ -207,7 +271,9 @@ extension DeviceSpec {
             var combos: [[(String, Node)]] = [[]]
             for (key, values) in try matrix.object("`matrix`") {
                 guard Scenario.deviceKeys.contains(key), key != "count", key != "matrix" else {
-                    throw values.keyError(Suggestion.message("`matrix` cannot vary '\(key)'", for: key, in: Scenario.deviceKeys))
+                    throw values.keyError(
+                        Suggestion.message("`matrix` cannot vary '\(key)'", for: key, in: Scenario.deviceKeys)
+                    )
                 }
                 let list = try values.array("each `matrix` entry")
                 guard !list.isEmpty else { throw values.error("`matrix.\(key)` is empty") }
@@ -223,7 +289,9 @@ extension DeviceSpec {
                 }
                 var deviceName = name
                 if name.contains("{") {
-                    for (k, v) in combo { deviceName = deviceName.replacing("{\(k)}", with: v.json.stringValue ?? v.json.serializedString) }
+                    for (k, v) in combo {
+                        deviceName = deviceName.replacing("{\(k)}", with: v.json.stringValue ?? v.json.serializedString)
+                    }
                 } else {
                     deviceName = ([name] + suffix).joined(separator: "-")
                 }
@@ -240,7 +308,12 @@ extension DeviceSpec {
         }
     }
 
-    private static func single(name: String, _ node: Node, overrides: [String: Node], index: Int?) throws(ScenarioError) -> DeviceSpec {
+    private static func single(
+        name: String,
+        _ node: Node,
+        overrides: [String: Node],
+        index: Int?
+    ) throws(ScenarioError) -> DeviceSpec {
         /// A field's node: the matrix override, else the entry's value; a fleet cycles through lists.
         func field(_ key: String) throws(ScenarioError) -> Node? {
             if let o = overrides[key] { return o }
@@ -260,7 +333,11 @@ extension DeviceSpec {
         /// other fields are still checked.
         func checked<T>(_ fallback: T, _ read: () throws(ScenarioError) -> T) -> T { node.attempt(read) ?? fallback }
 
-        guard let platformNode = try field("platform") ?? (try? node.required("platform", in: "")) else { throw node.error("device '\(name)' needs `platform` (\(Scenario.platforms.joined(separator: ", ")), a list of them, or `any`)") }
+        guard let platformNode = try field("platform") ?? (try? node.required("platform", in: "")) else {
+            throw node.error(
+                "device '\(name)' needs `platform` (\(Scenario.platforms.joined(separator: ", ")), a list of them, or `any`)"
+            )
+        }
         // One device, several platforms (`[android, web]`, `any`): it runs on the first the adapter emulates.
         var choices: [String]?
         let wantsPush = (try? field("push")?.bool()) == true || (try? text("push_token")) != nil
@@ -268,11 +345,15 @@ extension DeviceSpec {
             var list: [String] = []
             for item in try platformNode.array("`platform`") {
                 let p = try item.string()
-                guard Scenario.platforms.contains(p) else { throw item.error(Suggestion.message("unknown platform '\(p)'", for: p, in: Scenario.platforms)) }
+                guard Scenario.platforms.contains(p) else {
+                    throw item.error(Suggestion.message("unknown platform '\(p)'", for: p, in: Scenario.platforms))
+                }
                 guard !list.contains(p) else { throw item.error("`platform` lists '\(p)' twice") }
                 list.append(p)
             }
-            guard !list.isEmpty else { throw platformNode.error("`platform` is an empty list: name the platforms the device may run on") }
+            guard !list.isEmpty else {
+                throw platformNode.error("`platform` is an empty list: name the platforms the device may run on")
+            }
             choices = list
         } else if platformNode.json.stringValue == "any" {
             // Web pages have no silent push: a device with push may run on the others only.
@@ -281,29 +362,40 @@ extension DeviceSpec {
         let platform: String
         if let first = choices?.first { platform = first } else { platform = try platformNode.string() }
         guard Scenario.platforms.contains(platform) else {
-            throw platformNode.error(Suggestion.message("unknown platform '\(platform)'", for: platform, in: Scenario.platforms + ["any"]))
+            throw platformNode.error(
+                Suggestion.message("unknown platform '\(platform)'", for: platform, in: Scenario.platforms + ["any"])
+            )
         }
         let flavor = checked("native") { () throws(ScenarioError) -> String in
             let flavor = try text("flavor") ?? "native"
             guard Scenario.flavors.contains(flavor) else {
-                throw (try field("flavor"))?.error(Suggestion.message("unknown flavor '\(flavor)'", for: flavor, in: Scenario.flavors)) ?? node.error("bad flavor")
+                throw (try field("flavor"))?.error(
+                    Suggestion.message("unknown flavor '\(flavor)'", for: flavor, in: Scenario.flavors)
+                ) ?? node.error("bad flavor")
             }
             return flavor
         }
         // `app_version` absent: 1.0.0; written as null: a device without a version.
-        let appVersion = checked("1.0.0") { () throws(ScenarioError) -> String? in try field("app_version") == nil ? "1.0.0" : try text("app_version") }
+        let appVersion = checked("1.0.0") { () throws(ScenarioError) -> String? in
+            try field("app_version") == nil ? "1.0.0" : try text("app_version")
+        }
         let defaultSDK = Self.defaultSDK(platform: platform, flavor: flavor)
         let sdkWritten = (try? field("sdk")).flatMap { $0 }.map { !$0.json.isNull } ?? false
         let sdk = checked(defaultSDK) { () throws(ScenarioError) -> String in try text("sdk") ?? defaultSDK }
-        let sdkVersion = checked("1.5.0") { () throws(ScenarioError) -> String? in try field("sdk_version") == nil ? "1.5.0" : try text("sdk_version") }
+        let sdkVersion = checked("1.5.0") { () throws(ScenarioError) -> String? in
+            try field("sdk_version") == nil ? "1.5.0" : try text("sdk_version")
+        }
         var pushToken = checked(nil) { () throws(ScenarioError) -> String? in try text("push_token") }
         var defaultPushToken = false
-        if checked(false, { () throws(ScenarioError) -> Bool in try field("push")?.bool() ?? false }), pushToken == nil {
+        if checked(false, { () throws(ScenarioError) -> Bool in try field("push")?.bool() ?? false }), pushToken == nil
+        {
             pushToken = defaultToken(name: name, platform: platform)
             defaultPushToken = true
         }
         if pushToken != nil, platform == "web" || choices?.contains("web") == true {
-            node.diagnostics.record(node.error("device '\(name)' is on the web, which has no push; drop `push`/`push_token`"))
+            node.diagnostics.record(
+                node.error("device '\(name)' is on the web, which has no push; drop `push`/`push_token`")
+            )
         }
         let offset = checked(Int64(0)) { () throws(ScenarioError) -> Int64 in
             guard let o = try field("clock_offset") else { return 0 }
@@ -311,12 +403,21 @@ extension DeviceSpec {
             if let s = o.json.stringValue, let ms = TimeSyntax.milliseconds(s) { return ms / 1000 }
             throw o.error("`clock_offset` must be seconds or a duration such as `-2h` or `+90s`")
         }
-        return DeviceSpec(name: name, platform: platform, flavor: flavor, appVersion: appVersion,
-                          build: checked(nil) { () throws(ScenarioError) -> String? in try text("build") },
-                          sdk: sdk, sdkVersion: sdkVersion, pushToken: pushToken,
-                          enabled: checked(true) { () throws(ScenarioError) -> Bool in try field("enabled")?.bool() ?? true },
-                          clockOffsetSeconds: offset,
-                          storage: checked(nil) { () throws(ScenarioError) -> String? in try text("storage") },
-                          platformChoices: choices, sdkWritten: sdkWritten, defaultPushToken: defaultPushToken)
+        return DeviceSpec(
+            name: name,
+            platform: platform,
+            flavor: flavor,
+            appVersion: appVersion,
+            build: checked(nil) { () throws(ScenarioError) -> String? in try text("build") },
+            sdk: sdk,
+            sdkVersion: sdkVersion,
+            pushToken: pushToken,
+            enabled: checked(true) { () throws(ScenarioError) -> Bool in try field("enabled")?.bool() ?? true },
+            clockOffsetSeconds: offset,
+            storage: checked(nil) { () throws(ScenarioError) -> String? in try text("storage") },
+            platformChoices: choices,
+            sdkWritten: sdkWritten,
+            defaultPushToken: defaultPushToken
+        )
     }
 }

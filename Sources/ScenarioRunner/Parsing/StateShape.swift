@@ -20,9 +20,11 @@ enum StateShape {
     static let pausableModules = AdapterVocabulary.pausableModules
 
     /// Keys of the objects inside the state; `maintenance` is a list of such objects.
-    static let nested: [String: [String]] = Dictionary(uniqueKeysWithValues: DeviceStateField.allCases.compactMap { field in
-        field.nestedKeys.map { (field.rawValue, $0) }
-    })
+    static let nested: [String: [String]] = Dictionary(
+        uniqueKeysWithValues: DeviceStateField.allCases.compactMap { field in
+            field.nestedKeys.map { (field.rawValue, $0) }
+        }
+    )
     /// Counts, at the top or inside `queued` and `sent`.
     static let topCounts = [DeviceStateField.checks, .notModified, .failedChecks].map(\.rawValue)
     static let countObjects = [DeviceStateField.queued, .sent].map(\.rawValue)
@@ -39,7 +41,9 @@ enum StateShape {
     /// problems are recorded at the value.
     static func check(_ node: Node, key: String, parent: String? = nil) {
         let isCount = parent.map(countObjects.contains) ?? topCounts.contains(key)
-        let isTime = parent == nil ? deviceTimes.contains(key) : serverTimes.contains(key) || nestedDeviceTimes[parent ?? ""] == key
+        let isTime =
+            parent == nil
+            ? deviceTimes.contains(key) : serverTimes.contains(key) || nestedDeviceTimes[parent ?? ""] == key
         switch node.json {
         case .string(let text) where keywords.contains(text):
             return
@@ -51,23 +55,41 @@ enum StateShape {
             for item in node.list() {
                 guard let name = item.attempt({ () throws(ScenarioError) in try item.string() }) else { continue }
                 if !pausableModules.contains(name) {
-                    item.diagnostics.record(item.error(Suggestion.message("unknown module '\(name)'", for: name, in: pausableModules)))
+                    item.diagnostics.record(
+                        item.error(Suggestion.message("unknown module '\(name)'", for: name, in: pausableModules))
+                    )
                 }
             }
         case .string(let text) where key == "screen" && parent == nil:
-            if !screens.contains(text) { node.diagnostics.record(node.error(Suggestion.message("unknown screen '\(text)'", for: text, in: screens))) }
+            if !screens.contains(text) {
+                node.diagnostics.record(
+                    node.error(Suggestion.message("unknown screen '\(text)'", for: text, in: screens))
+                )
+            }
         case .string(let text) where key == "kind" && parent == "optional_update":
-            if !kinds.contains(text) { node.diagnostics.record(node.error(Suggestion.message("unknown kind '\(text)'", for: text, in: kinds))) }
+            if !kinds.contains(text) {
+                node.diagnostics.record(node.error(Suggestion.message("unknown kind '\(text)'", for: text, in: kinds)))
+            }
         case .string(let text) where key == "kind" && parent == DeviceStateField.lastFailure.rawValue:
             let kinds = DeviceStateField.failureKinds
-            if !kinds.contains(text) { node.diagnostics.record(node.error(Suggestion.message("unknown failure kind '\(text)'", for: text, in: kinds))) }
+            if !kinds.contains(text) {
+                node.diagnostics.record(
+                    node.error(Suggestion.message("unknown failure kind '\(text)'", for: text, in: kinds))
+                )
+            }
         case .string(let text) where isCount:
             if comparison(text) == nil, relativeCount(text) == nil {
-                node.diagnostics.record(node.error("`\(key)` is a count: write a number, one relative to the device's previous expectation (`\"+1\"`), or a comparison (`\">= 2\"`, `\">= +1\"`), not '\(text)'"))
+                node.diagnostics.record(
+                    node.error(
+                        "`\(key)` is a count: write a number, one relative to the device's previous expectation (`\"+1\"`), or a comparison (`\">= 2\"`, `\">= +1\"`), not '\(text)'"
+                    )
+                )
             }
         case .string(let text) where isTime:
             if Instant(rfc3339: text) == nil, TimeSyntax.milliseconds(text) == nil {
-                node.diagnostics.record(node.error("`\(key)` is a time: write it relative to time 0 (`+6m`) or in RFC 3339, not '\(text)'"))
+                node.diagnostics.record(
+                    node.error("`\(key)` is a time: write it relative to time 0 (`+6m`) or in RFC 3339, not '\(text)'")
+                )
             }
         default:
             return

@@ -33,7 +33,9 @@ struct StepContext {
         // An expectation over no device would hold without looking at anything.
         let names = node.list().compactMap(\.json.stringValue)
         if out.isEmpty, !names.contains(where: brokenDevices.contains) {
-            throw node.error("\(names.map { "'\($0)'" }.joined(separator: ", ")) names no device; a step needs at least one")
+            throw node.error(
+                "\(names.map { "'\($0)'" }.joined(separator: ", ")) names no device; a step needs at least one"
+            )
         }
         var seen = Set<String>()
         return out.filter { seen.insert($0).inserted }
@@ -42,7 +44,9 @@ struct StepContext {
     func rule(_ node: Node) throws(ScenarioError) -> String {
         let name = try node.string()
         guard ruleNames.contains(name) else {
-            throw node.error(Suggestion.message("no rule named '\(name)' exists at this step", for: name, in: Array(ruleNames)))
+            throw node.error(
+                Suggestion.message("no rule named '\(name)' exists at this step", for: name, in: Array(ruleNames))
+            )
         }
         return name
     }
@@ -50,12 +54,14 @@ struct StepContext {
 
 extension Step {
     static let deviceCommands = AdapterCommand.appEvents.map(\.rawValue)
-    static let actions = deviceCommands + [
-        "offline", "online", "install", "track", "set_clock",
-        "create_rule", "update_rule", "delete_rule", "lift_all", "fault", "clear_faults", "push_token", "delete_push_token",
-        "after", "at", "until", "push_delivery", "gateway_reject",
-        "expect", "expect_server", "expect_pushes", "expect_ingest",
-    ]
+    static let actions =
+        deviceCommands + [
+            "offline", "online", "install", "track", "set_clock",
+            "create_rule", "update_rule", "delete_rule", "lift_all", "fault", "clear_faults", "push_token",
+            "delete_push_token",
+            "after", "at", "until", "push_delivery", "gateway_reject",
+            "expect", "expect_server", "expect_pushes", "expect_ingest",
+        ]
     static let noArgument: Set<String> = ["lift_all", "clear_faults"]
     static let modules = StateShape.modules
     static let faultKinds = ["status", "delay", "reset", "malformed", "wrong_types"]
@@ -72,7 +78,11 @@ extension Step {
         case .object(let o):
             guard o.count == 1, let key = o.keys.first else {
                 let keys = o.keys.map { "`\($0)`" }.joined(separator: ", ")
-                throw node.error(o.count == 0 ? "an empty step" : "a step holds one action, this one has \(keys): put each on its own `- ` line, or indent the fields under the action")
+                throw node.error(
+                    o.count == 0
+                        ? "an empty step"
+                        : "a step holds one action, this one has \(keys): put each on its own `- ` line, or indent the fields under the action"
+                )
             }
             action = key
             argument = node.child(key)
@@ -90,24 +100,34 @@ extension Step {
         let kind: StepAction
         switch action {
         case _ where AdapterCommand(rawValue: action).map(AdapterCommand.appEvents.contains) == true:
-            kind = .device(command: AdapterCommand(rawValue: action) ?? .launch, devices: try context.devices(try arg()))
+            kind = .device(
+                command: AdapterCommand(rawValue: action) ?? .launch,
+                devices: try context.devices(try arg())
+            )
         case "offline", "online":
             kind = .network(devices: try context.devices(try arg()), online: action == "online")
         case "install":
             let a = try arg()
             try a.checkKeys(["device", "app_version", "build"], what: "`install`")
             let version = a.child("app_version")
-            kind = .install(devices: try context.devices(try a.required("device", in: "`install`")),
-                            appVersion: try version.flatMap { v throws(ScenarioError) in v.json.isNull ? nil : try v.string() },
-                            build: try a.child("build")?.string())
+            kind = .install(
+                devices: try context.devices(try a.required("device", in: "`install`")),
+                appVersion: try version.flatMap { v throws(ScenarioError) in v.json.isNull ? nil : try v.string() },
+                build: try a.child("build")?.string()
+            )
         case "track":
             let a = try arg()
             try a.checkKeys(["device", "module", "count"], what: "`track`")
             let moduleNode = try a.required("module", in: "`track`")
             let module = try moduleNode.string()
-            guard modules.contains(module) else { throw moduleNode.error(Suggestion.message("unknown module '\(module)'", for: module, in: modules)) }
-            kind = .track(devices: try context.devices(try a.required("device", in: "`track`")), module: module,
-                          count: try a.child("count")?.int() ?? 1)
+            guard modules.contains(module) else {
+                throw moduleNode.error(Suggestion.message("unknown module '\(module)'", for: module, in: modules))
+            }
+            kind = .track(
+                devices: try context.devices(try a.required("device", in: "`track`")),
+                module: module,
+                count: try a.child("count")?.int() ?? 1
+            )
         case "set_clock":
             let a = try arg()
             try a.checkKeys(["device", "clock_offset"], what: "`set_clock`")
@@ -118,9 +138,14 @@ extension Step {
             } else if let text = offsetNode.json.stringValue, let ms = TimeSyntax.milliseconds(text) {
                 offset = ms / 1000
             } else {
-                throw offsetNode.error("`clock_offset` is how far the device clock is off true time: seconds or a duration such as `-2h` or `+90s` (0: right)")
+                throw offsetNode.error(
+                    "`clock_offset` is how far the device clock is off true time: seconds or a duration such as `-2h` or `+90s` (0: right)"
+                )
             }
-            kind = .setClock(devices: try context.devices(try a.required("device", in: "`set_clock`")), offsetSeconds: offset)
+            kind = .setClock(
+                devices: try context.devices(try a.required("device", in: "`set_clock`")),
+                offsetSeconds: offset
+            )
         case "create_rule":
             let rule = try RuleSpec.parse(try arg())
             if context.ruleNames.contains(rule.name) { throw node.error("a rule named '\(rule.name)' already exists") }
@@ -130,13 +155,18 @@ extension Step {
             let a = try arg()
             let name = try context.rule(try a.required("name", in: "`update_rule`"))
             let earlier = a.diagnostics.errors.count
-            let rejected = a.attempt { () throws(ScenarioError) -> Bool in try a.child("rejected")?.bool() ?? false } ?? false
+            let rejected =
+                a.attempt { () throws(ScenarioError) -> Bool in try a.child("rejected")?.bool() ?? false } ?? false
             var fields: [(String, JSON)] = []
             for (k, v) in try a.object() where !RuleSpec.runnerKeys.contains(k) {
-                if RuleSpec.timeFields.contains(k) { _ = v.attempt { () throws(ScenarioError) in try RuleSpec.checkTime(v) } }
+                if RuleSpec.timeFields.contains(k) {
+                    _ = v.attempt { () throws(ScenarioError) in try RuleSpec.checkTime(v) }
+                }
                 fields.append((k, v.json))
             }
-            guard !fields.isEmpty else { throw a.error("`update_rule` names the fields to change, e.g. `{name: \(name), below: \"2.5.0\"}`") }
+            guard !fields.isEmpty else {
+                throw a.error("`update_rule` names the fields to change, e.g. `{name: \(name), below: \"2.5.0\"}`")
+            }
             let update = RuleUpdate(name: name, fields: .object(fields), expectRejected: rejected)
             if !rejected, let before = context.rules[name] {
                 let after = update.applied(to: before)
@@ -157,13 +187,17 @@ extension Step {
             try a.checkKeys(["kind", "status", "seconds", "count"], what: "`fault`")
             let kindNode = try a.required("kind", in: "`fault`")
             let k = try kindNode.string()
-            guard faultKinds.contains(k) else { throw kindNode.error(Suggestion.message("unknown fault kind '\(k)'", for: k, in: faultKinds)) }
+            guard faultKinds.contains(k) else {
+                throw kindNode.error(Suggestion.message("unknown fault kind '\(k)'", for: k, in: faultKinds))
+            }
             kind = .fault(a.json)
         case "push_token":
             let a = try arg()
             try a.checkKeys(["token", "platform"], what: "`push_token`")
-            kind = .addPushToken(token: try a.required("token", in: "`push_token`").string(),
-                                 platform: try a.required("platform", in: "`push_token`").string())
+            kind = .addPushToken(
+                token: try a.required("token", in: "`push_token`").string(),
+                platform: try a.required("platform", in: "`push_token`").string()
+            )
         case "delete_push_token":
             kind = .deletePushToken(token: try arg().string())
         case "after", "at":
@@ -176,27 +210,39 @@ extension Step {
             kind = action == "after" ? .after(milliseconds: ms) : .at(milliseconds: ms)
         case "until":
             let a = try arg()
-            guard let withinNode = a.child("within") else { throw a.error("`until` needs `within: <duration>`, the longest it may wait") }
+            guard let withinNode = a.child("within") else {
+                throw a.error("`until` needs `within: <duration>`, the longest it may wait")
+            }
             guard let within = TimeSyntax.milliseconds(try withinNode.string()), within > 0 else {
                 throw withinNode.error("`within` takes a duration such as `2m`")
             }
-            kind = .until(try Expectation.parseDevice(a, context: context, extra: ["within"]), withinMilliseconds: within)
+            kind = .until(
+                try Expectation.parseDevice(a, context: context, extra: ["within"]),
+                withinMilliseconds: within
+            )
         case "push_delivery":
             let a = try arg()
             try a.checkKeys(["device", "drop", "delay", "deliver"], what: "`push_delivery`")
             var policy = PushPolicy.deliver
             if let drop = a.child("drop") {
-                if let b = drop.json.boolValue { policy.dropProbability = b ? 1 : 0 } else if let p = drop.json.numberValue, p >= 0, p <= 1 {
+                if let b = drop.json.boolValue {
+                    policy.dropProbability = b ? 1 : 0
+                } else if let p = drop.json.numberValue, p >= 0, p <= 1 {
                     policy.dropProbability = p
                 } else {
                     throw drop.error("`drop` is true, false or a probability from 0 to 1")
                 }
             }
             if let delay = a.child("delay") {
-                guard let ms = TimeSyntax.milliseconds(try delay.string()), ms >= 0 else { throw delay.error("`delay` takes a duration such as `30s`") }
+                guard let ms = TimeSyntax.milliseconds(try delay.string()), ms >= 0 else {
+                    throw delay.error("`delay` takes a duration such as `30s`")
+                }
                 policy.delayMilliseconds = ms
             }
-            kind = .pushDelivery(devices: try context.devices(try a.required("device", in: "`push_delivery`")), policy: policy)
+            kind = .pushDelivery(
+                devices: try context.devices(try a.required("device", in: "`push_delivery`")),
+                policy: policy
+            )
         case "gateway_reject":
             let a = try arg()
             try a.checkKeys(["device", "status"], what: "`gateway_reject`")
@@ -205,7 +251,9 @@ extension Step {
                 throw a.error("device '\(name)' has no push token for the gateway to refuse")
             }
             let status = try a.child("status")?.int() ?? 410
-            guard (400...599).contains(status) else { throw a.error("`status` is a provider error status such as 410 or 400") }
+            guard (400...599).contains(status) else {
+                throw a.error("`status` is a provider error status such as 410 or 400")
+            }
             kind = .gatewayReject(devices: devices, status: status)
         case "expect":
             kind = .expect(try Expectation.parseDevice(try arg(), context: context, extra: []))
@@ -213,13 +261,15 @@ extension Step {
             kind = .expect(try Expectation.parseServer(try arg(), context: context))
         case "expect_pushes":
             kind = .expect(try Expectation.parsePushes(try arg()))
-        default: // expect_ingest
+        default:  // expect_ingest
             let a = try arg()
             try a.checkKeys(modules, what: "`expect_ingest`")
             kind = .expect(.ingest(a.json.objectValue ?? JSONObject()))
         }
         if case .expect(let e) = kind, let why = Verdict.vacuity(of: e) { throw node.error("`\(action)` \(why)") }
-        if case .until(let e, _) = kind, let why = Verdict.vacuity(of: e) { throw node.error("`until` \(why), so it holds at once") }
+        if case .until(let e, _) = kind, let why = Verdict.vacuity(of: e) {
+            throw node.error("`until` \(why), so it holds at once")
+        }
         return Step(action: kind, location: node.location, text: Self.oneLine(node.json))
     }
 
@@ -238,7 +288,8 @@ extension Step {
     static func flow(_ json: JSON) -> String {
         switch json {
         case .string(let s):
-            let plain = !s.isEmpty && s.allSatisfy { $0.isLetter || $0.isNumber || "-_.+:/".contains($0) }
+            let plain =
+                !s.isEmpty && s.allSatisfy { $0.isLetter || $0.isNumber || "-_.+:/".contains($0) }
                 && YAMLScalarCheck.staysString(s)
             return plain ? s : json.serializedString
         case .array(let a): return "[" + a.map(flow).joined(separator: ", ") + "]"
@@ -262,7 +313,9 @@ extension Expectation {
             fields[k] = v.json
         }
         let written = node.json.objectValue?.keys.filter { $0 != "device" && !extra.contains($0) } ?? []
-        guard !written.isEmpty else { throw node.error("say what to expect, e.g. `screen: required_update` or `checks: 2`") }
+        guard !written.isEmpty else {
+            throw node.error("say what to expect, e.g. `screen: required_update` or `checks: 2`")
+        }
         return .device(devices: devices, fields: fields)
     }
 
@@ -273,8 +326,14 @@ extension Expectation {
         for key in ["checks", "ok", "not_modified", "errors"] {
             guard let v = node.child(key) else { continue }
             if let text = v.json.stringValue, !StateShape.keywords.contains(text),
-               StateShape.comparison(text) == nil || StateShape.relativeCount(StateShape.comparison(text)?.operand ?? "") != nil {
-                v.diagnostics.record(v.error("`\(key)` counts the server's journal since time 0: write a number or a comparison (`\">= 2\"`), not '\(text)'"))
+                StateShape.comparison(text) == nil
+                    || StateShape.relativeCount(StateShape.comparison(text)?.operand ?? "") != nil
+            {
+                v.diagnostics.record(
+                    v.error(
+                        "`\(key)` counts the server's journal since time 0: write a number or a comparison (`\">= 2\"`), not '\(text)'"
+                    )
+                )
             }
             counts[key] = v.json
         }
@@ -288,11 +347,15 @@ extension Expectation {
 
     static func parsePushes(_ node: Node) throws(ScenarioError) -> Expectation {
         try node.checkKeys(pushKeys, what: "`expect_pushes`")
-        if let platforms = node.child("platforms") { try? platforms.checkKeys(["ios", "android", "macos"], what: "`platforms` (the platforms pushes go to)") }
+        if let platforms = node.child("platforms") {
+            try? platforms.checkKeys(["ios", "android", "macos"], what: "`platforms` (the platforms pushes go to)")
+        }
         if let s = node.child("sent_at") {
             for item in s.list() {
                 let text = try item.string()
-                guard TimeSyntax.milliseconds(text) != nil else { throw item.error("`sent_at` lists times since time 0, such as `+60s`") }
+                guard TimeSyntax.milliseconds(text) != nil else {
+                    throw item.error("`sent_at` lists times since time 0, such as `+60s`")
+                }
             }
         }
         return .pushes(node.json.objectValue ?? JSONObject())

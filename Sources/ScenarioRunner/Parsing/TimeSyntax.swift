@@ -5,7 +5,12 @@ enum TimeSyntax {
     static func milliseconds(_ text: String) -> Int64? {
         var s = Substring(text.trimmingSpaces())
         var sign: Int64 = 1
-        if s.first == "+" { s = s.dropFirst() } else if s.first == "-" { sign = -1; s = s.dropFirst() }
+        if s.first == "+" {
+            s = s.dropFirst()
+        } else if s.first == "-" {
+            sign = -1
+            s = s.dropFirst()
+        }
         guard !s.isEmpty else { return nil }
         if let n = Int64(s) { return sign * n * 1000 }
         var total: Int64 = 0
@@ -21,7 +26,10 @@ enum TimeSyntax {
             guard let n = number else { return nil }
             var unit = String(c)
             let next = s.index(after: i)
-            if c == "m", next < s.endIndex, s[next] == "s" { unit = "ms"; i = next }
+            if c == "m", next < s.endIndex, s[next] == "s" {
+                unit = "ms"
+                i = next
+            }
             let scale: Int64
             switch unit {
             case "ms": scale = 1
@@ -44,10 +52,14 @@ enum TimeSyntax {
     static func relative(_ ms: Int64) -> String {
         let sign = ms < 0 ? "-" : "+"
         var rest = abs(ms)
-        let days = rest / 86_400_000; rest %= 86_400_000
-        let h = rest / 3_600_000; rest %= 3_600_000
-        let m = rest / 60_000; rest %= 60_000
-        let s = rest / 1000, milli = rest % 1000
+        let days = rest / 86_400_000
+        rest %= 86_400_000
+        let h = rest / 3_600_000
+        rest %= 3_600_000
+        let m = rest / 60_000
+        rest %= 60_000
+        let s = rest / 1000
+        let milli = rest % 1000
         var out = sign
         if days > 0 { out += "\(days)d" }
         out += pad(h) + "h" + pad(m) + "m" + pad(s) + "s"

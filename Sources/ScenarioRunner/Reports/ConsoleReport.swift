@@ -10,7 +10,8 @@ public enum ConsoleReport {
         }
         if o.status == .passed || (o.status == .failed && o.wallSeconds > 0) {
             do {
-                out += "  [\(o.file), \(TimeSyntax.relative(o.virtualMilliseconds).dropFirst()) virtual, \(JUnitReport.seconds(o.wallSeconds)) s]"
+                out +=
+                    "  [\(o.file), \(TimeSyntax.relative(o.virtualMilliseconds).dropFirst()) virtual, \(JUnitReport.seconds(o.wallSeconds)) s]"
             }
         }
         if verbose, !o.log.isEmpty { out += "\n" + o.log.map { "      " + $0 }.joined(separator: "\n") }

@@ -5,22 +5,27 @@ public enum JUnitReport {
     public static func xml(_ result: SuiteResult, suiteName: String = "lerix-mock scenarios") -> String {
         let total = result.outcomes.reduce(0) { $0 + $1.wallSeconds }
         var out = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        out += "<testsuites tests=\"\(result.outcomes.count)\" failures=\"\(result.failed)\" errors=\"\(result.errors)\" skipped=\"\(result.skipped)\" time=\"\(seconds(total))\">\n"
-        out += "  <testsuite name=\"\(escape(suiteName))\" tests=\"\(result.outcomes.count)\" failures=\"\(result.failed)\" errors=\"\(result.errors)\" skipped=\"\(result.skipped)\" time=\"\(seconds(total))\">\n"
+        out +=
+            "<testsuites tests=\"\(result.outcomes.count)\" failures=\"\(result.failed)\" errors=\"\(result.errors)\" skipped=\"\(result.skipped)\" time=\"\(seconds(total))\">\n"
+        out +=
+            "  <testsuite name=\"\(escape(suiteName))\" tests=\"\(result.outcomes.count)\" failures=\"\(result.failed)\" errors=\"\(result.errors)\" skipped=\"\(result.skipped)\" time=\"\(seconds(total))\">\n"
         if !result.adapterName.isEmpty {
             out += "    <properties><property name=\"adapter\" value=\"\(escape(result.adapterName))\"/></properties>\n"
         }
         for o in result.outcomes {
-            out += "    <testcase classname=\"\(escape(o.file))\" name=\"\(escape(o.scenario))\" time=\"\(seconds(o.wallSeconds))\""
+            out +=
+                "    <testcase classname=\"\(escape(o.file))\" name=\"\(escape(o.scenario))\" time=\"\(seconds(o.wallSeconds))\""
             switch o.status {
             case .passed:
                 out += "/>\n"
             case .skipped(let why):
                 out += ">\n      <skipped message=\"\(escape(why))\"/>\n    </testcase>\n"
             case .failed:
-                out += ">\n      <failure message=\"\(escape(o.failureSummary))\" type=\"ScenarioFailure\">\(escape(o.failure))</failure>\n    </testcase>\n"
+                out +=
+                    ">\n      <failure message=\"\(escape(o.failureSummary))\" type=\"ScenarioFailure\">\(escape(o.failure))</failure>\n    </testcase>\n"
             case .error:
-                out += ">\n      <error message=\"\(escape(o.failureSummary))\" type=\"ScenarioError\">\(escape(o.failure))</error>\n    </testcase>\n"
+                out +=
+                    ">\n      <error message=\"\(escape(o.failureSummary))\" type=\"ScenarioError\">\(escape(o.failure))</error>\n    </testcase>\n"
             }
         }
         out += "  </testsuite>\n</testsuites>\n"

@@ -13,11 +13,21 @@ public enum Environments {
     /// The true time an in-process server starts at: fixed, so every run prints the same times.
     public static let inProcessStart = Instant(rfc3339: "2026-12-02T09:00:00.000Z")!
 
-    public static func make(serverURL: String?, adapterCommand: String?, adminToken: String?,
-                            viaGateway: Bool = true, adapterOptions: SubprocessAdapter.Options = .init()) throws -> any ScenarioEnvironment {
+    public static func make(
+        serverURL: String?,
+        adapterCommand: String?,
+        adminToken: String?,
+        viaGateway: Bool = true,
+        adapterOptions: SubprocessAdapter.Options = .init()
+    ) throws -> any ScenarioEnvironment {
         switch (serverURL, adapterCommand) {
         case (let url?, let command?):
-            return try RemoteEnvironment(serverURL: url, adminToken: adminToken, adapterCommand: command, adapterOptions: adapterOptions)
+            return try RemoteEnvironment(
+                serverURL: url,
+                adminToken: adminToken,
+                adapterCommand: command,
+                adapterOptions: adapterOptions
+            )
         case (nil, let command?):
             return try RemoteEnvironment(adapterCommand: command, adapterOptions: adapterOptions)
         case (let url?, nil):

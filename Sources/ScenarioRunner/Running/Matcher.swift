@@ -10,7 +10,9 @@ enum Matcher {
     /// Nil when `seen` satisfies `expected`, else "path: expected X, seen Y".
     static func mismatch(_ expected: JSON, _ seen: JSON?, path: String) -> String? {
         // Described only on a mismatch: a fleet's expectations match thousands of whole states.
-        func fail(_ want: String) -> String { "\(path.isEmpty ? "value" : path): expected \(want), seen \(seen.map(describe) ?? "nothing")" }
+        func fail(_ want: String) -> String {
+            "\(path.isEmpty ? "value" : path): expected \(want), seen \(seen.map(describe) ?? "nothing")"
+        }
         switch expected {
         case .string(let s):
             switch s {
@@ -33,7 +35,9 @@ enum Matcher {
             }
             return seen == .string(s) ? nil : fail(describe(expected))
         case .number(let want):
-            if let n = number(of: seen) ?? ((seen == nil || seen == .null) && want == 0 ? 0 : nil), n == want { return nil }
+            if let n = number(of: seen) ?? ((seen == nil || seen == .null) && want == 0 ? 0 : nil), n == want {
+                return nil
+            }
             return fail(describe(expected))
         case .null:
             return seen == nil || seen == .null ? nil : fail("null")

@@ -1,8 +1,8 @@
 import AdapterProtocol
 import Clock
-import Synchronization
 import Foundation
 import JSON
+import Synchronization
 
 /// Scenarios against a running server (`--server URL`, started with `--clock manual`) and a
 /// spawned adapter (`--adapter "CMD"`), one fresh adapter process per scenario. The runner
@@ -20,12 +20,18 @@ public final class RemoteEnvironment: ScenarioEnvironment {
     /// The runner's own server when no `--server` was given; stopped with the environment.
     private var ownServer: LoopbackServer?
 
-    public init(serverURL: String, adminToken: String? = nil, adapter: @escaping () throws -> any AdapterConnection) throws {
+    public init(
+        serverURL: String,
+        adminToken: String? = nil,
+        adapter: @escaping () throws -> any AdapterConnection
+    ) throws {
         server = try HTTPServerConnection(url: serverURL, adminToken: adminToken)
         makeAdapter = adapter
         let clock = try server.admin("GET", "/admin/clock")
         if let mode = clock["mode"]?.stringValue, mode != "manual" {
-            throw ServerFailure("\(serverURL) runs on the system clock; start it with `lerix-mock serve --clock manual` so scenarios can move time")
+            throw ServerFailure(
+                "\(serverURL) runs on the system clock; start it with `lerix-mock serve --clock manual` so scenarios can move time"
+            )
         }
         gateway = try PushGatewayStandIn.listen(scheduler: SystemScheduler())
         do {
@@ -37,9 +43,15 @@ public final class RemoteEnvironment: ScenarioEnvironment {
         storageBase = StorageFolder.make()
     }
 
-    public convenience init(serverURL: String, adminToken: String? = nil, adapterCommand: String,
-                            adapterOptions: SubprocessAdapter.Options = .init()) throws {
-        try self.init(serverURL: serverURL, adminToken: adminToken) { try SubprocessAdapter(command: adapterCommand, options: adapterOptions) }
+    public convenience init(
+        serverURL: String,
+        adminToken: String? = nil,
+        adapterCommand: String,
+        adapterOptions: SubprocessAdapter.Options = .init()
+    ) throws {
+        try self.init(serverURL: serverURL, adminToken: adminToken) {
+            try SubprocessAdapter(command: adapterCommand, options: adapterOptions)
+        }
     }
 
     /// A spawned adapter against the runner's own loopback server (manual clock), started here
@@ -103,8 +115,12 @@ enum StorageFolder {
     private static let counter = Counter()
 }
 
-
 final class Counter: Sendable {
     private let value = Mutex(0)
-    func next() -> Int { value.withLock { $0 += 1; return $0 } }
+    func next() -> Int {
+        value.withLock {
+            $0 += 1
+            return $0
+        }
+    }
 }

@@ -15,7 +15,9 @@ extension ScenarioExecution {
                 let (resolved, notes) = resolvingRelative(fields, device: name)
                 if let m = Matcher.mismatch(withServerRuleIds(.object(resolved)), state, path: "") {
                     failing.append(name)
-                    if problems.count < 5 { problems.append("\(name): \(m)" + (notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))")) }
+                    if problems.count < 5 {
+                        problems.append("\(name): \(m)" + (notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))"))
+                    }
                 }
             }
             guard !failing.isEmpty else { return nil }
@@ -29,15 +31,23 @@ extension ScenarioExecution {
             seen["checks"] = .number(Double(entries.count))
             seen["ok"] = .number(Double(entries.filter { $0["status"]?.intValue == 200 }.count))
             seen["not_modified"] = .number(Double(entries.filter { $0["status"]?.intValue == 304 }.count))
-            seen["errors"] = .number(Double(entries.filter { ![200, 304].contains($0["status"]?.intValue ?? 0) }.count))
+            seen["errors"] = .number(
+                Double(entries.filter { ![200, 304].contains($0["status"]?.intValue ?? 0) }.count)
+            )
             if let m = Matcher.mismatch(.object(counts), .object(seen), path: "server journal") {
                 return StepFailure(m, devices: Array((names ?? []).prefix(3)))
             }
             if let last {
-                let groups: [[JSON]] = names.map { $0.map { n in entries.filter { matches($0, device: n) } } } ?? [entries]
+                let groups: [[JSON]] =
+                    names.map { $0.map { n in entries.filter { matches($0, device: n) } } } ?? [entries]
                 for (i, group) in groups.enumerated() {
                     let who = names.map { "\($0[i])'s" } ?? "the"
-                    guard let newest = group.first else { return StepFailure("\(who) latest check: expected one, seen none", devices: names.map { [$0[i]] } ?? []) }
+                    guard let newest = group.first else {
+                        return StepFailure(
+                            "\(who) latest check: expected one, seen none",
+                            devices: names.map { [$0[i]] } ?? []
+                        )
+                    }
                     var flat = newest.objectValue ?? JSONObject()
                     for (k, v) in newest["device"]?.objectValue ?? JSONObject() { flat[k] = v }
                     if let m = Matcher.mismatch(.object(last), .object(flat), path: "\(who) latest check") {
@@ -48,13 +58,17 @@ extension ScenarioExecution {
             return nil
         case .pushes(let fields):
             let listed = try server.admin("GET", "/admin/projects/\(scenario.project)/pushes")
-            let pushes = (listed["pushes"]?.arrayValue ?? []).filter { !baselinePushes.contains($0["id"]?.intValue ?? -1) }
+            let pushes = (listed["pushes"]?.arrayValue ?? []).filter {
+                !baselinePushes.contains($0["id"]?.intValue ?? -1)
+            }
             var seen = JSONObject()
             seen["count"] = .number(Double(pushes.count))
-            seen["sent_at"] = .array(pushes.map { p in
-                guard let t = p["sent_at"]?.stringValue.flatMap(Instant.init(rfc3339:)) else { return .null }
-                return .string(TimeSyntax.relative(t.milliseconds(since: t0)))
-            })
+            seen["sent_at"] = .array(
+                pushes.map { p in
+                    guard let t = p["sent_at"]?.stringValue.flatMap(Instant.init(rfc3339:)) else { return .null }
+                    return .string(TimeSyntax.relative(t.milliseconds(since: t0)))
+                }
+            )
             if let lastPush = pushes.last {
                 let perPlatform = lastPush["tokens"]?.objectValue ?? JSONObject()
                 seen["platforms"] = .object(perPlatform)
@@ -64,16 +78,20 @@ extension ScenarioExecution {
             var expected = fields
             if let times = fields["sent_at"] {
                 let list = times.arrayValue ?? [times]
-                expected["sent_at"] = .array(list.map { item -> JSON in
-                    guard let ms = item.stringValue.flatMap(TimeSyntax.milliseconds) else { return item }
-                    return .string(TimeSyntax.relative(ms))
-                })
+                expected["sent_at"] = .array(
+                    list.map { item -> JSON in
+                        guard let ms = item.stringValue.flatMap(TimeSyntax.milliseconds) else { return item }
+                        return .string(TimeSyntax.relative(ms))
+                    }
+                )
             }
             if let m = Matcher.mismatch(.object(expected), .object(seen), path: "pushes") { return StepFailure(m) }
             return nil
         case .ingest(let fields):
             let answer = try server.admin("GET", "/admin/projects/\(scenario.project)/ingest")
-            if let m = Matcher.mismatch(.object(fields), answer["ingest"] ?? .object([]), path: "ingest") { return StepFailure(m) }
+            if let m = Matcher.mismatch(.object(fields), answer["ingest"] ?? .object([]), path: "ingest") {
+                return StepFailure(m)
+            }
             return nil
         }
     }
@@ -81,7 +99,13 @@ extension ScenarioExecution {
     /// The part of a device's state that later relative counts (`checks: "+1"`) start from:
     /// kept per device between expectations, so a fleet of 100,000 keeps a few numbers each.
     static func counts(of state: JSON) -> JSON {
-        .object(JSONObject(uniqueKeysWithValues: StateShape.countFields.compactMap { key in state[key].map { (key: key, value: $0) } }))
+        .object(
+            JSONObject(
+                uniqueKeysWithValues: StateShape.countFields.compactMap { key in
+                    state[key].map { (key: key, value: $0) }
+                }
+            )
+        )
     }
 
     /// `checks: "+1"` and `last_success: +6m` made absolute for one device: counts from what the
@@ -107,7 +131,8 @@ extension ScenarioExecution {
         }
         func time(_ value: JSON, extra: Int64) -> JSON {
             guard let text = value.stringValue, !StateShape.keywords.contains(text), Instant(rfc3339: text) == nil,
-                  let ms = TimeSyntax.milliseconds(text) else { return value }
+                let ms = TimeSyntax.milliseconds(text)
+            else { return value }
             return .string(t0.adding(milliseconds: ms + extra).rfc3339)
         }
         func times(in value: JSON) -> JSON {
@@ -124,11 +149,15 @@ extension ScenarioExecution {
             if StateShape.topCounts.contains(key) {
                 out[key] = count(value, key, base: before?[key]?.numberValue)
             } else if StateShape.countObjects.contains(key), case .object(var o) = value {
-                for (module, v) in o { o[module] = count(v, "\(key).\(module)", base: before?[key]?[module]?.numberValue) }
+                for (module, v) in o {
+                    o[module] = count(v, "\(key).\(module)", base: before?[key]?[module]?.numberValue)
+                }
                 out[key] = .object(o)
             } else if StateShape.deviceTimes.contains(key) {
                 let resolved = time(value, extra: offsetMs)
-                if resolved != value, offsetMs != 0 { notes.append("\(key) \(value.stringValue ?? "") is on the device's clock, \(offsetMs / 1000) s off") }
+                if resolved != value, offsetMs != 0 {
+                    notes.append("\(key) \(value.stringValue ?? "") is on the device's clock, \(offsetMs / 1000) s off")
+                }
                 out[key] = resolved
             } else if let inner = StateShape.nestedDeviceTimes[key], case .object(var o) = value {
                 if let v = o[inner] { o[inner] = time(v, extra: offsetMs) }
@@ -145,7 +174,11 @@ extension ScenarioExecution {
         switch value {
         case .object(var o):
             for (k, v) in o {
-                if k == "rule", let name = v.stringValue, let id = ruleIds[name] { o[k] = .string(id) } else { o[k] = withServerRuleIds(v) }
+                if k == "rule", let name = v.stringValue, let id = ruleIds[name] {
+                    o[k] = .string(id)
+                } else {
+                    o[k] = withServerRuleIds(v)
+                }
             }
             return .object(o)
         case .array(let a): return .array(a.map(withServerRuleIds))

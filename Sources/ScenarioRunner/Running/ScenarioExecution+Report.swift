@@ -9,12 +9,15 @@ extension ScenarioExecution {
         var lines: [String] = []
         lines.append("  step \(index + 1) at \(step.location): \(step.text)")
         lines.append("  virtual time \(TimeSyntax.relative(now.milliseconds(since: t0))) (\(now.rfc3339))")
-        for line in failure.message.split(separator: "\n", omittingEmptySubsequences: false) { lines.append("  " + line) }
+        for line in failure.message.split(separator: "\n", omittingEmptySubsequences: false) {
+            lines.append("  " + line)
+        }
         let involved = Array((failure.devices.isEmpty ? step.action.deviceNames : failure.devices).prefix(3))
         for name in involved {
             guard let d = devices[name] else { continue }
             let current = installed[name] ?? (d.appVersion, d.build)
-            let who = "\(d.platform) \(current.version ?? "no version") build \(current.build ?? "none"), \(d.sdk) \(d.sdkVersion ?? "")"
+            let who =
+                "\(d.platform) \(current.version ?? "no version") build \(current.build ?? "none"), \(d.sdk) \(d.sdkVersion ?? "")"
             if let state = try? adapter.command(.state(device: name)), case .object(var o) = state {
                 o["ok"] = nil
                 o["id"] = nil

@@ -36,14 +36,20 @@ extension ScenarioExecution {
             let body = resolveTimes(rule.body)
             let reply = try server.request("POST", "\(project)/rules", body: body)
             try expectAcceptance(reply, of: "creating rule '\(rule.name)'")
-            guard let created = reply.json, let id = created["id"]?.stringValue ?? created["id"]?.intValue.map(String.init) else {
-                throw StepFailure("the server created rule '\(rule.name)' without an id: \(reply.json?.serializedString ?? "no body")")
+            guard let created = reply.json,
+                let id = created["id"]?.stringValue ?? created["id"]?.intValue.map(String.init)
+            else {
+                throw StepFailure(
+                    "the server created rule '\(rule.name)' without an id: \(reply.json?.serializedString ?? "no body")"
+                )
             }
             ruleIds[rule.name] = id
             ruleBodies[rule.name] = body
             note("rule \(rule.name) is \(id) on the server")
         case .updateRule(let update):
-            guard let id = ruleIds[update.name], let before = ruleBodies[update.name] else { throw StepFailure("rule '\(update.name)' was never created") }
+            guard let id = ruleIds[update.name], let before = ruleBodies[update.name] else {
+                throw StepFailure("rule '\(update.name)' was never created")
+            }
             let body = resolveTimes(update.applied(to: before))
             let reply = try server.request("PUT", "\(project)/rules/\(id)", body: body)
             if update.expectRejected {
@@ -63,18 +69,27 @@ extension ScenarioExecution {
         case .clearFaults:
             try server.admin("DELETE", "\(project)/faults")
         case .addPushToken(let token, let platform):
-            let reply = try server.request("PUT", "/v1/projects/\(scenario.project)/push-tokens/\(token)",
-                                           body: .object([("platform", .string(platform))]))
-            guard (200..<300).contains(reply.status) else { throw StepFailure("registering push token \(token) answered \(reply.status)") }
+            let reply = try server.request(
+                "PUT",
+                "/v1/projects/\(scenario.project)/push-tokens/\(token)",
+                body: .object([("platform", .string(platform))])
+            )
+            guard (200..<300).contains(reply.status) else {
+                throw StepFailure("registering push token \(token) answered \(reply.status)")
+            }
         case .deletePushToken(let token):
             let reply = try server.request("DELETE", "/v1/projects/\(scenario.project)/push-tokens/\(token)", body: nil)
-            guard (200..<300).contains(reply.status) else { throw StepFailure("deleting push token \(token) answered \(reply.status)") }
+            guard (200..<300).contains(reply.status) else {
+                throw StepFailure("deleting push token \(token) answered \(reply.status)")
+            }
         case .after(let ms):
             try advance(to: now.adding(milliseconds: ms))
         case .at(let ms):
             let target = t0.adding(milliseconds: ms)
             guard target >= now else {
-                throw StepFailure("`at: \(TimeSyntax.relative(ms))` is in the past (time is already \(TimeSyntax.relative(now.milliseconds(since: t0)))); time only moves forward")
+                throw StepFailure(
+                    "`at: \(TimeSyntax.relative(ms))` is in the past (time is already \(TimeSyntax.relative(now.milliseconds(since: t0)))); time only moves forward"
+                )
             }
             try advance(to: target)
         case .until(let expectation, let within):
@@ -83,13 +98,18 @@ extension ScenarioExecution {
             while true {
                 guard let failure = try check(expectation) else { break }
                 guard now < limit else {
-                    throw StepFailure("still not so after waiting \(TimeSyntax.relative(within).dropFirst()): \(failure.message)", devices: failure.devices)
+                    throw StepFailure(
+                        "still not so after waiting \(TimeSyntax.relative(within).dropFirst()): \(failure.message)",
+                        devices: failure.devices
+                    )
                 }
                 let stop = try nextStop(limit: limit)
                 try moveClocks(to: stop)
             }
         case .gatewayReject(let names, let status):
-            for name in names { if let token = devices[name]?.pushToken { world.gateway.reject(token: token, status: status) } }
+            for name in names {
+                if let token = devices[name]?.pushToken { world.gateway.reject(token: token, status: status) }
+            }
         case .setClock(let names, let seconds):
             for name in names {
                 _ = try adapter.command(.setClock(device: name, clockOffsetSeconds: Double(seconds)))
@@ -123,11 +143,18 @@ extension ScenarioExecution {
     /// objected to, as the problem+json lists them.
     func expectAcceptance(_ reply: ServerReply, of what: String) throws(StepFailure) {
         guard !(200..<300).contains(reply.status) else { return }
-        var lines = ["\(what): the server refused it with \(reply.status)" + (reply.json?["detail"]?.stringValue.map { ": " + $0 } ?? "")]
+        var lines = [
+            "\(what): the server refused it with \(reply.status)"
+                + (reply.json?["detail"]?.stringValue.map { ": " + $0 } ?? "")
+        ]
         for problem in reply.json?["errors"]?.arrayValue ?? [] {
-            lines.append("  \(problem["pointer"]?.stringValue ?? ""): \(problem["message"]?.stringValue ?? problem.serializedString)")
+            lines.append(
+                "  \(problem["pointer"]?.stringValue ?? ""): \(problem["message"]?.stringValue ?? problem.serializedString)"
+            )
         }
-        if reply.json?["errors"] == nil, let body = reply.json, body["detail"] == nil { lines.append("  " + body.serializedString) }
+        if reply.json?["errors"] == nil, let body = reply.json, body["detail"] == nil {
+            lines.append("  " + body.serializedString)
+        }
         lines.append("(write `rejected: true` on the step if the scenario expects the refusal)")
         throw StepFailure(lines.joined(separator: "\n"))
     }

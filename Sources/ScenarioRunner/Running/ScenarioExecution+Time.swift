@@ -23,7 +23,9 @@ extension ScenarioExecution {
         var next = limit
         let answer = try adapter.command(.nextDeadline)
         if let text = answer[AdapterCommand.nextDeadline.rawValue]?.stringValue {
-            guard let d = Instant(rfc3339: text) else { throw AdapterFailure("next_deadline is not an RFC 3339 time: \(text)") }
+            guard let d = Instant(rfc3339: text) else {
+                throw AdapterFailure("next_deadline is not an RFC 3339 time: \(text)")
+            }
             if d > now, d < next { next = d }
             if d <= now {
                 // A timer the adapter left due: run it at once rather than loop forever.
@@ -56,7 +58,9 @@ extension ScenarioExecution {
         let giveUp = DispatchTime.now() + .seconds(60)
         while clock.pushesInFlight > 0 {
             guard DispatchTime.now() < giveUp else {
-                throw ServerFailure("the server still has \(clock.pushesInFlight) push(es) waiting for the gateway's answer after 60 s of real time")
+                throw ServerFailure(
+                    "the server still has \(clock.pushesInFlight) push(es) waiting for the gateway's answer after 60 s of real time"
+                )
             }
             world.gateway.waitForDelivery(milliseconds: 5)
             clock = try readServerClock()
@@ -67,7 +71,9 @@ extension ScenarioExecution {
         // Gateway answers arrive in any order; device order keeps seeded drops reproducible.
         let tokens = Set(accepted.map(\.token))
         for device in scenario.devices {
-            guard let token = device.pushToken, tokens.contains(token), tokenOwner[token] == device.name else { continue }
+            guard let token = device.pushToken, tokens.contains(token), tokenOwner[token] == device.name else {
+                continue
+            }
             let policy = policies[device.name] ?? .deliver
             if policy.dropProbability > 0, policy.dropProbability >= 1 || rng.unit() < policy.dropProbability {
                 note("push \(push.id) to \(device.name) dropped")

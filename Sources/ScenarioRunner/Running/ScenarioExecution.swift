@@ -70,16 +70,26 @@ final class ScenarioExecution {
 
     /// Sets the world up, runs every step and reports.
     func run() -> ScenarioOutcome {
-        var outcome = ScenarioOutcome(scenario: scenario.name, file: scenario.file, status: .passed, failure: "",
-                                      failureSummary: "", virtualMilliseconds: 0, wallSeconds: 0, log: [],
-                                      covers: scenario.covers, tags: scenario.tags)
+        var outcome = ScenarioOutcome(
+            scenario: scenario.name,
+            file: scenario.file,
+            status: .passed,
+            failure: "",
+            failureSummary: "",
+            virtualMilliseconds: 0,
+            wallSeconds: 0,
+            log: [],
+            covers: scenario.covers,
+            tags: scenario.tags
+        )
         do {
             try setUp()
         } catch {
             // Not a verdict on the SDK: the scenario could not start (JUnit's <error>).
             outcome.status = .error
             outcome.failureSummary = "setting up: \(error)"
-            outcome.failure = "  setting up the scenario failed at \(scenario.file): "
+            outcome.failure =
+                "  setting up the scenario failed at \(scenario.file): "
                 + "\(error)".split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  ")
             outcome.log = log
             return outcome
@@ -101,7 +111,11 @@ final class ScenarioExecution {
             } catch {
                 outcome.status = .failed
                 outcome.failureSummary = "step \(index + 1) (\(step.location)): \(error)"
-                outcome.failure = report(step: step, index: index, failure: StepFailure("\(error)", devices: step.action.deviceNames))
+                outcome.failure = report(
+                    step: step,
+                    index: index,
+                    failure: StepFailure("\(error)", devices: step.action.deviceNames)
+                )
                 recordTimelineFailure(step: step, index: index, message: "\(error)")
                 break
             }
@@ -128,8 +142,12 @@ final class ScenarioExecution {
             let body = resolveTimes(rule.body)
             let reply = try server.request("POST", "/admin/projects/\(scenario.project)/rules", body: body)
             try expectAcceptance(reply, of: "rule '\(rule.name)' at \(rule.location)")
-            guard let created = reply.json, let id = created["id"]?.stringValue ?? created["id"]?.intValue.map(String.init) else {
-                throw ServerFailure("creating rule '\(rule.name)' answered no id: \(reply.json?.serializedString ?? "no body")")
+            guard let created = reply.json,
+                let id = created["id"]?.stringValue ?? created["id"]?.intValue.map(String.init)
+            else {
+                throw ServerFailure(
+                    "creating rule '\(rule.name)' answered no id: \(reply.json?.serializedString ?? "no body")"
+                )
             }
             ruleIds[rule.name] = id
             ruleBodies[rule.name] = body
@@ -145,8 +163,13 @@ final class ScenarioExecution {
         }
         for d in scenario.devices {
             let storage = world.storageRoot + "/" + (d.storage ?? d.name)
-            _ = try adapter.command(.create(device: d.name, now: t0,
-                                            config: d.config(baseURL: server.baseURL, project: scenario.project, storage: storage)))
+            _ = try adapter.command(
+                .create(
+                    device: d.name,
+                    now: t0,
+                    config: d.config(baseURL: server.baseURL, project: scenario.project, storage: storage)
+                )
+            )
         }
     }
 
@@ -156,8 +179,12 @@ final class ScenarioExecution {
         let path = "/admin/projects/\(scenario.project)"
         let existing = try server.request("GET", path, body: nil)
         var settings: [(String, JSON)] = []
-        if existing.json?["apns_topic"]?.stringValue == nil { settings.append(("apns_topic", .string("dev.lerix.\(scenario.project)"))) }
-        if existing.json?["fcm_project"]?.stringValue == nil { settings.append(("fcm_project", .string("lerix-\(scenario.project)"))) }
+        if existing.json?["apns_topic"]?.stringValue == nil {
+            settings.append(("apns_topic", .string("dev.lerix.\(scenario.project)")))
+        }
+        if existing.json?["fcm_project"]?.stringValue == nil {
+            settings.append(("fcm_project", .string("lerix-\(scenario.project)")))
+        }
         guard existing.status == 404 || !settings.isEmpty else { return }
         let reply = try server.request("PUT", path, body: .object(settings))
         guard (200..<300).contains(reply.status) else {
@@ -169,7 +196,9 @@ final class ScenarioExecution {
     func resolveTimes(_ body: JSON) -> JSON { RuleSpec.resolvingTimes(body, t0: t0) }
 
     func setServerClock(_ t: Instant) throws(ServerFailure) {
-        serverClock = try ServerClockState(try server.admin("POST", "/admin/clock", .object([("set", .string(t.rfc3339))])))
+        serverClock = try ServerClockState(
+            try server.admin("POST", "/admin/clock", .object([("set", .string(t.rfc3339))]))
+        )
     }
 
     func note(_ line: String) {
@@ -181,7 +210,8 @@ extension StepAction {
     var deviceNames: [String] {
         switch self {
         case .device(_, let d), .network(let d, _), .install(let d, _, _), .track(let d, _, _), .setClock(let d, _),
-             .pushDelivery(let d, _), .gatewayReject(let d, _): return d
+            .pushDelivery(let d, _), .gatewayReject(let d, _):
+            return d
         case .until(let e, _), .expect(let e): return e.devices
         default: return []
         }

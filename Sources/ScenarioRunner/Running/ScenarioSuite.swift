@@ -18,8 +18,13 @@ public struct ScenarioSuite: Sendable {
 
     public static let catalogueName = "spec-catalogue.yaml"
 
-    public init(scenarios: [Scenario], brokenFiles: [ScenarioFileErrors] = [], catalogue: SpecCatalogue = .builtIn,
-                catalogueFile: String? = nil, paths: [String] = []) {
+    public init(
+        scenarios: [Scenario],
+        brokenFiles: [ScenarioFileErrors] = [],
+        catalogue: SpecCatalogue = .builtIn,
+        catalogueFile: String? = nil,
+        paths: [String] = []
+    ) {
         self.scenarios = scenarios
         self.brokenFiles = brokenFiles
         self.catalogue = catalogue
@@ -42,7 +47,10 @@ public struct ScenarioSuite: Sendable {
         for path in paths {
             var isDirectory: ObjCBool = false
             guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw ScenarioError("no such file or folder", at: SourceLocation(file: path, mark: .init(line: 0, column: 0)))
+                throw ScenarioError(
+                    "no such file or folder",
+                    at: SourceLocation(file: path, mark: .init(line: 0, column: 0))
+                )
             }
             if isDirectory.boolValue {
                 let base = path.hasSuffix("/") ? String(path.dropLast()) : path
@@ -52,7 +60,9 @@ public struct ScenarioSuite: Sendable {
                     .filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") || $0.hasSuffix(".json") }
                     .sorted()
                     .map { base + "/" + $0 }
-                if catalogueFile == nil, let own = found.first(where: { $0 == base + "/" + catalogueName }) { catalogueFile = own }
+                if catalogueFile == nil, let own = found.first(where: { $0 == base + "/" + catalogueName }) {
+                    catalogueFile = own
+                }
                 files += found.filter { !isCatalogue($0) }
             } else if isCatalogue(path) {
                 if catalogueFile == nil { catalogueFile = path }
@@ -60,26 +70,51 @@ public struct ScenarioSuite: Sendable {
                 files.append(path)
             }
         }
-        var suite = ScenarioSuite(scenarios: [], brokenFiles: [], catalogue: .builtIn, catalogueFile: catalogueFile, paths: paths)
+        var suite = ScenarioSuite(
+            scenarios: [],
+            brokenFiles: [],
+            catalogue: .builtIn,
+            catalogueFile: catalogueFile,
+            paths: paths
+        )
         if let catalogueFile {
             guard let bytes = fm.contents(atPath: catalogueFile) else {
-                throw ScenarioError("cannot read the spec catalogue", at: SourceLocation(file: catalogueFile, mark: .init(line: 0, column: 0)))
+                throw ScenarioError(
+                    "cannot read the spec catalogue",
+                    at: SourceLocation(file: catalogueFile, mark: .init(line: 0, column: 0))
+                )
             }
-            suite.catalogue = try SpecCatalogue.parse(Array(bytes), file: DisplayPath.relative(catalogueFile, from: fm.currentDirectoryPath))
+            suite.catalogue = try SpecCatalogue.parse(
+                Array(bytes),
+                file: DisplayPath.relative(catalogueFile, from: fm.currentDirectoryPath)
+            )
         }
         var names: [String: String] = [:]
         let startFolder = fm.currentDirectoryPath
         for path in files {
             let file = DisplayPath.relative(path, from: startFolder)
             guard let bytes = fm.contents(atPath: path) else {
-                suite.brokenFiles.append(ScenarioFileErrors([ScenarioError("cannot read the file", at: SourceLocation(file: file, mark: .init(line: 0, column: 0)))]))
+                suite.brokenFiles.append(
+                    ScenarioFileErrors([
+                        ScenarioError(
+                            "cannot read the file",
+                            at: SourceLocation(file: file, mark: .init(line: 0, column: 0))
+                        )
+                    ])
+                )
                 continue
             }
             do {
                 let scenario = try Scenario.parse(Array(bytes), file: file, catalogue: suite.catalogue)
                 if let other = names[scenario.name] {
-                    suite.brokenFiles.append(ScenarioFileErrors([ScenarioError("scenario name '\(scenario.name)' is also used by \(other)",
-                                                                               at: SourceLocation(file: file, mark: .init(line: 1, column: 1)))]))
+                    suite.brokenFiles.append(
+                        ScenarioFileErrors([
+                            ScenarioError(
+                                "scenario name '\(scenario.name)' is also used by \(other)",
+                                at: SourceLocation(file: file, mark: .init(line: 1, column: 1))
+                            )
+                        ])
+                    )
                     continue
                 }
                 names[scenario.name] = file
@@ -94,7 +129,9 @@ public struct ScenarioSuite: Sendable {
     /// The scenarios `--filter` (text in the name or file, any case) and `--tag` (any of them) pick.
     public func selected(filter: String?, tags: [String]) -> [Scenario] {
         scenarios.filter { s in
-            if let f = filter?.lowercased(), !s.name.lowercased().contains(f), !s.file.lowercased().contains(f) { return false }
+            if let f = filter?.lowercased(), !s.name.lowercased().contains(f), !s.file.lowercased().contains(f) {
+                return false
+            }
             if !tags.isEmpty, !tags.contains(where: s.tags.contains) { return false }
             return true
         }
@@ -113,7 +150,8 @@ public struct ScenarioSuite: Sendable {
         }
         var reasons: [String] = []
         if let filter, selected(filter: filter, tags: []).isEmpty {
-            let hint = KeySuggestion.nearest(to: filter, in: scenarios.map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
+            let hint =
+                KeySuggestion.nearest(to: filter, in: scenarios.map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
             reasons.append("no scenario name or file contains '\(filter)'\(hint)")
         }
         for tag in unknownTags {
@@ -121,9 +159,12 @@ public struct ScenarioSuite: Sendable {
             reasons.append("no scenario is tagged '\(tag)'\(hint)")
         }
         if reasons.isEmpty {
-            reasons.append("no scenario matches both --filter '\(filter ?? "")' and --tag \(tags.joined(separator: ", "))")
+            reasons.append(
+                "no scenario matches both --filter '\(filter ?? "")' and --tag \(tags.joined(separator: ", "))"
+            )
         }
         let tagList = known.isEmpty ? "no scenario has tags" : "tags in use: \(known.sorted().joined(separator: ", "))"
-        return "no scenarios matched: " + reasons.joined(separator: "; ") + " (\(scenarios.count) scenarios in \(place); \(tagList))"
+        return "no scenarios matched: " + reasons.joined(separator: "; ")
+            + " (\(scenarios.count) scenarios in \(place); \(tagList))"
     }
 }

@@ -16,8 +16,14 @@ public struct ScenarioWorld {
     public var storageRoot: String
     public var close: () -> Void
 
-    public init(server: any ServerConnection, adapter: any AdapterConnection, gateway: PushGatewayStandIn,
-                serverTimeFollowsAdapter: Bool = false, storageRoot: String, close: @escaping () -> Void) {
+    public init(
+        server: any ServerConnection,
+        adapter: any AdapterConnection,
+        gateway: PushGatewayStandIn,
+        serverTimeFollowsAdapter: Bool = false,
+        storageRoot: String,
+        close: @escaping () -> Void
+    ) {
         self.server = server
         self.adapter = adapter
         self.gateway = gateway
@@ -48,7 +54,9 @@ struct ServerClockState {
             throw ServerFailure("the server's clock did not answer {\"now\": <time>}: \(answer.serializedString)")
         }
         guard let inFlight = answer["pushes_in_flight"]?.intValue else {
-            throw ServerFailure("the server's clock answer has no pushes_in_flight (is it an older lerix-mock?): \(answer.serializedString)")
+            throw ServerFailure(
+                "the server's clock answer has no pushes_in_flight (is it an older lerix-mock?): \(answer.serializedString)"
+            )
         }
         self.now = now
         nextDeadline = answer["next_deadline"]?.stringValue.flatMap(Instant.init(rfc3339:))

@@ -14,7 +14,8 @@ enum SkipReason {
         let webOnly = adapterPlatforms == ["web"]
         switch capability {
         case AdapterCapability.push.rawValue where webOnly: return "web pages receive no silent push"
-        case AdapterCapability.offlineDeadline.rawValue: return "a deadline turns an update required offline on Android and Flutter only"
+        case AdapterCapability.offlineDeadline.rawValue:
+            return "a deadline turns an update required offline on Android and Flutter only"
         default: return nil
         }
     }
@@ -38,23 +39,40 @@ enum SkipReason {
         /// "device 'a' runs on ios", "devices 'a', 'b' run on ios".
         func devices(_ names: [String], _ one: String, _ many: String) {
             guard !names.isEmpty else { return }
-            let listed = names.prefix(3).map { "'\($0)'" }.joined(separator: ", ") + (names.count > 3 ? " and \(names.count - 3) more" : "")
+            let listed =
+                names.prefix(3).map { "'\($0)'" }.joined(separator: ", ")
+                + (names.count > 3 ? " and \(names.count - 3) more" : "")
             out.append(names.count == 1 ? "device \(listed) \(one)" : "devices \(listed) \(many)")
         }
         if capability.hasPrefix("platform:") {
             let platform = String(capability.dropFirst("platform:".count))
-            devices(scenario.devices.filter { $0.platform == platform }.map(\.name), "runs on \(platform)", "run on \(platform)")
+            devices(
+                scenario.devices.filter { $0.platform == platform }.map(\.name),
+                "runs on \(platform)",
+                "run on \(platform)"
+            )
         } else if capability.hasPrefix("flavor:") {
             let flavor = String(capability.dropFirst("flavor:".count))
-            devices(scenario.devices.filter { $0.flavor == flavor }.map(\.name), "is a \(flavor) app", "are \(flavor) apps")
+            devices(
+                scenario.devices.filter { $0.flavor == flavor }.map(\.name),
+                "is a \(flavor) app",
+                "are \(flavor) apps"
+            )
         } else if capability == AdapterCapability.push.rawValue {
             devices(scenario.devices.filter { $0.pushToken != nil }.map(\.name), "has a push token", "have push tokens")
         } else if capability == AdapterCapability.clockOffset.rawValue {
-            devices(scenario.devices.filter { $0.clockOffsetSeconds != 0 }.map(\.name), "has a wrong clock", "have wrong clocks")
+            devices(
+                scenario.devices.filter { $0.clockOffsetSeconds != 0 }.map(\.name),
+                "has a wrong clock",
+                "have wrong clocks"
+            )
         }
         let steps = scenario.steps.enumerated().filter { $0.element.action.command?.capability?.rawValue == capability }
         if let first = steps.first {
-            out.append("step \(first.offset + 1) (\(first.element.text))" + (steps.count > 1 ? " and \(steps.count - 1) more" : ""))
+            out.append(
+                "step \(first.offset + 1) (\(first.element.text))"
+                    + (steps.count > 1 ? " and \(steps.count - 1) more" : "")
+            )
         }
         if scenario.needs.contains(capability) { out.append("`needs: [\(capability)]`") }
         return out

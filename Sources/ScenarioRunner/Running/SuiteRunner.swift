@@ -19,8 +19,13 @@ public struct SuiteOptions: Sendable {
     /// Called with each outcome as it completes (for live output).
     public var progress: (@Sendable (ScenarioOutcome) -> Void)?
 
-    public init(filter: String? = nil, tags: [String] = [], seed: UInt64 = 1, verbose: Bool = false,
-                progress: (@Sendable (ScenarioOutcome) -> Void)? = nil) {
+    public init(
+        filter: String? = nil,
+        tags: [String] = [],
+        seed: UInt64 = 1,
+        verbose: Bool = false,
+        progress: (@Sendable (ScenarioOutcome) -> Void)? = nil
+    ) {
         self.filter = filter
         self.tags = tags
         self.seed = seed
@@ -37,7 +42,9 @@ public struct SuiteResult: Sendable {
     public var failed: Int { outcomes.filter { $0.status == .failed }.count }
     /// Files that do not parse and scenarios that could not be set up.
     public var errors: Int { outcomes.filter { $0.status == .error }.count }
-    public var skipped: Int { outcomes.filter { if case .skipped = $0.status { return true } else { return false } }.count }
+    public var skipped: Int {
+        outcomes.filter { if case .skipped = $0.status { return true } else { return false } }.count
+    }
     /// Nothing failed, nothing was in error, and something ran: a run whose every scenario was
     /// skipped (an adapter that emulates none of them) tested nothing, so it is not green.
     public var succeeded: Bool { failed == 0 && errors == 0 && (passed > 0 || outcomes.isEmpty) }
@@ -47,8 +54,10 @@ public struct SuiteResult: Sendable {
     /// Why a `--no-skips` run is not green although nothing failed, or nil.
     public var skipProblem: String? {
         guard failed == 0, errors == 0, skipped > 0 else { return nil }
-        let names = outcomes.filter { if case .skipped = $0.status { return true } else { return false } }.prefix(3).map { "'\($0.scenario)'" }
-        return "\(skipped) scenario\(skipped == 1 ? " was" : "s were") skipped (\(names.joined(separator: ", "))\(skipped > 3 ? ", …" : "")) and --no-skips wants every one to run"
+        let names = outcomes.filter { if case .skipped = $0.status { return true } else { return false } }.prefix(3).map
+        { "'\($0.scenario)'" }
+        return
+            "\(skipped) scenario\(skipped == 1 ? " was" : "s were") skipped (\(names.joined(separator: ", "))\(skipped > 3 ? ", …" : "")) and --no-skips wants every one to run"
     }
     /// Why a run without failures is still not green, or nil.
     public var nothingRan: String? {
@@ -58,7 +67,8 @@ public struct SuiteResult: Sendable {
     /// Checks the server answered over every scenario that ran.
     public var checks: Int { outcomes.reduce(0) { $0 + $1.checks } }
     public var summary: String {
-        "\(passed) passed, \(failed) failed, " + (errors > 0 ? "\(errors) error\(errors == 1 ? "" : "s"), " : "") + "\(skipped) skipped"
+        "\(passed) passed, \(failed) failed, " + (errors > 0 ? "\(errors) error\(errors == 1 ? "" : "s"), " : "")
+            + "\(skipped) skipped"
     }
 }
 
@@ -75,10 +85,20 @@ public struct SuiteRunner {
         }
         for broken in suite.brokenFiles {
             let count = broken.errors.count
-            emit(ScenarioOutcome(scenario: broken.file, file: broken.file, status: .error,
-                                 failure: broken.errors.map { "  \($0)" }.joined(separator: "\n"),
-                                 failureSummary: "\(count) mistake\(count == 1 ? "" : "s") in the file, first: \(broken.errors[0])",
-                                 virtualMilliseconds: 0, wallSeconds: 0, log: [], covers: [], tags: []))
+            emit(
+                ScenarioOutcome(
+                    scenario: broken.file,
+                    file: broken.file,
+                    status: .error,
+                    failure: broken.errors.map { "  \($0)" }.joined(separator: "\n"),
+                    failureSummary: "\(count) mistake\(count == 1 ? "" : "s") in the file, first: \(broken.errors[0])",
+                    virtualMilliseconds: 0,
+                    wallSeconds: 0,
+                    log: [],
+                    covers: [],
+                    tags: []
+                )
+            )
         }
         let selected = suite.selected(filter: options.filter, tags: options.tags)
         guard !selected.isEmpty else { return SuiteResult(outcomes: outcomes, adapterName: "") }
@@ -90,9 +110,13 @@ public struct SuiteRunner {
             return SuiteResult(outcomes: outcomes, adapterName: "")
         }
         let capabilities = Set((hello["capabilities"]?.arrayValue ?? []).compactMap(\.stringValue))
-        let adapterName = [hello["name"]?.stringValue, hello["version"]?.stringValue].compactMap { $0 }.joined(separator: " ")
+        let adapterName = [hello["name"]?.stringValue, hello["version"]?.stringValue].compactMap { $0 }.joined(
+            separator: " "
+        )
         // An adapter that lists no platform emulates them all (the Swift host).
-        let platforms = Set(capabilities.filter { $0.hasPrefix("platform:") }.map { String($0.dropFirst("platform:".count)) })
+        let platforms = Set(
+            capabilities.filter { $0.hasPrefix("platform:") }.map { String($0.dropFirst("platform:".count)) }
+        )
         let emulated: Set<String>? = platforms.isEmpty ? nil : platforms
         for written in selected {
             // Devices written with several platforms run on one the adapter emulates.
@@ -109,7 +133,12 @@ public struct SuiteRunner {
             do {
                 let world = try environment.makeWorld(for: scenario)
                 defer { world.close() }
-                let execution = ScenarioExecution(scenario: scenario, world: world, seed: options.seed, verbose: options.verbose)
+                let execution = ScenarioExecution(
+                    scenario: scenario,
+                    world: world,
+                    seed: options.seed,
+                    verbose: options.verbose
+                )
                 if options.recordTimelines { execution.recorder = TimelineRecorder(scenario: scenario) }
                 outcome = execution.run()
             } catch {
@@ -135,7 +164,17 @@ public struct SuiteRunner {
 
     /// The scenario could not run (no adapter, no world): an error, not a verdict.
     static func broken(_ s: Scenario, _ message: String) -> ScenarioOutcome {
-        ScenarioOutcome(scenario: s.name, file: s.file, status: .error, failure: message.isEmpty ? "" : "  \(message)",
-                        failureSummary: message, virtualMilliseconds: 0, wallSeconds: 0, log: [], covers: s.covers, tags: s.tags)
+        ScenarioOutcome(
+            scenario: s.name,
+            file: s.file,
+            status: .error,
+            failure: message.isEmpty ? "" : "  \(message)",
+            failureSummary: message,
+            virtualMilliseconds: 0,
+            wallSeconds: 0,
+            log: [],
+            covers: s.covers,
+            tags: s.tags
+        )
     }
 }

@@ -34,24 +34,29 @@ public enum HTMLReport {
         case .skipped: status = "skipped"
         }
         var out = "<section class=\"scenario \(status)\" id=\"s\(index)\" aria-labelledby=\"s\(index)-title\">\n"
-        out += "<h2 id=\"s\(index)-title\"><span class=\"badge \(status)\">\(status)</span> \(e(outcome.scenario))</h2>\n"
-        out += "<p class=\"meta\">\(e(outcome.file)) · \(e(TimeSyntax.relative(outcome.virtualMilliseconds).dropFirst())) of virtual time in \(String(format1(outcome.wallSeconds))) s"
+        out +=
+            "<h2 id=\"s\(index)-title\"><span class=\"badge \(status)\">\(status)</span> \(e(outcome.scenario))</h2>\n"
+        out +=
+            "<p class=\"meta\">\(e(outcome.file)) · \(e(TimeSyntax.relative(outcome.virtualMilliseconds).dropFirst())) of virtual time in \(String(format1(outcome.wallSeconds))) s"
         if !outcome.covers.isEmpty { out += " · covers \(e(outcome.covers.joined(separator: ", ")))" }
         out += "</p>\n"
         if case .skipped(let why) = outcome.status { out += "<p class=\"skipped\">Skipped: \(e(why))</p>\n" }
         if let timeline = outcome.timeline {
             if let sampled = timeline.sampledPerLane {
-                out += "<p class=\"note\">Large fleet: each group is one lane; screen states are sampled from \(sampled) of its devices, checks are counted for all.</p>\n"
+                out +=
+                    "<p class=\"note\">Large fleet: each group is one lane; screen states are sampled from \(sampled) of its devices, checks are counted for all.</p>\n"
             }
             out += "<figure>" + TimelineSVG.svg(timeline, title: outcome.scenario) + "</figure>\n"
         }
         if outcome.status == .failed || outcome.status == .error {
             out += "<div class=\"failure-box\" role=\"group\" aria-label=\"Failure\">"
             if let failure = outcome.timeline?.failure {
-                out += "<p><strong>✘ Step \(failure.step)</strong> at \(e(TimeSyntax.relative(failure.at))) (\(e(failure.location))): <code>\(e(failure.text))</code></p>"
+                out +=
+                    "<p><strong>✘ Step \(failure.step)</strong> at \(e(TimeSyntax.relative(failure.at))) (\(e(failure.location))): <code>\(e(failure.text))</code></p>"
                 out += "<pre class=\"expected-seen\">\(e(failure.message))</pre>"
             }
-            out += "<details\(outcome.timeline?.failure == nil ? " open" : "")><summary>Full report</summary><pre>\(e(outcome.failure))</pre></details></div>\n"
+            out +=
+                "<details\(outcome.timeline?.failure == nil ? " open" : "")><summary>Full report</summary><pre>\(e(outcome.failure))</pre></details></div>\n"
         }
         out += "</section>\n"
         return out

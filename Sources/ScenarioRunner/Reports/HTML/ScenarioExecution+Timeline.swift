@@ -10,7 +10,10 @@ extension ScenarioExecution {
     func recordTimelineStart() {
         guard let recorder else { return }
         for rule in scenario.rules {
-            recorder.recordServer(at: 0, "rule \(rule.name) (\(rule.body["type"]?.stringValue?.replacingUnderscores ?? "rule")) exists from before time 0")
+            recorder.recordServer(
+                at: 0,
+                "rule \(rule.name) (\(rule.body["type"]?.stringValue?.replacingUnderscores ?? "rule")) exists from before time 0"
+            )
         }
         sampleDevices()
     }
@@ -24,8 +27,15 @@ extension ScenarioExecution {
     }
 
     func recordTimelineFailure(step: Step, index: Int, message: String) {
-        recorder?.recordFailure(.init(at: elapsed, step: index + 1, text: step.text, location: step.location.description,
-                                      message: message))
+        recorder?.recordFailure(
+            .init(
+                at: elapsed,
+                step: index + 1,
+                text: step.text,
+                location: step.location.description,
+                message: message
+            )
+        )
     }
 
     func recordTimelinePush(device: String, push: Int, outcome: ScenarioTimeline.PushOutcome) {
@@ -39,7 +49,8 @@ extension ScenarioExecution {
         if let listed = try? server.admin("GET", "/admin/projects/\(scenario.project)/pushes") {
             let sent: [(at: Int64, id: Int, tokens: Int)] = (listed["pushes"]?.arrayValue ?? []).compactMap { push in
                 guard let id = push["id"]?.intValue, !baselinePushes.contains(id),
-                      let at = push["sent_at"]?.stringValue.flatMap(Instant.init(rfc3339:)) else { return nil }
+                    let at = push["sent_at"]?.stringValue.flatMap(Instant.init(rfc3339:))
+                else { return nil }
                 let tokens = (push["tokens"]?.objectValue ?? JSONObject()).reduce(0) { $0 + ($1.value.intValue ?? 0) }
                 return (at.milliseconds(since: t0), id, tokens)
             }
@@ -51,13 +62,21 @@ extension ScenarioExecution {
 
     private func sampleDevices() {
         guard let recorder else { return }
-        for lane in 0 ..< recorder.laneCount {
+        for lane in 0..<recorder.laneCount {
             var counts: [String: Int] = [:]
             for name in recorder.sample(lane: lane) {
                 if let d = devices[name] {
                     let current = installed[name] ?? (d.appVersion, d.build)
-                    recorder.recordClass(TimelineRecorder.classKey(platform: d.platform, version: current.version, build: current.build,
-                                                                   sdk: d.sdk, sdkVersion: d.sdkVersion), device: name)
+                    recorder.recordClass(
+                        TimelineRecorder.classKey(
+                            platform: d.platform,
+                            version: current.version,
+                            build: current.build,
+                            sdk: d.sdk,
+                            sdkVersion: d.sdkVersion
+                        ),
+                        device: name
+                    )
                 }
                 let screen = (try? adapter.command(.state(device: name)))?["screen"]?.stringValue ?? "unknown"
                 counts[screen, default: 0] += 1
@@ -80,7 +99,8 @@ extension ScenarioExecution {
         case .clearFaults: return "clear faults"
         case .addPushToken(let token, _): return "register token \(token)"
         case .deletePushToken(let token): return "delete token \(token)"
-        case .gatewayReject(let devices, let status): return "gateway answers \(status) for \(devices.joined(separator: ", "))"
+        case .gatewayReject(let devices, let status):
+            return "gateway answers \(status) for \(devices.joined(separator: ", "))"
         default: return nil
         }
     }

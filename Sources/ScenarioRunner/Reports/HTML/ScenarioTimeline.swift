@@ -33,7 +33,10 @@ public struct ScenarioTimeline: Sendable {
     }
 
     public enum PushOutcome: String, Sendable {
-        case received, lostOffline = "lost (offline)", ignoredNotRunning = "ignored (app not running)", dropped
+        case received
+        case lostOffline = "lost (offline)"
+        case ignoredNotRunning = "ignored (app not running)"
+        case dropped
     }
 
     /// Something the scenario did to the server (a rule, a fault, a token) at a step.

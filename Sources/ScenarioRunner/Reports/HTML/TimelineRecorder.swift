@@ -22,8 +22,10 @@ final class TimelineRecorder {
         var assigned = Set<String>()
         // Groups (matrix and fleet entries) of several devices are one lane each; `all` is not a lane.
         let groups = scenario.groups.filter { $0.key != "all" && $0.value.count > 1 }
-            .sorted { ($0.value.first.flatMap { n in scenario.devices.firstIndex { $0.name == n } } ?? 0)
-                < ($1.value.first.flatMap { n in scenario.devices.firstIndex { $0.name == n } } ?? 0) }
+            .sorted {
+                ($0.value.first.flatMap { n in scenario.devices.firstIndex { $0.name == n } } ?? 0)
+                    < ($1.value.first.flatMap { n in scenario.devices.firstIndex { $0.name == n } } ?? 0)
+            }
         var lanes: [(name: String, devices: [String])] = []
         for (name, devices) in groups {
             let fresh = devices.filter { !assigned.contains($0) }
@@ -44,20 +46,25 @@ final class TimelineRecorder {
             let platforms = Set(lane.devices.compactMap { specs[$0]?.platform }).sorted().joined(separator: ", ")
             let summary: String
             if lane.devices.count == 1, let d = specs[lane.devices[0]] {
-                summary = "\(d.platform) \(d.appVersion ?? "no version")" + (d.flavor == "native" ? "" : " (\(d.flavor))")
+                summary =
+                    "\(d.platform) \(d.appVersion ?? "no version")" + (d.flavor == "native" ? "" : " (\(d.flavor))")
             } else {
                 summary = "\(lane.devices.count) devices: \(platforms)"
             }
-            timeline.lanes.append(ScenarioTimeline.Lane(name: lane.name, summary: summary, deviceCount: lane.devices.count))
+            timeline.lanes.append(
+                ScenarioTimeline.Lane(name: lane.name, summary: summary, deviceCount: lane.devices.count)
+            )
         }
-        if lanes.contains(where: { $0.devices.count > Self.samplesPerLane }) { timeline.sampledPerLane = Self.samplesPerLane }
+        if lanes.contains(where: { $0.devices.count > Self.samplesPerLane }) {
+            timeline.sampledPerLane = Self.samplesPerLane
+        }
     }
 
     /// The devices whose state stands for a lane: all of a small one, an even spread of a large one.
     func sample(lane: Int) -> [String] {
         let devices = members[lane]
         guard devices.count > Self.samplesPerLane else { return devices }
-        return (0 ..< Self.samplesPerLane).map { devices[$0 * devices.count / Self.samplesPerLane] }
+        return (0..<Self.samplesPerLane).map { devices[$0 * devices.count / Self.samplesPerLane] }
     }
 
     var laneCount: Int { members.count }
@@ -68,7 +75,7 @@ final class TimelineRecorder {
     }
 
     func recordOffline(at ms: Int64, offline: Set<String>) {
-        for lane in 0 ..< members.count {
+        for lane in 0..<members.count {
             let count = members[lane].filter(offline.contains).count
             if (timeline.lanes[lane].offline.last?.count ?? 0) != count {
                 timeline.lanes[lane].offline.append((ms, count))
@@ -97,9 +104,13 @@ final class TimelineRecorder {
         for entry in entries.reversed() {
             guard let text = entry["at"]?.stringValue, let at = Instant(rfc3339: text) else { continue }
             let key = Self.classKey(entry["device"] ?? .null)
-            let check = ScenarioTimeline.Check(at: at.milliseconds(since: t0), status: entry["status"]?.intValue ?? 0,
-                                               lifetime: entry["lifetime"]?.intValue, etag: entry["etag"]?.stringValue,
-                                               fault: entry["fault"]?.stringValue)
+            let check = ScenarioTimeline.Check(
+                at: at.milliseconds(since: t0),
+                status: entry["status"]?.intValue ?? 0,
+                lifetime: entry["lifetime"]?.intValue,
+                etag: entry["etag"]?.stringValue,
+                fault: entry["fault"]?.stringValue
+            )
             for lane in lanesOfClass[key] ?? [] { timeline.lanes[lane].checks.append(check) }
         }
     }
@@ -110,10 +121,13 @@ final class TimelineRecorder {
 
     /// A device class as the journal writes it.
     static func classKey(_ device: JSON) -> String {
-        ["platform", "version", "build", "sdk", "sdk_version"].map { device[$0]?.stringValue ?? "-" }.joined(separator: "|")
+        ["platform", "version", "build", "sdk", "sdk_version"].map { device[$0]?.stringValue ?? "-" }.joined(
+            separator: "|"
+        )
     }
 
-    static func classKey(platform: String, version: String?, build: String?, sdk: String, sdkVersion: String?) -> String {
+    static func classKey(platform: String, version: String?, build: String?, sdk: String, sdkVersion: String?) -> String
+    {
         [platform, version ?? "-", build ?? "-", sdk, sdkVersion ?? "-"].joined(separator: "|")
     }
 }

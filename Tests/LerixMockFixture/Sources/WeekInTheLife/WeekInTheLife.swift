@@ -24,7 +24,9 @@ public func weekInTheLife() async throws -> [String] {
     note("pushed a lift-all of \(lifted.count)", app.state)
 
     try await mock.advance(by: .minutes(2))
-    try mock.create(MaintenanceRule(from: mock.now.addingTimeInterval(1_800), until: mock.now.addingTimeInterval(9_000)))
+    try mock.create(
+        MaintenanceRule(from: mock.now.addingTimeInterval(1_800), until: mock.now.addingTimeInterval(9_000))
+    )
     note("pushed a window starting in 30 min", app.state)
     try await mock.advance(by: .minutes(31))
     note("in the window", app.state)

@@ -38,7 +38,9 @@ import Testing
     @Test func aMaintenanceWindowStartsAndEndsOnTheDeviceEvenOffline() async throws {
         let mock = try LerixMock()
         let app = mock.makeApp(platform: .macos, appVersion: "2.3.0")
-        try mock.create(MaintenanceRule(from: mock.now.addingTimeInterval(3600), until: mock.now.addingTimeInterval(7200)))
+        try mock.create(
+            MaintenanceRule(from: mock.now.addingTimeInterval(3600), until: mock.now.addingTimeInterval(7200))
+        )
         #expect(await app.start().screen == .none)
         _ = await app.networkReachabilityChanged(isReachable: false)
         try await mock.advance(by: .hours(1) + .seconds(1))

@@ -8,7 +8,13 @@ final class XCTestExampleTests: XCTestCase {
     func testAnSDKSwitchPausesAModuleUntilItEnds() async throws {
         let mock = try LerixMock()
         let app = mock.makeApp(platform: .ios, appVersion: "2.3.0", sdkVersion: "1.2.0")
-        try mock.create(SDKSwitchRule(pausing: [.analytics], until: mock.now.addingTimeInterval(3_600), sdks: [(name: "swift", below: "1.3.0")]))
+        try mock.create(
+            SDKSwitchRule(
+                pausing: [.analytics],
+                until: mock.now.addingTimeInterval(3_600),
+                sdks: [(name: "swift", below: "1.3.0")]
+            )
+        )
         _ = await app.start()
         XCTAssertTrue(app.isPaused(.analytics))
         XCTAssertFalse(app.isPaused(.errors))
