@@ -1,5 +1,6 @@
 import HTTP
 import JSON
+import ReleaseControl
 
 /// One page of a listing that grows with traffic (changes, pushes, push tokens): `?limit=N`
 /// items after the cursor `?after=C`, oldest first, and a `next` link while more follow. No
@@ -15,7 +16,7 @@ struct ListPage: Sendable {
     /// The most items one page may hold, whatever `limit` asks.
     static let maximumLimit = 10_000
     /// The largest cursor accepted: far past any id, and exact as a JSON number (the OpenAPI bound).
-    static let maximumCursor = 1_000_000_000_000_000
+    static let maximumCursor = Identifier.maximumNumber
 
     let limit: Int
     let after: Int

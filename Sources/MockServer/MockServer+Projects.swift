@@ -136,7 +136,8 @@ extension MockServer {
             guard let current = state.withLock({ $0.projects[key].map { $0.ingest[module] ?? 0 } }) else {
                 throw Problem.unknownProject(key)
             }
-            let total = current + items.count
+            // Saturates where a snapshot's bound is, so an export always imports back.
+            let total = min(current + items.count, StateSnapshot.maximumIngestCount)
             return (
                 [.ingestCounted(project: key, module: module, total: total)],
                 { s in s.projects[key]?.ingest[module] = total }, ()

@@ -99,6 +99,18 @@ extension MockServer {
         let (result, pushes) = try write(for: call.commits) { () throws(Problem) in
             let now = clock.now
             guard let runtime = state.withLock({ $0.projects[key] }) else { throw Problem.unknownProject(key) }
+            // A snapshot may start a project at the largest id; past it ids would not read back.
+            // A change may push now and once more when the throttle's timer fires: two ids.
+            if runtime.state.changeIdsUsedUp || runtime.nextPushId >= Identifier.maximumNumber {
+                throw Problem(
+                    ValidationFailure(
+                        "",
+                        "project \"\(key)\" has used every change or push id up to \(Identifier.maximumNumber); "
+                            + "ids are never reused (POST /admin/reset, or PUT /admin/state with lower ids, starts again)",
+                        kind: .invalidValue
+                    )
+                )
+            }
             var projectState = runtime.state
             let (result, change, ruleEvents) = try mutate(&projectState, now)
             var events = ruleEvents

@@ -204,7 +204,7 @@ public final class MockServer: Responder {
     /// control character is refused before any endpoint sees it.
     static func identifierProblem(_ parameters: [String: String]) -> Problem? {
         for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
-            guard let problem = Identifier.problem(value) else { continue }
+            guard let problem = name == "rule" ? Rule.idProblem(value) : Identifier.problem(value) else { continue }
             return Problem.parameter(name, .invalid, detail: "the \(name) in the path \(problem)", message: problem)
         }
         return nil

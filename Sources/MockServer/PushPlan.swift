@@ -23,6 +23,9 @@ struct PushPlan: Sendable {
         for action in actions {
             switch action {
             case .sendNow(let changeIds):
+                // Changes stop two ids short (``MockServer/changeRules``); never store an id
+                // that would not read back.
+                guard nextId <= Identifier.maximumNumber else { continue }
                 if cachedTargets == nil {
                     cachedTargets = tokens.values.sorted { $0.sequence < $1.sequence }
                         .map { PushTarget(token: $0.token.token, platform: $0.token.platform) }

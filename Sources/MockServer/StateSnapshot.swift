@@ -247,12 +247,23 @@ extension StateSnapshot {
                     if let fields = change.objectValue {
                         problems += Self.changeFields.problems(in: fields, at: base + "/changes/\(i)")
                     }
+                    // Rule ids a change names feed the next rule id: the same bound as a rule's.
+                    var named: [(String, JSON?)] = [("/rule", change["rule"])]
+                    for (j, lifted) in (change["lifted"]?.arrayValue ?? []).enumerated() {
+                        named.append(("/lifted/\(j)", lifted))
+                    }
+                    var badRuleId = false
+                    for case (let pointer, .string(let id)?) in named {
+                        guard let problem = Rule.idProblem(id) else { continue }
+                        fail(base + "/changes/\(i)" + pointer, "the rule id \(problem)", .invalidValue)
+                        badRuleId = true
+                    }
                     if let restored = Change.restore(change) {
                         if let problem = ids.problem(restored.id) {
                             fail(base + "/changes/\(i)/id", problem, .invalidValue)
                         }
                         project.changes.append(restored)
-                    } else {
+                    } else if !badRuleId {
                         fail(
                             base + "/changes/\(i)",
                             "not a change as GET /admin/projects/{project}/changes shows it",

@@ -73,14 +73,14 @@ public struct Change: Sendable, Equatable {
         var ruleId: String?
         switch json["rule"] {
         case nil, .null?: ruleId = nil
-        case .string(let id)? where Identifier.problem(id) == nil: ruleId = id
+        case .string(let id)? where Rule.idProblem(id) == nil: ruleId = id
         default: return nil
         }
         var lifted: [String] = []
         if let value = json["lifted"] {
             guard let items = value.arrayValue else { return nil }
             for item in items {
-                guard let s = item.stringValue, Identifier.problem(s) == nil else { return nil }
+                guard let s = item.stringValue, Rule.idProblem(s) == nil else { return nil }
                 lifted.append(s)
             }
         }

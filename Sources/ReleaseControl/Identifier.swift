@@ -7,6 +7,12 @@
 /// Identifier.problem("abc\u{0}x")  // "holds a control character (U+0000 at byte 3); ..."
 /// ```
 public enum Identifier {
+    /// The largest number an id may carry: rule `r<n>`, change, push and cursor ids alike. Exact
+    /// as a JSON number (below 2⁵³) and far from `Int.max`, so `next = highest + 1` never
+    /// overflows, whatever a snapshot, a config file or a state file says. Ids past it are refused
+    /// where they are read (a 422); a project that has used them all refuses new ones.
+    public static let maximumNumber = 1_000_000_000_000_000
+
     /// Why `text` cannot be an identifier, or nil when it can. Refuses C0 controls, DEL and
     /// C1 controls (U+0080–U+009F).
     public static func problem(_ text: String) -> String? {

@@ -5,6 +5,14 @@ extension ProjectState {
     /// Validates `json`, adds it as a new rule with the next id, and records the change.
     public mutating func createRule(_ json: JSON, now: Instant) throws(ValidationFailure) -> (Rule, Change) {
         let body = try RuleBody.decode(json)
+        guard nextRuleNumber <= Identifier.maximumNumber else {
+            throw ValidationFailure(
+                "",
+                "this project has used every rule id up to r\(Identifier.maximumNumber); ids are never reused "
+                    + "(POST /admin/reset, or PUT /admin/state with lower ids, starts again)",
+                kind: .invalidValue
+            )
+        }
         let rule = Rule(id: "r\(nextRuleNumber)", body: body)
         nextRuleNumber += 1
         rules.append(rule)

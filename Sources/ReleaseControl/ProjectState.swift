@@ -63,9 +63,16 @@ public struct ProjectState: Sendable {
             if let id = change.ruleId, let n = Rule.number(of: id) { usedRules.append(n) }
             usedRules.append(contentsOf: change.lifted.compactMap(Rule.number(of:)))
         }
-        self.nextRuleNumber = max(nextRuleNumber ?? 1, (usedRules.max() ?? 0) + 1)
-        self.nextChangeId = max(nextChangeId ?? 1, (changes.map(\.id).max() ?? 0) + 1)
+        // Clamped at one past the maximum (which means "used up"), so `+ 1` cannot overflow.
+        let usedUp = Identifier.maximumNumber + 1
+        let highestChange = min(changes.map(\.id).max() ?? 0, Identifier.maximumNumber)
+        self.nextRuleNumber = min(max(nextRuleNumber ?? 1, (usedRules.max() ?? 0) + 1), usedUp)
+        self.nextChangeId = min(max(nextChangeId ?? 1, highestChange + 1), usedUp)
     }
+
+    /// True when the next change would take an id past ``Identifier/maximumNumber``: the
+    /// project then refuses changes (a snapshot or state file can start it that close).
+    public var changeIdsUsedUp: Bool { nextChangeId > Identifier.maximumNumber }
 
     public func rule(id: String) -> Rule? {
         rules.first { $0.id == id }

@@ -29,12 +29,25 @@ public struct Rule: Sendable, Equatable {
         guard case .string(let id)? = json["id"], !id.isEmpty else {
             throw ValidationFailure("/id", "a stored rule needs its id as a non-empty string", kind: .invalidValue)
         }
-        if let problem = Identifier.problem(id) {
+        if let problem = idProblem(id) {
             throw ValidationFailure(problems: [
                 FieldProblem(pointer: "/id", message: "the rule id \(problem)", isTypeError: false)
             ])
         }
         return try decode(json, id: id)
+    }
+
+    /// Why `id` cannot be a rule id, or nil: a control character, or `r<n>` with `n` past
+    /// ``Identifier/maximumNumber`` (new ids continue from the highest `n`, which must not overflow).
+    public static func idProblem(_ id: String) -> String? {
+        if let problem = Identifier.problem(id) { return problem }
+        guard id.hasPrefix("r"), id.utf8.count > 1, id.utf8.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+            return nil
+        }
+        if number(of: id) == nil {
+            return "is past r\(Identifier.maximumNumber), the largest rule id"
+        }
+        return nil
     }
 
     /// The rule as the admin API shows it: `id` and `type` first, then the type's fields.
@@ -44,9 +57,17 @@ public struct Rule: Sendable, Equatable {
         return .object(pairs)
     }
 
-    /// The number in an id of the form `r<number>`, for keeping new ids unique after a restore.
+    /// The number in an id of the form `r<digits>`, for keeping new ids unique after a restore;
+    /// nil past ``Identifier/maximumNumber`` (such ids are refused where they are read).
     static func number(of id: String) -> Int? {
         guard id.hasPrefix("r") else { return nil }
-        return Int(id.dropFirst())
+        let digits = id.utf8.dropFirst()
+        guard !digits.isEmpty, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        var n = 0
+        for digit in digits {
+            n = n * 10 + Int(digit - 48)
+            if n > Identifier.maximumNumber { return nil }  // before it can overflow
+        }
+        return n
     }
 }

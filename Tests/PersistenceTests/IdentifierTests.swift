@@ -102,7 +102,8 @@ import Testing
         )
         #expect(answer.status == 422)
         let pointers = Set(answer.json?["errors"]?.arrayValue?.compactMap { $0["pointer"]?.stringValue } ?? [])
-        #expect(pointers == ["/projects/0/changes/0", "/projects/0/pushes/0"])
+        // The rule a change names is checked like a rule's own id, and pointed at.
+        #expect(pointers == ["/projects/0/changes/0/rule", "/projects/0/pushes/0"])
     }
 
     /// The whole path as a person meets it: `serve --state`, a refused token, a restart.
