@@ -43,6 +43,100 @@ import YAML
         return out
     }
 
+    /// The Debian packages each stage's `apt-get install` lines name, stage by stage.
+    static func installedPackages() throws -> [[String]] {
+        var stages: [[String]] = []
+        for step in try instructions() {
+            if step.keyword == "FROM" { stages.append([]) }
+            guard step.keyword == "RUN", !stages.isEmpty else { continue }
+            for install in step.rest.components(separatedBy: "apt-get install").dropFirst() {
+                let words = install.prefix { !"&;|".contains($0) }.split(separator: " ")
+                stages[stages.count - 1] += words.filter { !$0.hasPrefix("-") }.map(String.init)
+            }
+        }
+        return stages
+    }
+
+    /// The `libX` each system-library target links (`link "X"` in its module map).
+    static func linkedLibraries() throws -> [String] {
+        let sources = root + "/Sources"
+        return try FileManager.default.contentsOfDirectory(atPath: sources).sorted().flatMap { target in
+            let map = (try? text("Sources/\(target)/module.modulemap")) ?? ""
+            return map.split(separator: "\n").compactMap { line -> String? in
+                let words = line.split(separator: "\"")
+                return line.trimmingCharacters(in: .whitespaces).hasPrefix("link ") && words.count > 1
+                    ? String(words[1]) : nil
+            }
+        }
+    }
+
+    /// Runs a host tool, nil when it fails.
+    static func output(_ tool: String, _ arguments: [String]) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
+    }
+
+    /// Every -dev package a target of Package.swift names (its `.apt([...])` provider) and every
+    /// one `make` installs (BUILD_DEPS) is installed in the build stage: the Swift image has
+    /// only some of them (it lacked libssl-dev, and the build stage once did too).
+    @Test func theBuildStageInstallsEveryPackageTheTargetsBuildWith() throws {
+        let build = try #require(try Self.installedPackages().first)
+        var needed = Set<String>()
+        for provider in try Self.text("Package.swift").components(separatedBy: ".apt([").dropFirst() {
+            needed.formUnion(
+                provider.prefix { $0 != "]" }.split(separator: ",").map {
+                    $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                }
+            )
+        }
+        #expect(needed.contains("libssl-dev"), "read no providers from Package.swift: \(needed)")
+        let makefile = try Self.text("Makefile").split(separator: "\n")
+        let deps = try #require(makefile.first { $0.hasPrefix("BUILD_DEPS") })
+        needed.formUnion(deps.split(separator: "=").last?.split(separator: " ").map(String.init) ?? [])
+        for package in needed.sorted() {
+            #expect(build.contains(package), "the build stage of docker/Dockerfile does not install \(package)")
+        }
+    }
+
+    /// The runtime stage names the package of every C library a target links, found the way the
+    /// linker finds it here (Debian 12, as the image): a library that arrives only as another
+    /// package's dependency (libssl3 once came by way of curl) is one change away from missing.
+    /// `make docker-test` checks the built binary's own libraries with `ldd` in the image.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dpkg-query")))
+    func theRuntimeStageNamesThePackageOfEveryLibraryTheTargetsLink() throws {
+        let runtime = try #require(try Self.installedPackages().last)
+        let libraries = try Self.linkedLibraries()
+        #expect(libraries.contains("ssl") && libraries.contains("nghttp2"), "\(libraries)")
+        // The linker's search folders on Debian: the multiarch one(s), then /usr/lib.
+        let multiarch = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib")) ?? []
+        let folders = multiarch.filter { $0.hasSuffix("-linux-gnu") }.map { "/usr/lib/" + $0 } + ["/usr/lib"]
+        for library in libraries {
+            // libssl.so is the -dev package's link to the runtime file (libssl.so.3).
+            let path = try #require(
+                folders.map { "\($0)/lib\(library).so" }.first { FileManager.default.fileExists(atPath: $0) },
+                "lib\(library).so is in none of \(folders)"
+            )
+            let file = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+            // Debian 12 lists merged-/usr files under either path.
+            let owner = [file, "/usr" + file, String(file.dropFirst("/usr".count))].lazy.compactMap {
+                Self.output("/usr/bin/dpkg-query", ["-S", $0])
+            }.first
+            let package = try #require(owner?.split(separator: ":").first.map(String.init), "no package owns \(file)")
+            #expect(
+                runtime.contains(package),
+                "the runtime stage does not name \(package) (\(file), for link \"\(library)\")"
+            )
+        }
+    }
+
     @Test func everyHealthCheckAsksItsOwnServicesPort() throws {
         let services = try #require(try Self.compose()["services"]?.objectValue)
         #expect(services.count == 2)
