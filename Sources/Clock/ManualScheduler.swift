@@ -78,6 +78,21 @@ public final class ManualScheduler: Scheduler, Sendable {
         advance(to: now.adding(seconds: seconds))
     }
 
+    /// Puts time at `instant`, backwards too, when no live work is scheduled: a server whose
+    /// state was just replaced starts over at a fixed time (`POST /admin/reset` with `now`), so a
+    /// scenario's time 0 never depends on the ones before it. False, and time stays, while live
+    /// work is pending: going back would run it later than its deadline meant.
+    public func restart(at instant: Instant) -> Bool {
+        advancing.withLock { _ in
+            state.withLock { s in
+                guard s.heap.earliestLiveDeadline == nil else { return false }
+                s.heap = TimerHeap()
+                s.now = instant
+                return true
+            }
+        }
+    }
+
     /// Removes every live entry due at the earliest deadline, if that is at or before `target`,
     /// and moves time to it (time never goes back for work scheduled in the past).
     private func takeEarliest(notAfter target: Instant) -> (Instant, [DueWork])? {

@@ -240,8 +240,14 @@ extension Endpoint {
         case .reset:
             return EndpointDoc(
                 summary:
-                    "Back to the seed: rules, tokens, changes, pushes, journal, ingest, faults (not a change; the clock keeps its time)",
-                responses: [(200, "reset", "ResetResult")]
+                    "Back to the seed: rules, tokens, changes, pushes, journal, ingest, faults (not a change); the clock keeps its time, or with {\"now\": T} a manual clock starts over at T (backwards too)",
+                body: "ResetRequest",
+                bodyRequired: false,
+                responses: [
+                    (200, "reset", "ResetResult"), (400, "malformed body", problem),
+                    (409, "now given but the clock is the system clock, or others' timers are pending on it", problem),
+                    (422, "bad time or an unknown field", problem),
+                ]
             )
         case .getClock:
             return EndpointDoc(

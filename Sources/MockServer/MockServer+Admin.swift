@@ -76,8 +76,11 @@ extension MockServer {
 
     // MARK: Reset and state
 
-    /// Back to the seed; not a change, and the clock keeps its time.
+    /// Back to the seed; not a change. The clock keeps its time, unless the body names one
+    /// (`{"now": "<time>"}`, manual clock only, backwards too): then the server starts over at
+    /// that time, so a harness gives every scenario the same time 0 whatever ran before.
     func reset(_ call: Call) throws(Problem) -> HTTPResponse {
+        let restart = try resetClockTarget(call)
         let seed = options.seed
         let capacity = options.journalCapacity
         try write(for: call.commits) { () throws(Problem) in
@@ -92,7 +95,49 @@ extension MockServer {
                 }, ()
             )
         }
+        if let (manual, instant) = restart {
+            // The reset cancelled the push timers; live work left is someone else's on a shared clock.
+            guard manual.restart(at: instant) else {
+                throw Problem(
+                    status: 409,
+                    title: "Clock has pending timers",
+                    detail:
+                        "the state is back to the seed, but the clock kept its time \(manual.now.rfc3339): work other than the server's is scheduled on it (devices sharing the clock), and going back would run it late"
+                )
+            }
+            announceClock()
+        }
         return jsonResponse(200, .object([("reset", true), ("now", .string(clock.now.rfc3339))]))
+    }
+
+    /// The manual clock and the time a reset's body asks to start over at; nil without a body
+    /// or without `now`. Checked before anything is reset, so a bad body changes nothing.
+    private func resetClockTarget(_ call: Call) throws(Problem) -> (ManualScheduler, Instant)? {
+        guard let body = try parseOptionalBody(call) else { return nil }
+        guard let object = body.objectValue else {
+            throw Problem.field("", "expected {} or {\"now\": \"<time>\"}, found \(body.typeName)", .wrongType)
+        }
+        let unknown = BodyFields(name: "a reset", writable: ["now"]).problems(in: object)
+        if !unknown.isEmpty { throw Problem(ValidationFailure(problems: unknown)) }
+        guard let value = object["now"], value != .null else { return nil }
+        guard let text = value.stringValue else {
+            throw Problem.field("/now", "expected an RFC 3339 time, found \(value.typeName)", .wrongType)
+        }
+        guard let instant = Instant(rfc3339: text), instant <= Self.latestClockTime else {
+            throw Problem.field(
+                "/now",
+                "\"\(text)\" is not an RFC 3339 time like 2026-12-02T09:01:00.000Z",
+                .invalidValue
+            )
+        }
+        guard case .manual(let manual) = options.clock else {
+            throw Problem(
+                status: 409,
+                title: "Clock is not manual",
+                detail: "the server runs on the system clock; start it with --clock manual to reset it to a time"
+            )
+        }
+        return (manual, instant)
     }
 
     func exportState() -> HTTPResponse {

@@ -564,6 +564,7 @@ enum OpenAPI {
             )
         ),
         ("ResetResult", answer([("reset", type("boolean")), ("now", time)])),
+        ("ResetRequest", object([("now", nullable(time))], required: [])),
         (
             "ClockState",
             answer([

@@ -14,11 +14,20 @@ struct ArgumentParser {
     let flags: Set<String>
     /// Options that may be given more than once (each value kept, in order).
     let repeatable: Set<String>
+    /// Options whose value, a whole number, may be left out (`--shuffle`, `--shuffle 42`,
+    /// `--shuffle=42`): the next argument is their value only when it is all digits.
+    let optionallyNumeric: Set<String>
 
-    init(valued: Set<String>, flags: Set<String> = [], repeatable: Set<String> = []) {
+    init(
+        valued: Set<String>,
+        flags: Set<String> = [],
+        repeatable: Set<String> = [],
+        optionallyNumeric: Set<String> = []
+    ) {
         self.valued = valued
         self.flags = flags
         self.repeatable = repeatable
+        self.optionallyNumeric = optionallyNumeric
     }
 
     struct Parsed {
@@ -56,7 +65,18 @@ struct ArgumentParser {
                 name = String(argument[..<equals])
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
-            if flags.contains(name) {
+            if optionallyNumeric.contains(name) {
+                if parsed.setFlags.contains(name) { throw Failure(description: "\(name) given twice") }
+                parsed.setFlags.insert(name)
+                if let inlineValue {
+                    parsed.values[name] = [inlineValue]
+                } else if index < arguments.count, !arguments[index].isEmpty,
+                    arguments[index].utf8.allSatisfy({ $0 >= 48 && $0 <= 57 })
+                {
+                    parsed.values[name] = [arguments[index]]
+                    index += 1
+                }
+            } else if flags.contains(name) {
                 guard inlineValue == nil else { throw Failure(description: "\(name) takes no value") }
                 parsed.setFlags.insert(name)
             } else if valued.contains(name) {
@@ -74,7 +94,7 @@ struct ArgumentParser {
                 parsed.values[name, default: []].append(value)
             } else {
                 var message = "unknown option \(name)"
-                if let suggestion = KeySuggestion.nearest(to: name, in: valued.union(flags)) {
+                if let suggestion = KeySuggestion.nearest(to: name, in: valued.union(flags).union(optionallyNumeric)) {
                     message += " (did you mean \(suggestion)?)"
                 }
                 throw Failure(description: message)

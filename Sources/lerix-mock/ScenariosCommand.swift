@@ -34,6 +34,10 @@ enum ScenariosCommand: CLICommand {
           --catalogue FILE   the spec catalogue `covers` ids are checked against (default:
                              a spec-catalogue.yaml given or in the folder, else the built-in one)
           --seed N           seed for random push drops (default 1); same seed, same run
+          --shuffle [SEED]   run the scenarios in a random order drawn from SEED (a new
+                             one when left out; printed first, so an order can be replayed);
+                             verdicts never depend on it: each scenario starts at its own
+                             time 0 on a fresh server
           --no-skips         a scenario skipped for a capability the adapter lacks fails the run
           --coverage         print which spec rows have scenarios, and which have none
                              (of the scenarios --filter and --tag select, when given)
@@ -54,7 +58,8 @@ enum ScenariosCommand: CLICommand {
                 "--admin-token", "--adapter-timeout",
             ],
             flags: ["--coverage", "-v", "--verbose", "--direct-push", "--no-skips"],
-            repeatable: ["--tag"]
+            repeatable: ["--tag"],
+            optionallyNumeric: ["--shuffle"]
         )
         let parsed: ArgumentParser.Parsed
         do {
@@ -70,6 +75,18 @@ enum ScenariosCommand: CLICommand {
                 return 2
             }
             seed = n
+        }
+        var shuffleSeed: UInt64?
+        if parsed.flag("--shuffle") {
+            if let text = parsed.value("--shuffle") {
+                guard let n = UInt64(text) else {
+                    CLI.printError("lerix-mock scenarios: --shuffle takes a whole number seed, not '\(text)'")
+                    return 2
+                }
+                shuffleSeed = n
+            } else {
+                shuffleSeed = UInt64.random(in: 0...UInt64(UInt32.max))
+            }
         }
         var adapterOptions = SubprocessAdapter.Options()
         if let text = parsed.value("--adapter-timeout") {
@@ -137,6 +154,10 @@ enum ScenariosCommand: CLICommand {
             CLI.printOut(ConsoleReport.line(outcome, verbose: verbose))
         }
         options.recordTimelines = html != nil
+        options.shuffleSeed = shuffleSeed
+        if let shuffleSeed {
+            CLI.printOut("shuffled with seed \(shuffleSeed) (this order again: --shuffle \(shuffleSeed))")
+        }
         let result = SuiteRunner(options: options).run(suite, in: environment)
         CLI.printOut(
             "\n\(result.summary)"

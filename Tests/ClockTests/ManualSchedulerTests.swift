@@ -18,6 +18,22 @@ import Testing
         #expect(clock.nextDeadline == start.adding(seconds: 31))
     }
 
+    /// A fresh state starts over at a fixed time, backwards too, but never leaves live work behind.
+    @Test func restartGoesBackOnlyWhenNoLiveWorkIsPending() {
+        let clock = ManualScheduler(now: start)
+        clock.advance(bySeconds: 3_600)
+        let cancelled = clock.schedule(at: start.adding(seconds: 4_000)) {}
+        cancelled.cancel()
+        #expect(clock.restart(at: start.adding(seconds: 60)), "cancelled work does not hold time")
+        #expect(clock.now == start.adding(seconds: 60) && clock.nextDeadline == nil)
+        let ran = Mutex(false)
+        clock.schedule(at: start.adding(seconds: 120)) { ran.withLock { $0 = true } }
+        #expect(!clock.restart(at: start), "live work pins time")
+        #expect(clock.now == start.adding(seconds: 60))
+        clock.advance(bySeconds: 60)
+        #expect(ran.withLock { $0 })
+    }
+
     @Test func workSeesItsOwnDeadlineAsNow() {
         let clock = ManualScheduler(now: start)
         let seen = Mutex<Instant?>(nil)

@@ -56,6 +56,41 @@ final class PointableSink: RedirectablePushSink {
         )
     }
 
+    /// `POST /admin/reset {"now": T}` starts a manual-clock server over at T, backwards too, so
+    /// a harness gives every scenario the same start; without `now` the clock keeps its time.
+    @Test func aResetWithNowStartsTheManualClockOverAtThatTime() throws {
+        let h = try Harness()
+        for token in ["a", "b"] { _ = h.put("/v1/projects/demo/push-tokens/\(token)", #"{"platform": "android"}"#) }
+        _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.0"}"#)
+        _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "3.0"}"#)
+        h.advance(seconds: 30)
+        #expect(h.get("/admin/clock")["next_deadline"] != .null, "a throttled push is pending")
+        let earlier = Harness.start.adding(seconds: -3_600)
+        let reset = h.post("/admin/reset", #"{"now": "\#(earlier.rfc3339)"}"#)
+        #expect(reset.status == 200 && reset["now"] == .string(earlier.rfc3339), "\(reset.text)")
+        #expect(h.clock.now == earlier)
+        #expect(h.get("/admin/clock")["next_deadline"] == .null, "the reset cancelled the throttled push")
+        #expect(h.get("/admin/projects/demo/rules")["rules"]?.arrayValue?.isEmpty == true)
+        // Without a body, or with `{}`, the clock keeps its time.
+        h.advance(seconds: 90)
+        #expect(h.call("POST", "/admin/reset").status == 200)
+        #expect(h.post("/admin/reset", "{}")["now"] == .string(earlier.adding(seconds: 90).rfc3339))
+        // A bad body changes nothing, and says which field.
+        _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.0"}"#)
+        #expect(h.post("/admin/reset", #"{"now": 5}"#).status == 400)
+        #expect(h.post("/admin/reset", #"{"now": "yesterday"}"#).firstPointer == "/now")
+        #expect(h.post("/admin/reset", #"{"when": "2026-12-02T09:01:00.000Z"}"#).firstPointer == "/when")
+        #expect(h.get("/admin/projects/demo/rules")["rules"]?.arrayValue?.count == 1)
+    }
+
+    @Test func aResetToATimeNeedsTheManualClockAndIsRefusedOnTheSystemOne() throws {
+        let h = try Harness(manual: false)
+        _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.0"}"#)
+        let refused = h.post("/admin/reset", #"{"now": "2026-12-02T09:01:00.000Z"}"#)
+        #expect(refused.status == 409 && refused.text.contains("--clock manual"), "\(refused.text)")
+        #expect(h.get("/admin/projects/demo/rules")["rules"]?.arrayValue?.count == 1, "nothing was reset")
+    }
+
     @Test func aPendingResultSettlesNothingAndEveryTokenCounts() {
         let inFlight = PushesInFlight()
         inFlight.begin(push: 1, tokens: 2)

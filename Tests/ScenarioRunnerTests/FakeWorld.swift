@@ -28,6 +28,8 @@ final class FakeServer: ServerConnection {
     var pushDueAt: Instant?
     var pendingChanges = 0
     var clockSets = 0
+    /// Acts as a server of an older release, whose reset ignores `now`.
+    var ignoresResetTime = false
     /// Pushes go to the runner's stand-in as APNs/FCM requests, as a real server's do.
     let gateway = PushGatewayStandIn.inMemory(scheduler: SystemScheduler())
 
@@ -51,7 +53,11 @@ final class FakeServer: ServerConnection {
             lastChange = nil
             lastPush = nil
             pushDueAt = nil
-            return ServerReply(status: 200, json: .object([]))
+            // As lerix-mock: `{"now": T}` starts the clock over at T, backwards too.
+            if !ignoresResetTime, let restart = body?["now"]?.stringValue.flatMap(Instant.init(rfc3339:)) {
+                now = restart
+            }
+            return ServerReply(status: 200, json: .object([("reset", true), ("now", .string(now.rfc3339))]))
         case ("GET", "/admin/clock"):
             return ServerReply(status: 200, json: clockAnswer)
         case ("POST", "/admin/clock"):
@@ -330,13 +336,15 @@ final class FakeAdapter: AdapterConnection {
 final class FakeEnvironment: ScenarioEnvironment {
     var lastServer: FakeServer?
     var lastAdapter: FakeAdapter?
+    /// Each world's server (a test may make it act as an older release).
+    var makeServer: () -> FakeServer = { FakeServer() }
 
     func hello() throws -> JSON {
         try FakeAdapter(server: FakeServer()).send(.object([("cmd", "hello")]))
     }
 
     func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {
-        let server = FakeServer()
+        let server = makeServer()
         let adapter = FakeAdapter(server: server)
         lastServer = server
         lastAdapter = adapter

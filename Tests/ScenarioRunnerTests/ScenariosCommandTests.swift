@@ -46,6 +46,34 @@ import Testing
         #expect(byFilter.stdout.contains("PASS  two") && !byFilter.stdout.contains("PASS  one"))
     }
 
+    /// `--shuffle SEED` runs in the seed's order and says so first; `--shuffle` alone draws a seed
+    /// and prints it, so the order can be replayed; a seed that is not a number is bad usage.
+    @Test func shuffleRunsInTheSeedsOrderAndPrintsTheSeed() throws {
+        var files: [String: String] = [:]
+        for n in 1...6 { files["s\(n).yaml"] = "name: s\(n)\ndevices: {}\nsteps:\n  - expect_pushes: {count: 0}\n" }
+        let dir = try TestFiles.folder(files)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func order(_ stdout: String) -> [String] {
+            stdout.split(separator: "\n").compactMap {
+                $0.hasPrefix("PASS  ") ? String($0.dropFirst(6).prefix(2)) : nil
+            }
+        }
+        let plain = try ServerProcess.run(["scenarios", dir])
+        #expect(order(plain.stdout) == ["s1", "s2", "s3", "s4", "s5", "s6"])
+        let seeded = try ServerProcess.run(["scenarios", "--shuffle", "7", dir])
+        #expect(seeded.status == 0)
+        #expect(seeded.stdout.hasPrefix("shuffled with seed 7 (this order again: --shuffle 7)"), "\(seeded.stdout)")
+        #expect(Set(order(seeded.stdout)) == Set(order(plain.stdout)) && order(seeded.stdout) != order(plain.stdout))
+        #expect(order(try ServerProcess.run(["scenarios", dir, "--shuffle=7"]).stdout) == order(seeded.stdout))
+        let drawn = try ServerProcess.run(["scenarios", dir, "--shuffle"])
+        let seedLine = drawn.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        let seed = seedLine.split(separator: " ").dropFirst(3).first.map(String.init) ?? ""
+        #expect(UInt64(seed) != nil, "\(seedLine)")
+        #expect(order(try ServerProcess.run(["scenarios", dir, "--shuffle", seed]).stdout) == order(drawn.stdout))
+        let bad = try ServerProcess.run(["scenarios", dir, "--shuffle=x"])
+        #expect(bad.status == 2 && bad.stderr.contains("--shuffle takes a whole number seed"))
+    }
+
     @Test func coverageListsRowsWithAndWithoutScenarios() throws {
         let dir = try TestFiles.folder([
             "spec-catalogue.yaml":

@@ -78,7 +78,7 @@ import Testing
             BundledSuiteTests.scenariosFolder + "/refresh-fetches-now.yaml",
             BundledSuiteTests.scenariosFolder + "/not-modified-answers.yaml",
         ])
-        let environment = try RemoteEnvironment(adapterCommand: "'\(ServerProcess.binary.path)' adapter --quiet")
+        let environment = LoopbackEnvironment(adapterCommand: "'\(ServerProcess.binary.path)' adapter --quiet")
         let result = SuiteRunner(options: SuiteOptions()).run(suite, in: environment)
         #expect(result.passed == 2, "\(result.outcomes.map(\.failure))")
     }

@@ -12,6 +12,8 @@ import HTTPServer
 /// ```
 final class LoopbackServer {
     let url: String
+    /// The runner's own admin calls, straight into the server (no socket); devices use ``url``.
+    let connection: ResponderServerConnection
     private let app: InProcessServer
     private let http: HTTPServer
 
@@ -19,6 +21,7 @@ final class LoopbackServer {
         self.app = app
         self.http = http
         url = "http://127.0.0.1:\(port)"
+        connection = ResponderServerConnection(responder: app.server, baseURL: url)
     }
 
     static func start() throws -> LoopbackServer {

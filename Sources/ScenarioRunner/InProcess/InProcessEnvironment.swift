@@ -15,6 +15,9 @@ public final class InProcessEnvironment: ScenarioEnvironment {
         self.viaGateway = viaGateway
     }
 
+    /// Each world is its own server, clock, gateway and adapter.
+    public var worldsAreIndependent: Bool { true }
+
     public func hello() throws -> JSON {
         let adapter = try InProcessAdapter.make()
         defer { adapter.close() }

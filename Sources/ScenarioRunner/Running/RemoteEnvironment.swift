@@ -9,6 +9,9 @@ import Synchronization
 /// hosts the push-gateway stand-in on a loopback port and points the server's pushes at it
 /// for the run (`PUT /admin/push-gateways`; the old gateways come back at the end).
 ///
+/// Every world is that one server: setup resets it and puts its manual clock back to the
+/// scenario's start (`POST /admin/reset {"now": …}`), so scenarios run one at a time, in any order.
+///
 /// ```swift
 /// let env = try RemoteEnvironment(serverURL: "http://127.0.0.1:8080", adapterCommand: "node adapter.js")
 /// ```
@@ -17,8 +20,6 @@ public final class RemoteEnvironment: ScenarioEnvironment {
     let makeAdapter: () throws -> any AdapterConnection
     let storageBase: String
     let gateway: PushGatewayStandIn
-    /// The runner's own server when no `--server` was given; stopped with the environment.
-    private var ownServer: LoopbackServer?
 
     public init(
         serverURL: String,
@@ -54,24 +55,10 @@ public final class RemoteEnvironment: ScenarioEnvironment {
         }
     }
 
-    /// A spawned adapter against the runner's own loopback server (manual clock), started here
-    /// and stopped with the environment: what `--adapter` without `--server` runs.
-    public convenience init(adapterCommand: String, adapterOptions: SubprocessAdapter.Options = .init()) throws {
-        let local = try LoopbackServer.start()
-        do {
-            try self.init(serverURL: local.url, adapterCommand: adapterCommand, adapterOptions: adapterOptions)
-        } catch {
-            local.shutdown()
-            throw error
-        }
-        ownServer = local
-    }
-
     deinit {
         gateway.restore(server)
         gateway.shutdown()
         StorageFolder.remove(storageBase)
-        ownServer?.shutdown()
     }
 
     public func hello() throws -> JSON {

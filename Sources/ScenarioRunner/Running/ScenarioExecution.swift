@@ -128,16 +128,21 @@ final class ScenarioExecution {
     }
 
     /// Reset, rules created more than 30 minutes before time 0 (so they are old changes),
-    /// then one fresh SDK instance per device at time 0.
+    /// then one fresh SDK instance per device at time 0. Time 0 is the same instant for every
+    /// scenario in every mode (``Environments/timeZero``): the reset puts the server's clock
+    /// 31 minutes before it, whatever time the scenarios before left it at.
     func setUp() throws {
-        try server.admin("POST", "/admin/reset")
-        try preparePushSettings()
-        let serverNow = try readServerClock().now
-        // Whole minutes keep printed times readable; 31 minutes ages the setup's changes.
-        let base = Instant(millisecondsSinceEpoch: (serverNow.millisecondsSinceEpoch / 60_000 + 1) * 60_000)
-        t0 = base.adding(seconds: 31 * 60)
+        t0 = Environments.timeZero
+        let base = t0.adding(seconds: -31 * 60)
         now = base
-        try setServerClock(base)
+        let reset = try server.admin("POST", "/admin/reset", .object([("now", .string(base.rfc3339))]))
+        guard reset["now"]?.stringValue.flatMap(Instant.init(rfc3339:)) == base else {
+            throw ServerFailure(
+                "the server did not start over at \(base.rfc3339) on `POST /admin/reset {\"now\": …}` (it answered \(reset.serializedString)): scenarios need a lerix-mock server that resets its manual clock to a time, so each starts at the same time 0"
+            )
+        }
+        try preparePushSettings()
+        try readServerClock()
         for rule in scenario.rules {
             let body = resolveTimes(rule.body)
             let reply = try server.request("POST", "/admin/projects/\(scenario.project)/rules", body: body)

@@ -38,7 +38,18 @@ public struct ScenarioWorld {
 public protocol ScenarioEnvironment: AnyObject {
     /// The adapter's `hello` answer: `name`, `version`, `capabilities`.
     func hello() throws -> JSON
+    /// A fresh world for one scenario (``SuiteRunner/isolatedRun(of:in:)``): setup then resets
+    /// its server to the scenario's time 0, so nothing a scenario before it did shows.
     func makeWorld(for scenario: Scenario) throws -> ScenarioWorld
+    /// True when each world has a server of its own (in process; `--adapter` with the runner's
+    /// own server), so worlds share nothing and may be open side by side; false when every world
+    /// is the one server reset per scenario (`--server URL`), so only one may be open at a time.
+    var worldsAreIndependent: Bool { get }
+}
+
+extension ScenarioEnvironment {
+    /// One world at a time unless an environment says its worlds share nothing.
+    public var worldsAreIndependent: Bool { false }
 }
 
 /// What `GET /admin/clock` (and `POST`) tells a harness in virtual time.

@@ -18,6 +18,10 @@ public struct SuiteOptions: Sendable {
     public var recordTimelines = false
     /// Called with each outcome as it completes (for live output).
     public var progress: (@Sendable (ScenarioOutcome) -> Void)?
+    /// `--shuffle SEED`: run the selected scenarios in an order drawn from this seed (SplitMix64,
+    /// so a seed replays its order). Verdicts must not depend on it: each scenario starts at its
+    /// own time 0 in a world of its own.
+    public var shuffleSeed: UInt64?
 
     public init(
         filter: String? = nil,
@@ -100,66 +104,62 @@ public struct SuiteRunner {
                 )
             )
         }
-        let selected = suite.selected(filter: options.filter, tags: options.tags)
+        var selected = suite.selected(filter: options.filter, tags: options.tags)
         guard !selected.isEmpty else { return SuiteResult(outcomes: outcomes, adapterName: "") }
-        let hello: JSON
+        if let seed = options.shuffleSeed { selected = Self.shuffled(selected, seed: seed) }
+        let abilities: AdapterAbilities
         do {
-            hello = try environment.hello()
+            abilities = AdapterAbilities(hello: try environment.hello())
         } catch {
             for s in selected { emit(Self.broken(s, "the adapter did not answer hello: \(error)")) }
             return SuiteResult(outcomes: outcomes, adapterName: "")
         }
-        let capabilities = Set((hello["capabilities"]?.arrayValue ?? []).compactMap(\.stringValue))
-        let adapterName = [hello["name"]?.stringValue, hello["version"]?.stringValue].compactMap { $0 }.joined(
-            separator: " "
-        )
-        // An adapter that lists no platform emulates them all (the Swift host).
-        let platforms = Set(
-            capabilities.filter { $0.hasPrefix("platform:") }.map { String($0.dropFirst("platform:".count)) }
-        )
-        let emulated: Set<String>? = platforms.isEmpty ? nil : platforms
         for written in selected {
-            // Devices written with several platforms run on one the adapter emulates.
-            let scenario = written.narrowed(toPlatforms: emulated)
-            let missing = Self.missing(scenario.requiredCapabilities, in: capabilities)
-            if !missing.isEmpty {
-                var outcome = Self.broken(scenario, "")
-                outcome.status = .skipped(SkipReason.text(for: scenario, missing: missing, adapterPlatforms: emulated))
-                emit(outcome)
-                continue
+            switch abilities.plan(written) {
+            case .skip(let outcome): emit(outcome)
+            case .run(let scenario): emit(isolatedRun(of: scenario, in: environment))
             }
-            let started = DispatchTime.now().uptimeNanoseconds
-            var outcome: ScenarioOutcome
-            do {
-                let world = try environment.makeWorld(for: scenario)
-                defer { world.close() }
-                let execution = ScenarioExecution(
-                    scenario: scenario,
-                    world: world,
-                    seed: options.seed,
-                    verbose: options.verbose
-                )
-                if options.recordTimelines { execution.recorder = TimelineRecorder(scenario: scenario) }
-                outcome = execution.run()
-            } catch {
-                outcome = Self.broken(scenario, "could not start the scenario's server and adapter: \(error)")
-            }
-            outcome.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-            emit(outcome)
         }
-        return SuiteResult(outcomes: outcomes, adapterName: adapterName)
+        return SuiteResult(outcomes: outcomes, adapterName: abilities.name)
     }
 
-    /// Capabilities the scenario needs and the adapter lacks. An adapter that lists no
-    /// `platform:` (or `flavor:`) capability at all is taken to emulate every platform (flavor).
-    static func missing(_ needed: [String], in caps: Set<String>) -> [String] {
-        let listsPlatforms = caps.contains { $0.hasPrefix("platform:") }
-        let listsFlavors = caps.contains { $0.hasPrefix("flavor:") }
-        return needed.filter { need in
-            if need.hasPrefix("platform:"), !listsPlatforms { return false }
-            if need.hasPrefix("flavor:"), !listsFlavors { return false }
-            return !caps.contains(need)
+    /// One scenario in a world of its own: the environment builds it fresh (a server reset to
+    /// time 0, a new adapter with no devices, an empty push gateway and storage folder), the
+    /// scenario runs, the world is closed. Nothing carries over to the next scenario, so this is
+    /// the unit that runs in any order, or side by side when the environment's worlds are
+    /// independent (``ScenarioEnvironment/worldsAreIndependent``).
+    public func isolatedRun(of scenario: Scenario, in environment: any ScenarioEnvironment) -> ScenarioOutcome {
+        let started = DispatchTime.now().uptimeNanoseconds
+        var outcome: ScenarioOutcome
+        do {
+            let world = try environment.makeWorld(for: scenario)
+            defer { world.close() }
+            let execution = ScenarioExecution(
+                scenario: scenario,
+                world: world,
+                seed: options.seed,
+                verbose: options.verbose
+            )
+            if options.recordTimelines { execution.recorder = TimelineRecorder(scenario: scenario) }
+            outcome = execution.run()
+        } catch {
+            outcome = Self.broken(scenario, "could not start the scenario's server and adapter: \(error)")
         }
+        outcome.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        return outcome
+    }
+
+    /// `scenarios` in the order `seed` draws (Fisher–Yates over the runner's SplitMix64), the
+    /// same order for the same seed and list on every machine.
+    public static func shuffled(_ scenarios: [Scenario], seed: UInt64) -> [Scenario] {
+        var out = scenarios
+        var rng = SeededGenerator(seed: seed, salt: "shuffle")
+        guard out.count > 1 else { return out }
+        for i in stride(from: out.count - 1, to: 0, by: -1) {
+            let j = Int(rng.next() % UInt64(i + 1))
+            out.swapAt(i, j)
+        }
+        return out
     }
 
     /// The scenario could not run (no adapter, no world): an error, not a verdict.

@@ -1,0 +1,61 @@
+import AdapterProtocol
+import JSON
+
+/// What an adapter's `hello` says it can emulate, and what that means for each scenario: run it
+/// (its devices with platform choices put on a platform the adapter emulates) or skip it, with
+/// the reason.
+///
+/// ```swift
+/// let abilities = AdapterAbilities(hello: try environment.hello())
+/// switch abilities.plan(scenario) {
+/// case .run(let narrowed): …          // every capability it needs is listed
+/// case .skip(let outcome): …          // outcome.status is .skipped(reason)
+/// }
+/// ```
+public struct AdapterAbilities: Sendable {
+    /// `name version` from `hello`, for reports.
+    public var name: String
+    public var capabilities: Set<String>
+    /// The platforms the adapter lists; nil when it lists none (it emulates every one: the Swift host).
+    public var emulatedPlatforms: Set<String>?
+
+    public enum Plan: Sendable {
+        case run(Scenario)
+        case skip(ScenarioOutcome)
+    }
+
+    public init(hello: JSON) {
+        capabilities = Set((hello["capabilities"]?.arrayValue ?? []).compactMap(\.stringValue))
+        name = [hello["name"]?.stringValue, hello["version"]?.stringValue].compactMap { $0 }.joined(separator: " ")
+        let platforms = Set(
+            capabilities.filter { $0.hasPrefix("platform:") }.map { String($0.dropFirst("platform:".count)) }
+        )
+        emulatedPlatforms = platforms.isEmpty ? nil : platforms
+    }
+
+    public func plan(_ written: Scenario) -> Plan {
+        // Devices written with several platforms run on one the adapter emulates.
+        let scenario = written.narrowed(toPlatforms: emulatedPlatforms)
+        let missing = Self.missing(scenario.requiredCapabilities, in: capabilities)
+        guard missing.isEmpty else {
+            var outcome = SuiteRunner.broken(scenario, "")
+            outcome.status = .skipped(
+                SkipReason.text(for: scenario, missing: missing, adapterPlatforms: emulatedPlatforms)
+            )
+            return .skip(outcome)
+        }
+        return .run(scenario)
+    }
+
+    /// Capabilities the scenario needs and the adapter lacks. An adapter that lists no
+    /// `platform:` (or `flavor:`) capability at all is taken to emulate every platform (flavor).
+    static func missing(_ needed: [String], in caps: Set<String>) -> [String] {
+        let listsPlatforms = caps.contains { $0.hasPrefix("platform:") }
+        let listsFlavors = caps.contains { $0.hasPrefix("flavor:") }
+        return needed.filter { need in
+            if need.hasPrefix("platform:"), !listsPlatforms { return false }
+            if need.hasPrefix("flavor:"), !listsFlavors { return false }
+            return !caps.contains(need)
+        }
+    }
+}
