@@ -128,21 +128,16 @@ enum ExploreCommand: CLICommand {
         if let junit, let problem = ReportFile.problem(writing: junit) { return usageError("--junit: \(problem)") }
 
         let adapter = parsed.value("--adapter")
-        let subject: any ScenarioEnvironment
+        // Every history in worlds of its own (a fresh server, gateway, adapter and storage each):
+        // in process, or an adapter against a fresh loopback server (LoopbackEnvironment).
+        let subject: any ScenarioEnvironment =
+            adapter.map { LoopbackEnvironment(adapterCommand: $0, adapterOptions: adapterOptions) }
+            ?? InProcessEnvironment(viaGateway: false)
         let reference: (any ScenarioEnvironment)?
-        do {
-            subject =
-                try adapter.map { try RemoteEnvironment(adapterCommand: $0, adapterOptions: adapterOptions) }
-                ?? InProcessEnvironment(viaGateway: false)
-            switch parsed.value("--reference") {
-            case "builtin"?: reference = InProcessEnvironment(viaGateway: false)
-            case let command?:
-                reference = try RemoteEnvironment(adapterCommand: command, adapterOptions: adapterOptions)
-            case nil: reference = adapter == nil ? nil : InProcessEnvironment(viaGateway: false)
-            }
-        } catch {
-            CLI.printError("lerix-mock explore: \(error)")
-            return 2
+        switch parsed.value("--reference") {
+        case "builtin"?: reference = InProcessEnvironment(viaGateway: false)
+        case let command?: reference = LoopbackEnvironment(adapterCommand: command, adapterOptions: adapterOptions)
+        case nil: reference = adapter == nil ? nil : InProcessEnvironment(viaGateway: false)
         }
         let subjectHello: JSON
         let referenceHello: JSON?

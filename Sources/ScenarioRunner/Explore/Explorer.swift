@@ -160,24 +160,8 @@ public final class Explorer {
         return nil
     }
 
+    /// The written file as `scenarios` runs it: a world of its own (issue 38's isolated unit).
     static func outcome(of scenario: Scenario, in environment: any ScenarioEnvironment) -> ScenarioOutcome {
-        do {
-            let world = try environment.makeWorld(for: scenario)
-            defer { world.close() }
-            return ScenarioExecution(scenario: scenario, world: world, seed: 1, verbose: false).run()
-        } catch {
-            return ScenarioOutcome(
-                scenario: scenario.name,
-                file: scenario.file,
-                status: .error,
-                failure: "\(error)",
-                failureSummary: "\(error)",
-                virtualMilliseconds: 0,
-                wallSeconds: 0,
-                log: [],
-                covers: scenario.covers,
-                tags: scenario.tags
-            )
-        }
+        SuiteRunner(options: SuiteOptions()).isolatedRun(of: scenario, in: environment)
     }
 }
