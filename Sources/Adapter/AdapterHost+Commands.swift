@@ -11,7 +11,7 @@ extension AdapterHost {
         case .hello:
             return [
                 ("name", .string(Self.name)), ("version", .string(LerixConfiguration.currentSDKVersion)),
-                ("capabilities", .array(Self.capabilities.map { .string($0.rawValue) })),
+                ("capabilities", .array(Self.capabilities(emulating: options.platforms).map { .string($0.rawValue) })),
             ]
         case .create(let id, let now, let config, let replace):
             try create(id, now: now, config: config, replace: replace, in: table)
@@ -69,6 +69,12 @@ extension AdapterHost {
         replace: Bool,
         in table: DeviceTable
     ) throws(CommandError) {
+        if let platforms = options.platforms, !platforms.contains(config.platform) {
+            throw CommandError(
+                "this adapter emulates \(platforms.joined(separator: ", ")) only (--platforms), not \(config.platform)",
+                pointer: "/config/platform"
+            )
+        }
         if table.devices[id] != nil && !replace {
             throw CommandError(
                 "device \(id) exists; send \"replace\": true to replace it (its process ends, its counters restart)",

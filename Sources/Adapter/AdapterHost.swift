@@ -34,12 +34,27 @@ public final class AdapterHost: Sendable {
         /// host's life) instead of files: for in-process runs, whose folders are thrown away
         /// after the scenario, so a fleet's answers cost no file writes.
         public var disksInMemory = false
+        /// The platforms to emulate (`--platforms android`): `hello` lists only these (and no
+        /// `push` when the web is all), and `create` on another is refused, so one Swift host
+        /// can stand in for an SDK of one platform. Nil: every platform.
+        public var platforms: [String]?
         public init() {}
     }
 
     public static let name = "lerix-swift-sdk"
     /// The Swift adapter emulates everything: every feature, platform and flavor.
     public static let capabilities = AdapterCapability.all
+
+    /// What `hello` lists: everything, or only the platforms of ``Options/platforms`` (web pages
+    /// have no silent push, so a web-only host lists no `push`).
+    public static func capabilities(emulating platforms: [String]?) -> [AdapterCapability] {
+        guard let platforms else { return capabilities }
+        return capabilities.filter { capability in
+            if capability.isPlatform { return platforms.contains(String(capability.rawValue.dropFirst(9))) }
+            if capability == .push { return platforms.contains { $0 != "web" } }
+            return true
+        }
+    }
 
     let network: any AdapterNetwork
     let options: Options

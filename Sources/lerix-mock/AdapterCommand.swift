@@ -1,5 +1,6 @@
 import Adapter
 import AdapterProtocol
+import Foundation
 import LerixSDK
 
 /// `lerix-mock adapter`: the Swift SDK behind the adapter protocol, one JSON line in, one out.
@@ -8,7 +9,7 @@ enum AdapterCommand: CLICommand {
     static let summary = "host Swift SDK devices in virtual time over stdin/stdout (ADAPTER.md)"
     static let usage = """
         usage: lerix-mock adapter [--server-clock URL] [--admin-token TOKEN] [--client sockets|urlsession]
-                                  [--max-connections N] [--request-timeout SECONDS] [--quiet]
+                                  [--max-connections N] [--request-timeout SECONDS] [--platforms LIST] [--quiet]
 
         Reads one JSON command per line on stdin and answers one JSON line each on stdout, in
         order. Commands: \(AdapterProtocol.AdapterCommand.allCases.map(\.rawValue).joined(separator: ", "))
@@ -22,6 +23,9 @@ enum AdapterCommand: CLICommand {
           --tls-ca FILE            trust this CA (PEM) too for https:// servers (the sockets client)
           --max-connections N      connections per server with the sockets client (default 128)
           --request-timeout S      real seconds before a request fails (default 30)
+          --platforms LIST         emulate only these platforms (comma-separated: ios, android,
+                                   macos, web), as an SDK of one platform would: `hello` lists only
+                                   them and `create` on another is refused
           --quiet                  no logs on stderr
 
         example:
@@ -32,6 +36,7 @@ enum AdapterCommand: CLICommand {
         let parser = ArgumentParser(
             valued: [
                 "--server-clock", "--admin-token", "--client", "--max-connections", "--request-timeout", "--tls-ca",
+                "--platforms",
             ],
             flags: ["--quiet"]
         )
@@ -84,6 +89,16 @@ enum AdapterCommand: CLICommand {
         options.serverClockURL = parsed.value("--server-clock").map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         options.adminToken = parsed.value("--admin-token")
         if !parsed.flag("--quiet") { options.log = { CLI.printError($0) } }
+        if let text = parsed.value("--platforms") {
+            let listed = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            if let unknown = listed.first(where: { !AdapterVocabulary.platforms.contains($0) }) {
+                CLI.printError(
+                    "lerix-mock adapter: --platforms takes \(AdapterVocabulary.platforms.joined(separator: ", ")), not '\(unknown)'"
+                )
+                return 2
+            }
+            options.platforms = AdapterVocabulary.platforms.filter(listed.contains)
+        }
         let host = AdapterHost(network: network, options: options)
         while let line = readLine(strippingNewline: true) {
             if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }

@@ -22,6 +22,26 @@ import Glibc
         #expect(capabilities.contains("flavor:flutter"))
     }
 
+    /// `--platforms android`: one Swift host stands in for an SDK of one platform; a web-only one
+    /// lists no push (web pages get none).
+    @Test func aHostEmulatingSomePlatformsListsOnlyThemAndRefusesOthers() {
+        var options = AdapterHost.Options()
+        options.platforms = ["android"]
+        let backend = Backend()
+        options.timeMoved = { [backend] instant in backend.update { $0.now = instant } }
+        let driver = Driver(
+            AdapterHost(network: TransportNetwork(InMemoryTransport { backend.answer($0) }), options: options)
+        )
+        let capabilities = driver.send("hello")["capabilities"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(capabilities.filter { $0.hasPrefix("platform:") } == ["platform:android"])
+        #expect(capabilities.contains("push") && capabilities.contains("flavor:flutter"))
+        #expect(driver.create("a", platform: "android")["ok"] == true)
+        let refused = driver.create("b", platform: "ios")
+        #expect(refused["ok"] == false && refused["pointer"] == "/config/platform", "\(refused)")
+        #expect(refused["error"]?.stringValue?.contains("emulates android only") == true)
+        #expect(!AdapterHost.capabilities(emulating: ["web"]).contains(.push))
+    }
+
     @Test func malformedLinesAnswerOkFalseAndTheAdapterKeepsGoing() {
         let host = Backend().makeHost()
         for line in [

@@ -159,7 +159,12 @@ import Testing
               - expect: {device: mac, checks: 1}
             """
         )
-        #expect(outcome.status == .skipped("device 'mac' runs on macos: the adapter lacks platform:macos"))
+        #expect(
+            outcome.status
+                == .skipped(
+                    "device 'mac' may run on macos only; the adapter emulates ios, android (why: the scenario gives no `platform_reason`)"
+                )
+        )
     }
 
     @Test func aRunWhoseEveryScenarioWasSkippedIsNotGreen() throws {
@@ -285,15 +290,20 @@ import Testing
             ),
             file: "c.yaml"
         )
-        #expect(scenario.devices[0].platform == "macos", "before narrowing: the first choice")
+        #expect(
+            scenario.devices[0].platform == "android",
+            "a list is a set: before narrowing, its first platform in the order ios, android, macos, web"
+        )
+        #expect(scenario.devices[0].platformChoices == ["android", "macos"])
         let narrowed = scenario.narrowed(toPlatforms: ["ios", "android"]).devices[0]
         #expect(narrowed.platform == "android" && narrowed.sdk == "kotlin" && narrowed.pushToken == "fcm-d")
         #expect(
-            scenario.narrowed(toPlatforms: nil).devices[0].platform == "macos",
+            scenario.narrowed(toPlatforms: nil).devices[0].platform == "android",
             "an adapter listing no platform emulates all"
         )
+        #expect(scenario.narrowed(toPlatforms: ["macos", "web"]).devices[0].platform == "macos")
         #expect(
-            scenario.narrowed(toPlatforms: ["web"]).devices[0].platform == "macos",
+            scenario.narrowed(toPlatforms: ["web"]).devices[0].platform == "android",
             "no choice emulated: stays, and is skipped"
         )
     }
@@ -346,9 +356,78 @@ import Testing
         ).narrowed(toPlatforms: ["web"])
         let text = SkipReason.text(for: scenario, missing: ["platform:android", "push"], adapterPlatforms: ["web"])
         #expect(
-            text == "device 'pixel' runs on android: the adapter lacks platform:android; "
-                + "device 'pixel' has a push token, step 2 (push: pixel): the adapter lacks push (web pages receive no silent push); covers check.silent-push",
+            text
+                == "device 'pixel' may run on android only; the adapter emulates web (why: the scenario gives no `platform_reason`); "
+                + "device 'pixel' has a push token, step 2 (push: pixel): the adapter lacks push (web pages receive no silent push; a device with push may run on ios, android or macos); covers check.silent-push",
             "\(text)"
+        )
+    }
+
+    // MARK: portable by default
+
+    static func parsed(_ yaml: String) throws -> Scenario {
+        try Scenario.parse(Array(yaml.utf8), file: "p.yaml")
+    }
+
+    /// A device that names no platform may run on any (with push: any but the web); the
+    /// scenario's own `platform` says it once for all; a fleet's own list still cycles.
+    @Test func aDeviceWithoutAPlatformIsPortableAndTheScenarioCanSayItOnce() throws {
+        let portable = try Self.parsed(
+            "name: p\ndevices:\n  a: {}\n  b: {push: true}\nsteps:\n  - expect: {device: a, checks: 0}\n"
+        )
+        #expect(
+            portable.devices.map(\.platformChoices) == [
+                ["ios", "android", "macos", "web"], ["ios", "android", "macos"],
+            ]
+        )
+        #expect(portable.narrowed(toPlatforms: ["android"]).devices.map(\.platform) == ["android", "android"])
+        let web = portable.narrowed(toPlatforms: ["web"])
+        #expect(web.devices[0].platform == "web" && web.devices[0].sdk == "js")
+        let once = try Self.parsed(
+            """
+            name: p
+            platform: [web, macos]
+            platform_reason: the spec says so
+            devices:
+              a: {}
+              b: {platform: ios}
+              fleet: {count: 2, platform: [ios, android]}
+            steps:
+              - expect: {device: a, checks: 0}
+            """
+        )
+        #expect(once.platformReason == "the spec says so")
+        #expect(once.devices.map(\.platformChoices) == [["macos", "web"], nil, nil, nil])
+        #expect(once.devices.map(\.platform) == ["macos", "ios", "ios", "android"])
+    }
+
+    /// A skip names every platform each unplaceable device could have run on, what the adapter
+    /// emulates, and the scenario's `platform_reason`.
+    @Test func aPlatformSkipNamesEveryAcceptablePlatformAndTheReason() throws {
+        let scenario = try Self.parsed(
+            """
+            name: p
+            platform_reason: native apps off Android keep it optional
+            devices:
+              native: {platform: [web, ios, macos]}
+              other: {}
+            steps:
+              - expect: {device: native, checks: 0}
+            """
+        )
+        let abilities = AdapterAbilities(
+            hello: .object([("capabilities", ["platform:android", "flavor:native", "refresh"])])
+        )
+        guard case .skip(let outcome) = abilities.plan(scenario) else {
+            Issue.record("not skipped")
+            return
+        }
+        #expect(
+            outcome.status
+                == .skipped(
+                    "device 'native' may run on ios, macos or web; the adapter emulates android (why: native apps off Android keep it optional)"
+                ),
+            "\(outcome.status)"
         )
     }
 }

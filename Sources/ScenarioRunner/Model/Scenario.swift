@@ -18,6 +18,9 @@ public struct Scenario: Sendable {
     public var covers: [String]
     /// Adapter capabilities the scenario needs beyond those implied by its devices.
     public var needs: [String]
+    /// `platform_reason`: why some device may run only on some platforms, in the spec's words;
+    /// a skip for a platform the adapter lacks quotes it.
+    public var platformReason: String? = nil
     public var project: String
     /// Rules that exist before the scenario's time 0 (created more than 30 minutes earlier,
     /// so they count as old changes: lifetimes start at 300 s and no push is pending).
@@ -82,8 +85,9 @@ public struct DeviceSpec: Sendable, Equatable {
     public var clockOffsetSeconds: Int64
     /// Storage folder name, when two devices share one (an app reinstalled with other settings).
     public var storage: String? = nil
-    /// The platforms the device may run on, in order (`platform: [android, web]` or `any`): the
-    /// runner puts it on the first one the adapter emulates (``on(platform:)``). Nil: `platform` only.
+    /// The set of platforms the device may run on (`platform: [android, web]`, `any`, or left out:
+    /// any), in the vocabulary's order (ios, android, macos, web): the runner puts it on the first
+    /// of them the adapter emulates (``on(platform:)``). Nil: `platform` only.
     public var platformChoices: [String]? = nil
     /// `sdk` was written; else it follows the platform (and flavor).
     var sdkWritten = true

@@ -33,8 +33,9 @@ public enum StepAction: Sendable {
     case until(Expectation, withinMilliseconds: Int64)
     // Push routing
     case pushDelivery(devices: [String], policy: PushPolicy)
-    /// The push gateway refuses these devices' tokens with a provider status (410: uninstalled).
-    case gatewayReject(devices: [String], status: Int)
+    /// The push gateway refuses these devices' tokens with a provider status; nil: the provider's
+    /// "the app is gone" (410 from APNs, 404 UNREGISTERED from FCM), whatever platform each runs on.
+    case gatewayReject(devices: [String], status: Int?)
     // Expectations
     case expect(Expectation)
 }

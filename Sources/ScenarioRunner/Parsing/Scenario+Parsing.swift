@@ -6,7 +6,10 @@ import ReleaseControl
 import YAML
 
 extension Scenario {
-    static let topKeys = ["name", "description", "tags", "covers", "needs", "project", "rules", "devices", "steps"]
+    static let topKeys = [
+        "name", "description", "tags", "covers", "needs", "platform", "platform_reason", "project", "rules", "devices",
+        "steps",
+    ]
     static let deviceKeys = [
         "platform", "flavor", "app_version", "build", "sdk", "sdk_version", "push", "push_token",
         "enabled", "clock_offset", "storage", "count", "matrix",
@@ -60,6 +63,8 @@ extension Scenario {
         )
         scenario.description =
             root.attempt { () throws(ScenarioError) in try root.child("description")?.string() } ?? nil
+        scenario.platformReason =
+            root.attempt { () throws(ScenarioError) in try root.child("platform_reason")?.string() } ?? nil
         scenario.tags =
             root.child("tags")?.list().compactMap { n in n.attempt { () throws(ScenarioError) in try n.string() } }
             ?? []
@@ -123,7 +128,10 @@ extension Scenario {
         {
             var taken = Set<String>()  // a set: fleets of 100,000 devices are checked in linear time
             for (key, node) in entries {
-                guard let expanded = node.attempt({ () throws(ScenarioError) in try DeviceSpec.parse(name: key, node) })
+                guard
+                    let expanded = node.attempt({ () throws(ScenarioError) in
+                        try DeviceSpec.parse(name: key, node, scenarioPlatform: root.child("platform"))
+                    })
                 else {
                     scenario.groups[key] = []  // still a known name, so steps naming it add no second error
                     context.brokenDevices.insert(key)
@@ -261,7 +269,7 @@ extension RuleSpec {
 extension DeviceSpec {
     /// One entry of `devices`: a single device, a fleet (`count: N`, lists cycle over the fleet)
     /// or a matrix (`matrix: {platform: [ios, android]}`: one device per combination).
-    static func parse(name: String, _ node: Node) throws(ScenarioError) -> [DeviceSpec] {
+    static func parse(name: String, _ node: Node, scenarioPlatform: Node? = nil) throws(ScenarioError) -> [DeviceSpec] {
         try node.checkKeys(Scenario.deviceKeys, what: "device '\(name)'")
         let count = try node.child("count")?.int()
         let matrix = node.child("matrix")
@@ -295,16 +303,32 @@ extension DeviceSpec {
                 } else {
                     deviceName = ([name] + suffix).joined(separator: "-")
                 }
-                out.append(try single(name: deviceName, node, overrides: overrides, index: 0))
+                out.append(
+                    try single(
+                        name: deviceName,
+                        node,
+                        overrides: overrides,
+                        index: 0,
+                        scenarioPlatform: scenarioPlatform
+                    )
+                )
             }
             return out
         }
-        guard let count else { return [try single(name: name, node, overrides: [:], index: nil)] }
+        guard let count else {
+            return [try single(name: name, node, overrides: [:], index: nil, scenarioPlatform: scenarioPlatform)]
+        }
         let width = String(count).count
         return try (0..<count).map { i throws(ScenarioError) in
             let number = String(i + 1)
             let padded = String(repeating: "0", count: width - number.count) + number
-            return try single(name: "\(name)-\(padded)", node, overrides: [:], index: i)
+            return try single(
+                name: "\(name)-\(padded)",
+                node,
+                overrides: [:],
+                index: i,
+                scenarioPlatform: scenarioPlatform
+            )
         }
     }
 
@@ -312,7 +336,8 @@ extension DeviceSpec {
         name: String,
         _ node: Node,
         overrides: [String: Node],
-        index: Int?
+        index: Int?,
+        scenarioPlatform: Node?
     ) throws(ScenarioError) -> DeviceSpec {
         /// A field's node: the matrix override, else the entry's value; a fleet cycles through lists.
         func field(_ key: String) throws(ScenarioError) -> Node? {
@@ -333,39 +358,10 @@ extension DeviceSpec {
         /// other fields are still checked.
         func checked<T>(_ fallback: T, _ read: () throws(ScenarioError) -> T) -> T { node.attempt(read) ?? fallback }
 
-        guard let platformNode = try field("platform") ?? (try? node.required("platform", in: "")) else {
-            throw node.error(
-                "device '\(name)' needs `platform` (\(Scenario.platforms.joined(separator: ", ")), a list of them, or `any`)"
-            )
-        }
-        // One device, several platforms (`[android, web]`, `any`): it runs on the first the adapter emulates.
-        var choices: [String]?
+        // Portable by default: a device that names no platform takes the scenario's `platform`,
+        // and without one it may run on any (a fleet's own list cycles instead, as every list does).
         let wantsPush = (try? field("push")?.bool()) == true || (try? text("push_token")) != nil
-        if case .array = platformNode.json {
-            var list: [String] = []
-            for item in try platformNode.array("`platform`") {
-                let p = try item.string()
-                guard Scenario.platforms.contains(p) else {
-                    throw item.error(Suggestion.message("unknown platform '\(p)'", for: p, in: Scenario.platforms))
-                }
-                guard !list.contains(p) else { throw item.error("`platform` lists '\(p)' twice") }
-                list.append(p)
-            }
-            guard !list.isEmpty else {
-                throw platformNode.error("`platform` is an empty list: name the platforms the device may run on")
-            }
-            choices = list
-        } else if platformNode.json.stringValue == "any" {
-            // Web pages have no silent push: a device with push may run on the others only.
-            choices = wantsPush ? Scenario.platforms.filter { $0 != "web" } : Scenario.platforms
-        }
-        let platform: String
-        if let first = choices?.first { platform = first } else { platform = try platformNode.string() }
-        guard Scenario.platforms.contains(platform) else {
-            throw platformNode.error(
-                Suggestion.message("unknown platform '\(platform)'", for: platform, in: Scenario.platforms + ["any"])
-            )
-        }
+        let (platform, choices) = try platformSet(try field("platform") ?? scenarioPlatform, wantsPush: wantsPush)
         let flavor = checked("native") { () throws(ScenarioError) -> String in
             let flavor = try text("flavor") ?? "native"
             guard Scenario.flavors.contains(flavor) else {
@@ -419,5 +415,37 @@ extension DeviceSpec {
             sdkWritten: sdkWritten,
             defaultPushToken: defaultPushToken
         )
+    }
+
+    /// The platform a device starts on and the set it may run on (nil when it is one): `ios`, a
+    /// list (a set, kept in the vocabulary's order: ios, android, macos, web), `any`, or nothing
+    /// written (any). Web pages have no silent push, so `any` for a device with push leaves out the web.
+    private static func platformSet(_ node: Node?, wantsPush: Bool) throws(ScenarioError) -> (String, [String]?) {
+        let any = wantsPush ? Scenario.platforms.filter { $0 != "web" } : Scenario.platforms
+        guard let node else { return (any[0], any) }
+        if case .array = node.json {
+            var list: [String] = []
+            for item in try node.array("`platform`") {
+                let p = try item.string()
+                guard Scenario.platforms.contains(p) else {
+                    throw item.error(Suggestion.message("unknown platform '\(p)'", for: p, in: Scenario.platforms))
+                }
+                guard !list.contains(p) else { throw item.error("`platform` lists '\(p)' twice") }
+                list.append(p)
+            }
+            guard !list.isEmpty else {
+                throw node.error("`platform` is an empty list: name the platforms the device may run on")
+            }
+            let set = Scenario.platforms.filter(list.contains)
+            return (set[0], set.count > 1 ? set : nil)
+        }
+        if node.json.stringValue == "any" { return (any[0], any) }
+        let platform = try node.string()
+        guard Scenario.platforms.contains(platform) else {
+            throw node.error(
+                Suggestion.message("unknown platform '\(platform)'", for: platform, in: Scenario.platforms + ["any"])
+            )
+        }
+        return (platform, nil)
     }
 }

@@ -250,8 +250,8 @@ extension Step {
             for name in devices where context.scenario.devices.first(where: { $0.name == name })?.pushToken == nil {
                 throw a.error("device '\(name)' has no push token for the gateway to refuse")
             }
-            let status = try a.child("status")?.int() ?? 410
-            guard (400...599).contains(status) else {
+            let status = try a.child("status")?.int()
+            if let status, !(400...599).contains(status) {
                 throw a.error("`status` is a provider error status such as 410 or 400")
             }
             kind = .gatewayReject(devices: devices, status: status)

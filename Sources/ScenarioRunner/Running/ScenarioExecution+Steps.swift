@@ -108,7 +108,8 @@ extension ScenarioExecution {
             }
         case .gatewayReject(let names, let status):
             for name in names {
-                if let token = devices[name]?.pushToken { world.gateway.reject(token: token, status: status) }
+                guard let device = devices[name], let token = device.pushToken else { continue }
+                world.gateway.reject(token: token, status: status ?? (device.platform == "android" ? 404 : 410))
             }
         case .setClock(let names, let seconds):
             for name in names {

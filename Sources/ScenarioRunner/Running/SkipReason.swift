@@ -13,7 +13,8 @@ enum SkipReason {
     static func specReason(_ capability: String, adapterPlatforms: Set<String>?) -> String? {
         let webOnly = adapterPlatforms == ["web"]
         switch capability {
-        case AdapterCapability.push.rawValue where webOnly: return "web pages receive no silent push"
+        case AdapterCapability.push.rawValue where webOnly:
+            return "web pages receive no silent push; a device with push may run on ios, android or macos"
         case AdapterCapability.offlineDeadline.rawValue:
             return "a deadline turns an update required offline on Android and Flutter only"
         default: return nil
@@ -22,7 +23,16 @@ enum SkipReason {
 
     static func text(for scenario: Scenario, missing: [String], adapterPlatforms: Set<String>?) -> String {
         var parts: [String] = []
-        for capability in missing {
+        if let adapterPlatforms, missing.contains(where: { $0.hasPrefix("platform:") }),
+            let text = platformText(
+                for: scenario,
+                adapterPlatforms: adapterPlatforms,
+                pushSaysWhy: missing.contains(AdapterCapability.push.rawValue)
+            )
+        {
+            parts.append(text)
+        }
+        for capability in missing where !capability.hasPrefix("platform:") {
             let reason = specReason(capability, adapterPlatforms: adapterPlatforms).map { " (\($0))" } ?? ""
             let lacks = "the adapter lacks \(capability)\(reason)"
             let who = users(of: capability, in: scenario)
@@ -31,6 +41,45 @@ enum SkipReason {
         var text = parts.joined(separator: "; ")
         if !scenario.covers.isEmpty { text += "; covers \(scenario.covers.joined(separator: ", "))" }
         return text
+    }
+
+    /// The devices no emulated platform can hold, each with every platform it may run on, what the
+    /// adapter emulates, and why those devices are bound to their platforms: the scenario's
+    /// `platform_reason` (the spec's words), or for a device with push, that web pages get none.
+    /// "device 'tab' may run on web only; the adapter emulates android (why: …)"
+    /// With `pushSaysWhy`, devices bound only by their push (any platform but the web) are left to
+    /// the push capability's own words; nil when no device is left.
+    static func platformText(for scenario: Scenario, adapterPlatforms: Set<String>, pushSaysWhy: Bool) -> String? {
+        let pushPlatforms = AdapterVocabulary.platforms.filter { $0 != "web" }
+        var groups: [(platforms: [String], devices: [String])] = []
+        for device in scenario.devices {
+            let acceptable = device.platformChoices ?? [device.platform]
+            guard !acceptable.contains(where: adapterPlatforms.contains) else { continue }
+            if pushSaysWhy, acceptable == pushPlatforms { continue }
+            if let i = groups.firstIndex(where: { $0.platforms == acceptable }) {
+                groups[i].devices.append(device.name)
+            } else {
+                groups.append((acceptable, [device.name]))
+            }
+        }
+        let who = groups.map { group in
+            let names =
+                group.devices.prefix(3).map { "'\($0)'" }.joined(separator: ", ")
+                + (group.devices.count > 3 ? " and \(group.devices.count - 3) more" : "")
+            let platforms =
+                group.platforms.count == 1
+                ? "\(group.platforms[0]) only"
+                : group.platforms.dropLast().joined(separator: ", ") + " or "
+                    + group.platforms[group.platforms.count - 1]
+            return (group.devices.count == 1 ? "device \(names)" : "devices \(names)") + " may run on \(platforms)"
+        }
+        guard !groups.isEmpty else { return nil }
+        let emulated = AdapterVocabulary.platforms.filter(adapterPlatforms.contains).joined(separator: ", ")
+        let pushOnly = groups.allSatisfy { $0.platforms == pushPlatforms }
+        let why =
+            scenario.platformReason
+            ?? (pushOnly ? "web pages receive no silent push" : "the scenario gives no `platform_reason`")
+        return who.joined(separator: "; ") + "; the adapter emulates \(emulated) (why: \(why))"
     }
 
     /// The devices and steps that need `capability`, in words.

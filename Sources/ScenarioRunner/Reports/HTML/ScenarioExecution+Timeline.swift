@@ -100,7 +100,7 @@ extension ScenarioExecution {
         case .addPushToken(let token, _): return "register token \(token)"
         case .deletePushToken(let token): return "delete token \(token)"
         case .gatewayReject(let devices, let status):
-            return "gateway answers \(status) for \(devices.joined(separator: ", "))"
+            return "gateway answers \(status.map(String.init) ?? "app gone") for \(devices.joined(separator: ", "))"
         default: return nil
         }
     }
