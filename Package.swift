@@ -163,7 +163,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ScenarioRunnerTests",
-            dependencies: ["TestSupport", "ScenarioRunner", "YAML", "JSON", "Clock"]
+            dependencies: ["TestSupport", "ScenarioRunner", "Adapter", "LerixSDK", "YAML", "JSON", "Clock"]
         ),
         .testTarget(name: "LerixMockTests", dependencies: ["LerixMock", "LerixSDK", "Clock", "JSON"]),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "JSON", "HTTP", "YAML"]),

@@ -18,14 +18,16 @@ final class InProcessAdapter: AdapterConnection {
     static func make(
         responder: (any Responder)? = nil,
         clock: ManualScheduler? = nil,
-        baseURL: String = "http://lerix.test"
+        baseURL: String = "http://lerix.test",
+        client: InProcessEnvironment.Client? = nil
     ) throws -> any AdapterConnection {
         if let responder {
             var options = AdapterHost.Options()
             options.disksInMemory = true  // the world's storage folder goes with the scenario
+            let network = ResponderTransport(responder: responder, baseURL: baseURL)
             return InProcessAdapter(
                 host: AdapterHost(
-                    network: ResponderTransport(responder: responder, baseURL: baseURL),
+                    network: client.map { $0(network) } ?? network,
                     options: options,
                     scheduler: clock
                 )

@@ -1,3 +1,4 @@
+import Adapter
 import AdapterProtocol
 import Clock
 import JSON
@@ -9,10 +10,16 @@ import JSON
 /// server: with `viaGateway` over h2c on a loopback port (the server pointed at it by
 /// `PUT /admin/push-gateways`), without it straight into the stand-in (no sockets at all).
 public final class InProcessEnvironment: ScenarioEnvironment {
-    let viaGateway: Bool
+    /// The devices' HTTP client over the in-process server's network: the SDK's as it is, or one
+    /// that behaves like another platform's (a test's client retrying a reset GET once, as OkHttp does).
+    public typealias Client = @Sendable (any AdapterNetwork) -> any AdapterNetwork
 
-    public init(viaGateway: Bool = true) {
+    let viaGateway: Bool
+    let client: Client?
+
+    public init(viaGateway: Bool = true, client: Client? = nil) {
         self.viaGateway = viaGateway
+        self.client = client
     }
 
     /// Each world is its own server, clock, gateway and adapter.
@@ -40,7 +47,7 @@ public final class InProcessEnvironment: ScenarioEnvironment {
         }
         // One clock: the devices' timers sit on the server's manual clock, so the adapter's
         // `advance` moves the server too.
-        let adapter = try InProcessAdapter.make(responder: server.server, clock: server.clock)
+        let adapter = try InProcessAdapter.make(responder: server.server, clock: server.clock, client: client)
         let storage = StorageFolder.make()
         return ScenarioWorld(
             server: server.connection,
