@@ -110,6 +110,7 @@ let package = Package(
             ],
             resources: [
                 .embedInCode("Catalogue/spec-catalogue.yaml"), .embedInCode("Conformance/adapter-protocol.schema.json"),
+                .embedInCode("Results/scenario-results.schema.json"),
             ]
         ),
         .executableTarget(

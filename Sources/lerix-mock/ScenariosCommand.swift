@@ -13,9 +13,24 @@ enum ScenariosCommand: CLICommand {
         a week of app life takes well under a second.
 
           --junit FILE       also write a JUnit XML report to FILE
+          --json FILE        also write every scenario, step, verdict, skip reason, covered
+                             spec row and duration as JSON (docs/scenario-results.md); any
+                             run's file serves as --timings, --failed-from and `report merge`
+          --markdown FILE    also write a summary for a pull request or $GITHUB_STEP_SUMMARY:
+                             counts, failures with expected/seen, skips by reason, spec rows
+                             without a passing scenario
           --html FILE        also write a self-contained HTML report: each scenario's
                              timeline (devices, screens, checks, pushes, offline, server
                              changes) with the failing step marked
+          --shard I/N        run the I-th of N parts of the selection, I counted from 1 as in
+                             Playwright and GitLab (1/3, 2/3, 3/3); every scenario lands in
+                             exactly one part, the same on every machine. Without --shard:
+                             Bazel's TEST_TOTAL_SHARDS + TEST_SHARD_INDEX (counted from 0;
+                             TEST_SHARD_STATUS_FILE is touched), else GitLab's CI_NODE_TOTAL +
+                             CI_NODE_INDEX (from 1)
+          --timings FILE     balance shards by the wall times in FILE (any run's --json)
+          --failed-from FILE run only the scenarios that failed or were in error in FILE
+                             (a --json file); nothing failed there: nothing runs, exit 0
           --filter TEXT      only scenarios whose name or file contains TEXT (none: exit 2)
           --tag T            only scenarios tagged T (repeatable; a tag no scenario has: exit 2)
           --server URL       use a running `lerix-mock serve --clock manual` instead of an
@@ -54,8 +69,9 @@ enum ScenariosCommand: CLICommand {
     static func run(_ arguments: [String]) -> Int32 {
         let parser = ArgumentParser(
             valued: [
-                "--junit", "--html", "--filter", "--tag", "--server", "--adapter", "--seed", "--catalogue",
-                "--admin-token", "--adapter-timeout",
+                "--junit", "--html", "--json", "--markdown", "--filter", "--tag", "--server", "--adapter", "--seed",
+                "--catalogue",
+                "--admin-token", "--adapter-timeout", "--shard", "--timings", "--failed-from",
             ],
             flags: ["--coverage", "-v", "--verbose", "--direct-push", "--no-skips"],
             repeatable: ["--tag"],
@@ -98,14 +114,21 @@ enum ScenariosCommand: CLICommand {
             }
             adapterOptions.commandTimeout = seconds
         }
-        let junit = parsed.value("--junit")
-        if let junit, let problem = ReportFile.problem(writing: junit) {
-            CLI.printError("lerix-mock scenarios: --junit: \(problem)")
+        let reports = ReportOutputs(parsed)
+        if let problem = reports.problem() {
+            CLI.printError("lerix-mock scenarios: \(problem)")
             return 2
         }
-        let html = parsed.value("--html")
-        if let html, let problem = ReportFile.problem(writing: html) {
-            CLI.printError("lerix-mock scenarios: --html: \(problem)")
+        let environmentVariables = ProcessInfo.processInfo.environment
+        let selection: RunSelection
+        do {
+            selection = try RunSelection(parsed, environment: environmentVariables)
+        } catch {
+            CLI.printError("lerix-mock scenarios: \(error)")
+            return 2
+        }
+        if let problem = RunSelection.touchShardStatusFile(environmentVariables) {
+            CLI.printError("lerix-mock scenarios: \(problem)")
             return 2
         }
         let paths = parsed.positional.isEmpty ? ["Scenarios"] : parsed.positional
@@ -153,12 +176,37 @@ enum ScenariosCommand: CLICommand {
         var options = SuiteOptions(filter: filter, tags: tags, seed: seed, verbose: verbose) { outcome in
             CLI.printOut(ConsoleReport.line(outcome, verbose: verbose))
         }
-        options.recordTimelines = html != nil
+        if let only = selection.only {
+            let known = Set(suite.scenarios.flatMap { [$0.name, $0.file] } + suite.brokenFiles.map(\.file))
+            let gone = only.subtracting(known).sorted()
+            if !gone.isEmpty {
+                CLI.printError(
+                    "lerix-mock scenarios: --failed-from names \(gone.count) scenario\(gone.count == 1 ? "" : "s") this suite does not have (renamed or removed?): \(gone.prefix(5).map { "'\($0)'" }.joined(separator: ", "))\(gone.count > 5 ? ", …" : "")"
+                )
+            }
+        }
+        options.shard = selection.shard
+        options.timings = selection.timings
+        options.only = selection.only
+        if let shard = selection.shard { CLI.printOut("shard \(shard) (\(selection.shardSource))") }
+        if !selection.rerunNote.isEmpty { CLI.printOut(selection.rerunNote) }
+        // The JSON carries timelines too, so `report merge --html` can draw them.
+        options.recordTimelines = reports.html != nil || reports.json != nil
         options.shuffleSeed = shuffleSeed
         if let shuffleSeed {
             CLI.printOut("shuffled with seed \(shuffleSeed) (this order again: --shuffle \(shuffleSeed))")
         }
+        let started = DispatchTime.now().uptimeNanoseconds
         let result = SuiteRunner(options: options).run(suite, in: environment)
+        let run = RunRecord(
+            mode: parsed.value("--server") != nil ? .server : parsed.value("--adapter") != nil ? .adapter : .inProcess,
+            seed: seed,
+            command: parsed.value("--adapter"),
+            shards: selection.shard.map { [$0] } ?? [],
+            rerun: selection.only != nil,
+            wallSeconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9,
+            result: result
+        )
         CLI.printOut(
             "\n\(result.summary)"
                 + (result.adapterName.isEmpty ? "" : " (adapter: \(result.adapterName); \(result.checks) checks)")
@@ -169,12 +217,9 @@ enum ScenariosCommand: CLICommand {
         } else if noSkips, let skipProblem = result.skipProblem {
             CLI.printError("lerix-mock scenarios: \(skipProblem)")
         }
-        if let junit, let problem = ReportFile.write(JUnitReport.xml(result), to: junit) {
-            CLI.printError("lerix-mock scenarios: --junit: \(problem)")
-            return 2
-        }
-        if let html, let problem = ReportFile.write(HTMLReport.html(result), to: html) {
-            CLI.printError("lerix-mock scenarios: --html: \(problem)")
+        let document = ResultDocument(tool: Version.tool, catalogue: suite.catalogue, runs: [run])
+        if let problem = reports.write(document) {
+            CLI.printError("lerix-mock scenarios: \(problem)")
             return 2
         }
         return (noSkips ? result.succeededWithoutSkips : result.succeeded) ? 0 : 1

@@ -17,3 +17,8 @@ enum Version {
         return "lerix-mock \(current)" + (platform.isEmpty ? "" : " (\(platform))")
     }
 }
+
+extension Version {
+    /// What results files name as the tool that wrote them.
+    static var tool: String { "lerix-mock \(current)" }
+}

@@ -12,6 +12,7 @@ let commands: [any CLICommand.Type] = [
     AdapterCheckCommand.self,
     PushGatewayCommand.self,
     DevCertCommand.self,
+    ReportCommand.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -110,15 +110,20 @@ public final class ServerProcess: @unchecked Sendable {
         String(decoding: stdoutPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
-    /// Runs `lerix-mock ARGS` to completion (in `directory` when given) and returns status, stdout and stderr.
+    /// Runs `lerix-mock ARGS` to completion (in `directory` when given, with `environment` added
+    /// to this process's) and returns status, stdout and stderr.
     public static func run(
         _ arguments: [String],
         input: String? = nil,
-        in directory: String? = nil
+        in directory: String? = nil,
+        environment: [String: String] = [:]
     ) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let out = Pipe()
         let err = Pipe()

@@ -7,7 +7,15 @@ public enum JUnitReport {
         var out = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         out +=
             "<testsuites tests=\"\(result.outcomes.count)\" failures=\"\(result.failed)\" errors=\"\(result.errors)\" skipped=\"\(result.skipped)\" time=\"\(seconds(total))\">\n"
-        out +=
+        out += testsuite(result, name: suiteName)
+        out += "</testsuites>\n"
+        return out
+    }
+
+    /// One `<testsuite>` element (a run of one adapter).
+    static func testsuite(_ result: SuiteResult, name suiteName: String) -> String {
+        let total = result.outcomes.reduce(0) { $0 + $1.wallSeconds }
+        var out =
             "  <testsuite name=\"\(escape(suiteName))\" tests=\"\(result.outcomes.count)\" failures=\"\(result.failed)\" errors=\"\(result.errors)\" skipped=\"\(result.skipped)\" time=\"\(seconds(total))\">\n"
         if !result.adapterName.isEmpty {
             out += "    <properties><property name=\"adapter\" value=\"\(escape(result.adapterName))\"/></properties>\n"
@@ -28,7 +36,7 @@ public enum JUnitReport {
                     ">\n      <error message=\"\(escape(o.failureSummary))\" type=\"ScenarioError\">\(escape(o.failure))</error>\n    </testcase>\n"
             }
         }
-        out += "  </testsuite>\n</testsuites>\n"
+        out += "  </testsuite>\n"
         return out
     }
 

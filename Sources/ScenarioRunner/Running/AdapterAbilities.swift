@@ -15,6 +15,8 @@ import JSON
 public struct AdapterAbilities: Sendable {
     /// `name version` from `hello`, for reports.
     public var name: String
+    /// The same, apart (results files, the conformance matrix).
+    public var identity: AdapterIdentity
     public var capabilities: Set<String>
     /// The platforms the adapter lists; nil when it lists none (it emulates every one: the Swift host).
     public var emulatedPlatforms: Set<String>?
@@ -27,6 +29,7 @@ public struct AdapterAbilities: Sendable {
     public init(hello: JSON) {
         capabilities = Set((hello["capabilities"]?.arrayValue ?? []).compactMap(\.stringValue))
         name = [hello["name"]?.stringValue, hello["version"]?.stringValue].compactMap { $0 }.joined(separator: " ")
+        identity = AdapterIdentity(hello: hello)
         let platforms = Set(
             capabilities.filter { $0.hasPrefix("platform:") }.map { String($0.dropFirst("platform:".count)) }
         )
@@ -42,6 +45,10 @@ public struct AdapterAbilities: Sendable {
             outcome.status = .skipped(
                 SkipReason.text(for: scenario, missing: missing, adapterPlatforms: emulatedPlatforms)
             )
+            outcome.skippedFor = missing.map { capability in
+                capability
+                    + (SkipReason.specReason(capability, adapterPlatforms: emulatedPlatforms).map { " (\($0))" } ?? "")
+            }
             return .skip(outcome)
         }
         return .run(scenario)

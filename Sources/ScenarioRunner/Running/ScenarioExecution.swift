@@ -82,6 +82,7 @@ final class ScenarioExecution {
             covers: scenario.covers,
             tags: scenario.tags
         )
+        outcome.steps = scenario.steps.map { .init(text: $0.text, location: $0.location.description) }
         do {
             try setUp()
         } catch {
@@ -97,11 +98,15 @@ final class ScenarioExecution {
         recordTimelineStart()
         for (index, step) in scenario.steps.enumerated() {
             if verbose { log.append("\(TimeSyntax.relative(now.milliseconds(since: t0)))  \(step.text)") }
+            outcome.steps[index].startedAt = now.milliseconds(since: t0)
             do {
                 try perform(step)
                 try settle()
                 recordTimeline(after: step)
+                outcome.steps[index].status = .passed
             } catch let failure as StepFailure {
+                outcome.steps[index].status = .failed
+                outcome.failedStep = failedStep(step, index: index, message: failure.message)
                 outcome.status = .failed
                 outcome.failureSummary = "step \(index + 1) (\(step.location)): \(failure.message)"
                 outcome.failure = report(step: step, index: index, failure: failure)
@@ -109,6 +114,8 @@ final class ScenarioExecution {
                 recordTimelineFailure(step: step, index: index, message: failure.message)
                 break
             } catch {
+                outcome.steps[index].status = .failed
+                outcome.failedStep = failedStep(step, index: index, message: "\(error)")
                 outcome.status = .failed
                 outcome.failureSummary = "step \(index + 1) (\(step.location)): \(error)"
                 outcome.failure = report(
@@ -125,6 +132,16 @@ final class ScenarioExecution {
         outcome.timeline = finishTimeline()
         outcome.log = log
         return outcome
+    }
+
+    func failedStep(_ step: Step, index: Int, message: String) -> ScenarioOutcome.FailedStep {
+        .init(
+            number: index + 1,
+            text: step.text,
+            location: step.location.description,
+            at: now.milliseconds(since: t0),
+            message: message
+        )
     }
 
     /// Reset, rules created more than 30 minutes before time 0 (so they are old changes),

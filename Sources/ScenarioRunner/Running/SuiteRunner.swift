@@ -22,6 +22,12 @@ public struct SuiteOptions: Sendable {
     /// so a seed replays its order). Verdicts must not depend on it: each scenario starts at its
     /// own time 0 in a world of its own.
     public var shuffleSeed: UInt64?
+    /// `--shard I/N`: only this shard's part of the selection (``ShardPlan``).
+    public var shard: Shard?
+    /// `--timings FILE`: earlier wall times by scenario name, to balance shards.
+    public var timings: [String: Double] = [:]
+    /// `--failed-from FILE`: only these scenario names (or files in error); nil for all.
+    public var only: Set<String>?
 
     public init(
         filter: String? = nil,
@@ -40,7 +46,19 @@ public struct SuiteOptions: Sendable {
 
 public struct SuiteResult: Sendable {
     public var outcomes: [ScenarioOutcome]
+    /// The adapter's `hello` name and version, joined ("lerix-web-sdk 0.3.0").
     public var adapterName: String
+    /// The same, apart (results files, the conformance matrix).
+    public var adapter = AdapterIdentity()
+    /// Scenarios and files in error of the whole selection, before a shard or rerun picked from it.
+    public var planned = 0
+    /// The shard this run was, when sharded.
+    public var shard: Shard?
+
+    public init(outcomes: [ScenarioOutcome], adapterName: String) {
+        self.outcomes = outcomes
+        self.adapterName = adapterName
+    }
 
     public var passed: Int { outcomes.filter { $0.status == .passed }.count }
     public var failed: Int { outcomes.filter { $0.status == .failed }.count }
@@ -87,40 +105,46 @@ public struct SuiteRunner {
             outcomes.append(outcome)
             options.progress?(outcome)
         }
-        for broken in suite.brokenFiles {
-            let count = broken.errors.count
-            emit(
-                ScenarioOutcome(
-                    scenario: broken.file,
-                    file: broken.file,
-                    status: .error,
-                    failure: broken.errors.map { "  \($0)" }.joined(separator: "\n"),
-                    failureSummary: "\(count) mistake\(count == 1 ? "" : "s") in the file, first: \(broken.errors[0])",
-                    virtualMilliseconds: 0,
-                    wallSeconds: 0,
-                    log: [],
-                    covers: [],
-                    tags: []
-                )
-            )
+        var plan = SuitePlan(suite: suite, options: options)
+        var result = SuiteResult(outcomes: [], adapterName: "")
+        result.planned = plan.planned
+        result.shard = options.shard
+        for (position, broken) in plan.brokenFiles {
+            var outcome = Self.broken(file: broken)
+            outcome.position = position
+            emit(outcome)
         }
-        var selected = suite.selected(filter: options.filter, tags: options.tags)
-        guard !selected.isEmpty else { return SuiteResult(outcomes: outcomes, adapterName: "") }
-        if let seed = options.shuffleSeed { selected = Self.shuffled(selected, seed: seed) }
+        guard !plan.scenarios.isEmpty else {
+            result.outcomes = outcomes
+            return result
+        }
+        // Shuffled after the shard is picked: the split stays the same on every machine.
+        if let seed = options.shuffleSeed { plan.scenarios = Self.shuffled(plan.scenarios, seed: seed) }
         let abilities: AdapterAbilities
         do {
             abilities = AdapterAbilities(hello: try environment.hello())
         } catch {
-            for s in selected { emit(Self.broken(s, "the adapter did not answer hello: \(error)")) }
-            return SuiteResult(outcomes: outcomes, adapterName: "")
-        }
-        for written in selected {
-            switch abilities.plan(written) {
-            case .skip(let outcome): emit(outcome)
-            case .run(let scenario): emit(isolatedRun(of: scenario, in: environment))
+            for (position, s) in plan.scenarios {
+                var outcome = Self.broken(s, "the adapter did not answer hello: \(error)")
+                outcome.position = position
+                emit(outcome)
             }
+            result.outcomes = outcomes
+            return result
         }
-        return SuiteResult(outcomes: outcomes, adapterName: abilities.name)
+        result.adapter = abilities.identity
+        result.adapterName = abilities.name
+        for (position, written) in plan.scenarios {
+            var outcome: ScenarioOutcome
+            switch abilities.plan(written) {
+            case .skip(let skipped): outcome = skipped
+            case .run(let scenario): outcome = isolatedRun(of: scenario, in: environment)
+            }
+            outcome.position = position
+            emit(outcome)
+        }
+        result.outcomes = outcomes
+        return result
     }
 
     /// One scenario in a world of its own: the environment builds it fresh (a server reset to
@@ -149,9 +173,26 @@ public struct SuiteRunner {
         return outcome
     }
 
+    /// A file that does not parse: an error with every mistake in it.
+    static func broken(file broken: ScenarioFileErrors) -> ScenarioOutcome {
+        let count = broken.errors.count
+        return ScenarioOutcome(
+            scenario: broken.file,
+            file: broken.file,
+            status: .error,
+            failure: broken.errors.map { "  \($0)" }.joined(separator: "\n"),
+            failureSummary: "\(count) mistake\(count == 1 ? "" : "s") in the file, first: \(broken.errors[0])",
+            virtualMilliseconds: 0,
+            wallSeconds: 0,
+            log: [],
+            covers: [],
+            tags: []
+        )
+    }
+
     /// `scenarios` in the order `seed` draws (Fisher–Yates over the runner's SplitMix64), the
     /// same order for the same seed and list on every machine.
-    public static func shuffled(_ scenarios: [Scenario], seed: UInt64) -> [Scenario] {
+    public static func shuffled<Element>(_ scenarios: [Element], seed: UInt64) -> [Element] {
         var out = scenarios
         var rng = SeededGenerator(seed: seed, salt: "shuffle")
         guard out.count > 1 else { return out }
@@ -174,7 +215,8 @@ public struct SuiteRunner {
             wallSeconds: 0,
             log: [],
             covers: s.covers,
-            tags: s.tags
+            tags: s.tags,
+            steps: s.steps.map { .init(text: $0.text, location: $0.location.description) }
         )
     }
 }

@@ -20,12 +20,13 @@ public enum HTMLReport {
             out += "</ul></nav>\n"
         }
         out += legend + "</header>\n<main>\n"
-        for (index, outcome) in result.outcomes.enumerated() { out += section(outcome, index: index) }
+        for (index, outcome) in result.outcomes.enumerated() { out += section(outcome, anchor: "s\(index)") }
         out += "</main>\n</body>\n</html>\n"
         return out
     }
 
-    static func section(_ outcome: ScenarioOutcome, index: Int) -> String {
+    /// One scenario; `anchor` is its element id (links from the failure list and the matrix).
+    static func section(_ outcome: ScenarioOutcome, anchor index: String) -> String {
         let status: String
         switch outcome.status {
         case .passed: status = "passed"
@@ -33,9 +34,9 @@ public enum HTMLReport {
         case .error: status = "error"
         case .skipped: status = "skipped"
         }
-        var out = "<section class=\"scenario \(status)\" id=\"s\(index)\" aria-labelledby=\"s\(index)-title\">\n"
+        var out = "<section class=\"scenario \(status)\" id=\"\(index)\" aria-labelledby=\"\(index)-title\">\n"
         out +=
-            "<h2 id=\"s\(index)-title\"><span class=\"badge \(status)\">\(status)</span> \(e(outcome.scenario))</h2>\n"
+            "<h2 id=\"\(index)-title\"><span class=\"badge \(status)\">\(status)</span> \(e(outcome.scenario))</h2>\n"
         out +=
             "<p class=\"meta\">\(e(outcome.file)) · \(e(TimeSyntax.relative(outcome.virtualMilliseconds).dropFirst())) of virtual time in \(String(format1(outcome.wallSeconds))) s"
         if !outcome.covers.isEmpty { out += " · covers \(e(outcome.covers.joined(separator: ", ")))" }
