@@ -45,9 +45,13 @@ public struct AdapterAbilities: Sendable {
             outcome.status = .skipped(
                 SkipReason.text(for: scenario, missing: missing, adapterPlatforms: emulatedPlatforms)
             )
+            // Each capability with the spec's reason: a platform's is the scenario's `platform_reason`.
             outcome.skippedFor = missing.map { capability in
-                capability
-                    + (SkipReason.specReason(capability, adapterPlatforms: emulatedPlatforms).map { " (\($0))" } ?? "")
+                let reason =
+                    capability.hasPrefix("platform:")
+                    ? scenario.platformReason
+                    : SkipReason.specReason(capability, adapterPlatforms: emulatedPlatforms)
+                return capability + (reason.map { " (\($0))" } ?? "")
             }
             return .skip(outcome)
         }
