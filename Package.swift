@@ -106,7 +106,7 @@ let package = Package(
             name: "ScenarioRunner",
             dependencies: [
                 "LerixMock", "Adapter", "AdapterProtocol", "LerixSDK", "MockServer", "ReleaseControl", "Push",
-                "HTTPServer", "Persistence", "YAML", "JSON", "Clock", "HTTP", "HTTPClient",
+                "HTTPServer", "Persistence", "YAML", "JSON", "Clock", "HTTP", "HTTPClient", "Sockets",
             ],
             resources: [
                 .embedInCode("Catalogue/spec-catalogue.yaml"), .embedInCode("Conformance/adapter-protocol.schema.json"),

@@ -19,5 +19,21 @@ extension Posix {
         }
         return true
     }
+
+    /// One `write(2)` to a pipe or file (sockets use ``write(_:_:)``): `EINTR` retried, `EAGAIN`
+    /// on a non-blocking descriptor is ``IOResult/wouldBlock``; a reader that went away (`EPIPE`,
+    /// with `SIGPIPE` ignored) and other failures throw.
+    public static func writeSome(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws -> IOResult {
+        while true {
+            let n = Glibc.write(fd, bytes.baseAddress, bytes.count)
+            if n >= 0 { return .processed(n) }
+            let e = errno
+            switch e {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: throw SocketError(call: "write", errno: e)
+            }
+        }
+    }
 }
 #endif

@@ -33,6 +33,24 @@ extension Posix {
         }
     }
 
+    /// `poll(2)` over several descriptors at once (a negative `fd` is skipped, as poll does),
+    /// for at most `timeoutMilliseconds`; each entry's `revents` says what happened. The number
+    /// of ready entries, 0 on timeout. `EINTR` is retried with the time left. Like
+    /// ``poll(_:for:timeoutMilliseconds:)``, only for a caller on its own thread.
+    @discardableResult
+    public static func poll(_ entries: inout [pollfd], timeoutMilliseconds: Int) throws -> Int {
+        let deadline = monotonicMilliseconds() + Int64(max(0, timeoutMilliseconds))
+        while true {
+            for i in entries.indices { entries[i].revents = 0 }
+            let left = Int32(clamping: max(0, deadline - monotonicMilliseconds()))
+            let rc = Glibc.poll(&entries, nfds_t(entries.count), left)
+            if rc >= 0 { return Int(rc) }
+            let e = errno
+            if e == EINTR { continue }
+            throw SocketError(call: "poll", errno: e)
+        }
+    }
+
     /// Connects a non-blocking TCP socket to `address`, waiting (on the calling thread) for at
     /// most `timeoutMilliseconds`. The socket stays non-blocking, with `TCP_NODELAY`. Throws a
     /// ``SocketError`` naming the address (refused, unreachable; `ETIMEDOUT` when time ran out).

@@ -9,11 +9,14 @@ import Testing
 /// An adapter that breaks is a failure with a reason, never a hang: each way of breaking the
 /// protocol ends the process and says which command, which device, and what it last logged.
 @Suite struct SubprocessAdapterTests {
-    /// A shell adapter: answers `hello`, then runs `then` for the next line.
-    func adapter(_ then: String, timeout: Double = 1) throws -> SubprocessAdapter {
+    /// The shell that sets `$id` to the id of the request in `$line` (ids are random).
+    static let idOfLine = #"id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')"#
+
+    /// A shell adapter: answers `hello`, then runs `then` for the next line (`$id` is its id).
+    func adapter(_ then: String, timeout: Double = 1, readsNext: Bool = true) throws -> SubprocessAdapter {
         let script = """
-            read line; echo '{"id":1,"ok":true,"name":"t","version":"0","capabilities":[]}'
-            read line; echo "t: got $line" >&2; \(then)
+            read line; \(Self.idOfLine); echo "{\\"id\\":$id,\\"ok\\":true,\\"name\\":\\"t\\",\\"version\\":\\"0\\",\\"capabilities\\":[]}"
+            \(readsNext ? #"read line; echo "t: got $line" >&2; "# + Self.idOfLine + "; " : "")\(then)
             """
         let adapter = try SubprocessAdapter(
             command: script,
@@ -41,8 +44,7 @@ import Testing
         #expect(message.contains("`launch` for device 'phone': no answer within 1 s"), "\(message)")
         #expect(message.contains("ended by signal 9"), "\(message)")
         #expect(
-            message.contains(#"    t: got {"cmd":"launch","device":"phone","id":2}"#)
-                || message.contains("    t: got {"),
+            message.contains(#"    t: got {"cmd":"launch","device":"phone","id":"#),
             "\(message)"
         )
         // Stopped for good: the next command is refused at once, naming the first failure.
@@ -58,11 +60,49 @@ import Testing
 
     @Test func anAnswerWithAnotherIdOrNotJSONOrNoOkIsAFailure() throws {
         #expect(
-            failure(of: try adapter(#"echo '{"id":9,"ok":true}'; sleep 1000"#)).contains("answered id 9 to request 2")
+            failure(of: try adapter(#"echo '{"id":9,"ok":true}'; sleep 1000"#)).contains("answered id 9 to request ")
         )
         #expect(failure(of: try adapter("echo 'ready!'; sleep 1000")).contains("a line that is not JSON"))
         #expect(failure(of: try adapter("echo '[1]'; sleep 1000")).contains("a JSON array, not an object"))
-        #expect(failure(of: try adapter(#"echo '{"id":2}'; sleep 1000"#)).contains(#"has no boolean "ok""#))
+        #expect(failure(of: try adapter(#"echo "{\"id\":$id}"; sleep 1000"#)).contains(#"has no boolean "ok""#))
+    }
+
+    /// An adapter that stops reading stdin (its pipe full) cannot hold the runner's write: the
+    /// command's deadline covers writing the request too (it used to block in write(2) for ever).
+    @Test func anAdapterThatStopsReadingStdinIsStoppedAtTheDeadline() throws {
+        let adapter = try adapter("sleep 1000", readsNext: false)
+        let started = DispatchTime.now().uptimeNanoseconds
+        var message = ""
+        do {
+            // Far more than a pipe holds (64 KiB): the write must wait for the adapter.
+            _ = try adapter.send(.object([("cmd", "launch"), ("device", .string(String(repeating: "p", count: 1 << 20)))]))
+        } catch {
+            message = error.message
+        }
+        let waited = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        #expect(waited < 4, "stopped at the 1 s deadline (\(waited) s)")
+        #expect(message.contains("did not read the request within 1 s"), "\(message)")
+        #expect(message.contains("ended by signal 9"), "\(message)")
+        adapter.close()
+    }
+
+    /// Answers must answer the requests actually sent: ids are drawn at random, so an adapter
+    /// that writes answers ahead without reading (numbering them 2, 3, … as a counter would)
+    /// fails, whether its answers wait in the pipe or trickle in later.
+    @Test func anAdapterThatWritesAnswersAheadFails() throws {
+        let counting = #"i=2; while [ $i -lt 40 ]; do echo "{\"id\":$i,\"ok\":true}"; i=$((i+1)); done; sleep 1000"#
+        let ahead = try adapter(counting, readsNext: false)
+        // Give it time to fill the pipe: the answers are waiting before the request is written.
+        usleep(300_000)
+        let early = failure(of: ahead)
+        #expect(early.contains("before the request was sent"), "\(early)")
+        let trickling = try adapter(#"sleep 0.3; echo '{"id":2,"ok":true}'; sleep 1000"#, readsNext: false)
+        let late = failure(of: trickling)
+        #expect(late.contains("answered id 2 to request "), "\(late)")
+        // An honest adapter that echoes the id it read passes.
+        let honest = try adapter(#"echo "{\"id\":$id,\"ok\":true}"; sleep 1000"#)
+        #expect(try honest.send(.object([("cmd", "launch"), ("device", "phone")]))["ok"] == true)
+        honest.close()
     }
 
     @Test func closingAnAdapterThatIgnoresEndOfInputKillsIt() throws {

@@ -1,5 +1,6 @@
 import Dispatch
 import JSON
+import Sockets
 
 #if canImport(Glibc)
 import Glibc
@@ -40,9 +41,11 @@ public final class SubprocessAdapter: AdapterConnection {
     private var input: Int32
     private let output: Int32
     private var errors: Int32
-    private var buffer: [UInt8] = []
+    private var answers = AdapterLineReader()
     private var stderrTail = StderrTail()
-    private var nextId = 1
+    /// The id of the last request: each is drawn at random, so only an adapter that read the
+    /// request can echo it (one that writes answers ahead never passes).
+    private var lastId = 0
     /// Why the adapter can take no more commands, once it cannot.
     private var stopped: String?
     private var reaped = false
@@ -84,7 +87,9 @@ public final class SubprocessAdapter: AdapterConnection {
         input = toChild[1]
         output = fromChild[0]
         errors = errChild[0]
-        _ = fcntl(errors, F_SETFL, fcntl(errors, F_GETFL) | O_NONBLOCK)
+        // Non-blocking both ways: a write to an adapter that stopped reading waits in poll,
+        // under the command's deadline, never in write(2).
+        for fd in [input, output, errors] { try? Posix.setNonBlocking(fd) }
     }
 
     deinit { close() }
@@ -92,21 +97,12 @@ public final class SubprocessAdapter: AdapterConnection {
     public func send(_ command: JSON) throws(AdapterFailure) -> JSON {
         let what = Self.describe(command)
         if let stopped { throw AdapterFailure("cannot send \(what): \(stopped)") }
-        drainErrors()
-        let id = nextId
-        nextId += 1
+        let id = freshId()
         var object = command.objectValue ?? JSONObject()
         object["id"] = .number(Double(id))
         var bytes = JSON.object(object).serialized()
         bytes.append(10)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { throw fail(what, "the adapter closed its input before taking the command") }
-            offset += n
-        }
-        let line = try readLine(for: what)
+        let line = try exchange(bytes, for: what)
         let answer: JSON
         do {
             answer = try JSON.parse(line)
@@ -136,17 +132,9 @@ public final class SubprocessAdapter: AdapterConnection {
     /// one answer line, parsed, without checking its id: the caller judges the answer.
     public func exchange(rawLine line: String, describing what: String) throws(AdapterFailure) -> JSON {
         if let stopped { throw AdapterFailure("cannot send \(what): \(stopped)") }
-        drainErrors()
         var bytes = Array(line.utf8)
         bytes.append(10)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { throw fail(what, "the adapter closed its input before taking the line") }
-            offset += n
-        }
-        let answer = try readLine(for: what)
+        let answer = try exchange(bytes, for: what)
         do {
             return try JSON.parse(answer)
         } catch {
@@ -191,36 +179,94 @@ public final class SubprocessAdapter: AdapterConnection {
         return AdapterFailure(message)
     }
 
-    private func readLine(for what: String) throws(AdapterFailure) -> [UInt8] {
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0.001, options.commandTimeout) * 1e9)
+    /// A request id unlike the last one, that the adapter cannot know before reading it.
+    private func freshId() -> Int {
+        var id: Int
+        repeat { id = Int.random(in: 1...Int(Int32.max)) } while id == lastId
+        lastId = id
+        return id
+    }
+
+    /// Writes one request line and reads one answer line, both within one deadline of
+    /// `--adapter-timeout`: stdout and stderr are read all along, so an adapter that stops
+    /// reading its stdin, never answers, or floods either pipe is stopped in time. An answer
+    /// that is already waiting before the request is written was not an answer to it.
+    private func exchange(_ bytes: [UInt8], for what: String) throws(AdapterFailure) -> [UInt8] {
+        let deadline = Posix.monotonicMilliseconds() + Int64(max(1, (options.commandTimeout * 1000).rounded(.up)))
+        if let ahead = try answerWrittenAhead(for: what) {
+            throw fail(
+                what,
+                "the adapter wrote \(Self.quote(ahead)) before the request was sent: an answer comes after its request, "
+                    + "echoing the id it carries"
+            )
+        }
+        var written = 0
         while true {
-            if let newline = buffer.firstIndex(of: 10) {
-                let line = Array(buffer[..<newline])
-                buffer.removeSubrange(...newline)
-                return line
-            }
-            let now = DispatchTime.now().uptimeNanoseconds
+            if written == bytes.count, let line = try nextAnswerLine(for: what) { return line }
+            let now = Posix.monotonicMilliseconds()
             guard now < deadline else {
                 throw fail(
                     what,
-                    "no answer within \(Self.seconds(options.commandTimeout)) (the deadline is `--adapter-timeout`); the adapter was stopped"
+                    written < bytes.count
+                        ? "the adapter did not read the request within \(Self.seconds(options.commandTimeout)) "
+                            + "(\(written) of its \(bytes.count) bytes taken; it stopped reading stdin; the deadline is "
+                            + "`--adapter-timeout`); the adapter was stopped"
+                        : "no answer within \(Self.seconds(options.commandTimeout)) (the deadline is `--adapter-timeout`); the adapter was stopped"
                 )
             }
             var fds = [
                 pollfd(fd: output, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: errors, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: written < bytes.count ? input : -1, events: Int16(POLLOUT), revents: 0),
             ]
-            let waitMs = Int32(min(1_000, max(1, (deadline - now) / 1_000_000)))
-            let ready = poll(&fds, errors >= 0 ? 2 : 1, waitMs)
-            if ready < 0, errno == EINTR { continue }
+            do {
+                try Posix.poll(&fds, timeoutMilliseconds: Int(min(1_000, deadline - now)))
+            } catch {
+                throw fail(what, "cannot wait for the adapter: \(error)")
+            }
             if fds[1].revents != 0 { drainErrors() }
-            guard fds[0].revents != 0 else { continue }
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            let n = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { throw fail(what, "the adapter exited before answering") }
-            buffer.append(contentsOf: chunk[..<n])
-            guard buffer.count < 64 << 20 else { throw fail(what, "the adapter sent over 64 MiB without a newline") }
+            if fds[2].revents != 0 {
+                do {
+                    let result = try bytes[written...].withUnsafeBytes { try Posix.writeSome(input, $0) }
+                    if case .processed(let n) = result { written += n }
+                } catch {
+                    throw fail(what, "the adapter closed its input before taking the request")
+                }
+            }
+            if fds[0].revents != 0 { try readAnswers(for: what) }
+        }
+    }
+
+    /// What the adapter wrote to stdout while no request was waiting for an answer, if anything.
+    private func answerWrittenAhead(for what: String) throws(AdapterFailure) -> [UInt8]? {
+        var fds = [pollfd(fd: output, events: Int16(POLLIN), revents: 0)]
+        if answers.pendingCount == 0, (try? Posix.poll(&fds, timeoutMilliseconds: 0)) ?? 0 > 0 {
+            try readAnswers(for: what)
+        }
+        return answers.pendingCount > 0 ? Array(answers.pending.prefix(200)) : nil
+    }
+
+    /// Reads what stdout holds now (one chunk) into the line reader.
+    private func readAnswers(for what: String) throws(AdapterFailure) {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let result: IOResult
+        do {
+            result = try chunk.withUnsafeMutableBytes { try Posix.read(output, into: $0) }
+        } catch {
+            throw fail(what, "cannot read the adapter's stdout: \(error)")
+        }
+        switch result {
+        case .processed(let n): answers.append(chunk[..<n])
+        case .wouldBlock: return
+        case .endOfFile: throw fail(what, "the adapter exited before answering")
+        }
+    }
+
+    private func nextAnswerLine(for what: String) throws(AdapterFailure) -> [UInt8]? {
+        do {
+            return try answers.nextLine()
+        } catch {
+            throw fail(what, "the adapter sent over \(error.limit >> 20) MiB without a newline")
         }
     }
 
