@@ -46,4 +46,31 @@ import Testing
         #expect(report.checks.contains { $0.skipped == "hello lists no push" })
         #expect(report.text.contains("✘ a missing field is refused"))
     }
+
+    /// A `hello` with 16,000 capabilities fails its check at once (the schema used to compile a
+    /// pattern per item, 7 s outside any deadline), and the other checks still run.
+    @Test func aHelloWithThousandsOfCapabilitiesFailsFast() throws {
+        let dir = try TestFiles.folder([
+            "many.py": """
+            import json, sys
+            for line in sys.stdin:
+                request = json.loads(line)
+                if request.get("cmd") == "hello":
+                    caps = ["platform:ios"] * 16000
+                    answer = {"id": request["id"], "ok": True, "name": "many", "version": "1", "capabilities": caps}
+                else:
+                    answer = {"id": request.get("id"), "ok": False, "error": "no"}
+                print(json.dumps(answer), flush=True)
+            """
+        ])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let started = Date()
+        let report = try AdapterConformance(
+            command: "python3 '\(dir)/many.py'",
+            options: .init(commandTimeout: 5, passStderrThrough: false)
+        ).run()
+        let hello = report.checks.first { $0.name.hasPrefix("hello") }?.problem ?? ""
+        #expect(hello.contains("16000 capabilities; at most 64"), "\(report.text)")
+        #expect(Date().timeIntervalSince(started) < 20)
+    }
 }

@@ -105,6 +105,73 @@ import Testing
         honest.close()
     }
 
+    /// A stderr flood cannot outlive the command's deadline: stderr is read a chunk at a time
+    /// inside the deadline's loop (it used to be drained until the pipe was empty, 12 s for 2).
+    @Test func aStderrFloodEndsAtTheCommandDeadline() throws {
+        let adapter = try adapter(
+            "yes 'flood flood flood flood flood flood' >&2 & yes 'more more more more more' >&2 & yes 'and more' >&2 & wait"
+        )
+        let started = DispatchTime.now().uptimeNanoseconds
+        let message = failure(of: adapter)
+        let waited = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        #expect(waited < 3.5, "stopped at the 1 s deadline (\(waited) s)")
+        #expect(message.contains("no answer within 1 s"), "\(message.prefix(300))")
+        // The quoted tail is its last lines, each bounded.
+        #expect(message.utf8.count < 12 * (StderrTail.lineBytes + 10) + 1_000)
+        adapter.close()
+    }
+
+    /// The stderr tail is linear in what it is fed: a million short lines in one chunk (it used
+    /// to move the rest of the buffer once per line) and keeps only the last lines.
+    @Test func theStderrTailIsLinearAndBounded() {
+        var tail = StderrTail()
+        let started = DispatchTime.now().uptimeNanoseconds
+        var lines: [UInt8] = []
+        for i in 0..<1_000_000 { lines += Array("line \(i)\n".utf8) }
+        tail.append(lines)
+        tail.append(Array(repeating: UInt8(ascii: "x"), count: 1 << 20))
+        let took = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        #expect(took < 5, "\(took) s")
+        let last = tail.lines(last: 3)
+        #expect(last.count == 3)
+        #expect(last[0] == "line 999998" && last[1] == "line 999999")
+        #expect(last[2].utf8.count == StderrTail.lineBytes)
+    }
+
+    /// What passes through to the runner's stderr is capped per adapter process, with a note.
+    @Test func passedThroughStderrIsCapped() throws {
+        let caught = Caught()
+        let adapter = try SubprocessAdapter(
+            command: "head -c 3000000 /dev/zero | tr '\\0' 'e' >&2; read line; echo '{}'",
+            options: .init(commandTimeout: 5, stderrSink: { caught.add($0) })
+        )
+        _ = try? adapter.send(.object([("cmd", "hello")]))
+        adapter.close()
+        let text = String(decoding: caught.bytes, as: UTF8.self)
+        #expect(caught.bytes.count < SubprocessAdapter.stderrPassThroughLimit + 200, "\(caught.bytes.count)")
+        #expect(text.hasSuffix("wrote over 1 MiB to stderr; the rest is not shown]\n"), "\(text.suffix(120))")
+    }
+
+    /// Every size in `hello` is the adapter's: a 5 MiB name or 16,000 capabilities are refused at
+    /// once, before anything prints, validates or looks them up.
+    @Test func aHelloPastItsBoundsIsRefused() throws {
+        let long = String(repeating: "n", count: 5 << 20)
+        #expect(throws: AdapterFailure.self) {
+            _ = try AdapterHello(.object([("name", .string(long)), ("version", "1"), ("capabilities", .array([]))]))
+        }
+        let many = JSON.array((0..<16_000).map { .string("platform:ios\($0)") })
+        do {
+            _ = try AdapterHello(.object([("name", "a"), ("version", "1"), ("capabilities", many)]))
+            Issue.record("16,000 capabilities were taken")
+        } catch {
+            #expect(error.message.contains("16000 capabilities; at most 64"), "\(error)")
+        }
+        let fine = try AdapterHello(
+            .object([("name", "web"), ("version", "1.0"), ("capabilities", .array(["push", "platform:web"]))])
+        )
+        #expect(fine.displayName == "web 1.0" && fine.capabilities == ["push", "platform:web"])
+    }
+
     @Test func closingAnAdapterThatIgnoresEndOfInputKillsIt() throws {
         let adapter = try adapter("trap '' TERM; sleep 1000")
         let started = DispatchTime.now().uptimeNanoseconds
@@ -122,4 +189,12 @@ import Testing
         let result = SuiteRunner(options: SuiteOptions()).run(suite, in: environment)
         #expect(result.passed == 2, "\(result.outcomes.map(\.failure))")
     }
+}
+
+/// Bytes a test's stderr sink caught.
+final class Caught: @unchecked Sendable {
+    private let lock = NSLock()
+    private var caught: [UInt8] = []
+    func add(_ bytes: [UInt8]) { lock.withLock { caught += bytes } }
+    var bytes: [UInt8] { lock.withLock { caught } }
 }

@@ -26,6 +26,17 @@ public struct AdapterFailure: Error, Sendable, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
+
+    /// Text the adapter sent, cut to `bytes` (at a character) for a message: its sizes are its own.
+    static func clipped(_ text: String, bytes: Int = 500) -> String {
+        guard text.utf8.count > bytes else { return text }
+        var out = ""
+        for character in text {
+            guard out.utf8.count + character.utf8.count <= bytes else { break }
+            out.append(character)
+        }
+        return out + "… (\(text.utf8.count) bytes)"
+    }
 }
 
 extension AdapterConnection {
@@ -34,7 +45,7 @@ extension AdapterConnection {
         let answer = try send(request.json(id: 0))
         guard answer["ok"]?.boolValue == true else {
             let error = answer["error"]?.stringValue ?? answer.serializedString
-            throw Self.refusal(of: request, error)
+            throw Self.refusal(of: request, AdapterFailure.clipped(error))
         }
         return answer
     }

@@ -27,11 +27,19 @@ public final class SubprocessAdapter: AdapterConnection {
         public var stderrLines: Int
         /// Copy the adapter's stderr to the runner's as it arrives.
         public var passStderrThrough: Bool
+        /// Where passed-through stderr goes; nil: the runner's stderr (tests catch it here).
+        public var stderrSink: (@Sendable ([UInt8]) -> Void)?
 
-        public init(commandTimeout: Double = 5, stderrLines: Int = 12, passStderrThrough: Bool = true) {
+        public init(
+            commandTimeout: Double = 5,
+            stderrLines: Int = 12,
+            passStderrThrough: Bool = true,
+            stderrSink: (@Sendable ([UInt8]) -> Void)? = nil
+        ) {
             self.commandTimeout = commandTimeout
             self.stderrLines = stderrLines
             self.passStderrThrough = passStderrThrough
+            self.stderrSink = stderrSink
         }
     }
 
@@ -270,25 +278,45 @@ public final class SubprocessAdapter: AdapterConnection {
         }
     }
 
-    /// Takes what the adapter wrote to stderr so far (never blocks), keeps its last lines and
-    /// passes it through.
+    /// Takes what the adapter wrote to stderr so far, at most ``stderrChunk`` bytes a call
+    /// (never blocks, never loops until the pipe is empty: a flood cannot hold the runner past
+    /// a deadline), keeps its last lines and passes it through, up to ``stderrPassThroughLimit``.
     private func drainErrors() {
         guard errors >= 0 else { return }
-        var chunk = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(errors, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else {
-                if n == 0 {
-                    Glibc.close(errors)
-                    errors = -1
-                }  // the adapter closed stderr (it exited)
-                return
-            }
-            let bytes = Array(chunk[..<n])
+        var chunk = [UInt8](repeating: 0, count: Self.stderrChunk)
+        let result = (try? chunk.withUnsafeMutableBytes { try Posix.read(errors, into: $0) }) ?? .endOfFile
+        switch result {
+        case .processed(let n):
+            let bytes = chunk[..<n]
             stderrTail.append(bytes)
-            if options.passStderrThrough { bytes.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) } }
+            passThrough(bytes)
+        case .wouldBlock:
+            return
+        case .endOfFile:  // the adapter closed stderr (it exited)
+            Glibc.close(errors)
+            errors = -1
         }
+    }
+
+    /// Most stderr bytes taken per read.
+    static let stderrChunk = 65_536
+    /// Most stderr bytes of one adapter process copied to the runner's; the rest is counted.
+    static let stderrPassThroughLimit = 1 << 20
+
+    private var passedThrough = 0
+
+    private func passThrough(_ bytes: ArraySlice<UInt8>) {
+        guard options.passStderrThrough, passedThrough <= Self.stderrPassThroughLimit else { return }
+        let room = Self.stderrPassThroughLimit - passedThrough
+        passedThrough += bytes.count
+        var shown = Array(bytes.prefix(room))
+        if bytes.count > room {
+            shown += Array(
+                "\n[lerix-mock: this adapter wrote over \(Self.stderrPassThroughLimit >> 20) MiB to stderr; the rest is not shown]\n"
+                    .utf8
+            )
+        }
+        if let sink = options.stderrSink { sink(shown) } else { shown.withUnsafeBytes { _ = Posix.writeAll(2, $0) } }
     }
 
     private static func seconds(_ value: Double) -> String {
@@ -343,23 +371,49 @@ public final class SubprocessAdapter: AdapterConnection {
     }
 }
 
-/// The last lines an adapter wrote to stderr, bounded.
+/// The last lines an adapter wrote to stderr, bounded: at most ``keptLines`` lines of at most
+/// ``lineBytes`` bytes each, and the unfinished line's last ``partialBytes``. Linear in what it
+/// is fed (each byte is looked at once), however the bytes are split.
 struct StderrTail {
+    static let keptLines = 200
+    static let lineBytes = 500
+    static let partialBytes = 4_096
+
+    /// A ring of the last lines; `next` is where the next one goes.
     private var lines: [String] = []
+    private var next = 0
     private var partial: [UInt8] = []
 
-    mutating func append(_ bytes: [UInt8]) {
-        partial += bytes
-        while let newline = partial.firstIndex(of: 10) {
-            lines.append(String(decoding: partial[..<newline].prefix(500), as: UTF8.self))
-            partial.removeSubrange(...newline)
+    mutating func append(_ bytes: some Collection<UInt8>) {
+        var rest = bytes[...]
+        while let newline = rest.firstIndex(of: 10) {
+            let piece = rest[..<newline]
+            if partial.isEmpty {
+                keep(String(decoding: piece.prefix(Self.lineBytes), as: UTF8.self))
+            } else {
+                partial += piece.prefix(Self.lineBytes)
+                keep(String(decoding: partial.prefix(Self.lineBytes), as: UTF8.self))
+                partial.removeAll(keepingCapacity: true)
+            }
+            rest = rest[rest.index(after: newline)...]
         }
-        if partial.count > 4_096 { partial.removeFirst(partial.count - 4_096) }
-        if lines.count > 200 { lines.removeFirst(lines.count - 200) }
+        // Only the end of an unfinished line is kept; one line can hold no more.
+        partial += rest.suffix(Self.partialBytes)
+        if partial.count > Self.partialBytes { partial.removeFirst(partial.count - Self.partialBytes) }
+    }
+
+    private mutating func keep(_ line: String) {
+        if lines.count < Self.keptLines {
+            lines.append(line)
+        } else {
+            lines[next] = line
+        }
+        next = (next + 1) % Self.keptLines
     }
 
     func lines(last count: Int) -> [String] {
-        let unfinished = partial.isEmpty ? [] : [String(decoding: partial.prefix(500), as: UTF8.self)]
-        return Array((lines + unfinished).suffix(count))
+        let ordered = lines.count < Self.keptLines ? lines : Array(lines[next...] + lines[..<next])
+        let unfinished = partial.isEmpty ? [] : [String(decoding: partial.prefix(Self.lineBytes), as: UTF8.self)]
+        return Array((ordered + unfinished).suffix(count))
     }
 }

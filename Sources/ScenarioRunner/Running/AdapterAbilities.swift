@@ -6,7 +6,7 @@ import JSON
 /// the reason.
 ///
 /// ```swift
-/// let abilities = AdapterAbilities(hello: try environment.hello())
+/// let abilities = try AdapterAbilities(hello: try environment.hello())
 /// switch abilities.plan(scenario) {
 /// case .run(let narrowed): …          // every capability it needs is listed
 /// case .skip(let outcome): …          // outcome.status is .skipped(reason)
@@ -26,10 +26,12 @@ public struct AdapterAbilities: Sendable {
         case skip(ScenarioOutcome)
     }
 
-    public init(hello: JSON) {
-        capabilities = Set((hello["capabilities"]?.arrayValue ?? []).compactMap(\.stringValue))
-        name = [hello["name"]?.stringValue, hello["version"]?.stringValue].compactMap { $0 }.joined(separator: " ")
-        identity = AdapterIdentity(hello: hello)
+    /// Throws when `hello` passes a bound (``AdapterHello``): its sizes are the adapter's.
+    public init(hello answer: JSON) throws(AdapterFailure) {
+        let hello = try AdapterHello(answer)
+        capabilities = hello.capabilities
+        name = hello.displayName
+        identity = AdapterIdentity(hello: answer)
         let platforms = Set(
             capabilities.filter { $0.hasPrefix("platform:") }.map { String($0.dropFirst("platform:".count)) }
         )

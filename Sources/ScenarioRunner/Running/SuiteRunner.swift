@@ -122,7 +122,7 @@ public struct SuiteRunner {
         if let seed = options.shuffleSeed { plan.scenarios = Self.shuffled(plan.scenarios, seed: seed) }
         let abilities: AdapterAbilities
         do {
-            abilities = AdapterAbilities(hello: try environment.hello())
+            abilities = try AdapterAbilities(hello: try environment.hello())
         } catch {
             for (position, s) in plan.scenarios {
                 var outcome = Self.broken(s, "the adapter did not answer hello: \(error)")
