@@ -31,7 +31,7 @@ enum AdapterCheckCommand: CLICommand {
         }
         if parsed.flag("--schema") {
             do {
-                CLI.printOut(try AdapterConformance.schema().document.serializedString)
+                CLI.printData(try AdapterConformance.schema().document.serializedString)
                 return 0
             } catch {
                 CLI.printError("lerix-mock adapter-check: \(error)")

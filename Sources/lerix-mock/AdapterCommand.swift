@@ -102,7 +102,7 @@ enum AdapterCommand: CLICommand {
         let host = AdapterHost(network: network, options: options)
         while let line = readLine(strippingNewline: true) {
             if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
-            CLI.printOut(host.handleLine(line))
+            CLI.printData(host.handleLine(line))
         }
         return 0
     }

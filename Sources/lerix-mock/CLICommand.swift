@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ScenarioRunner
 
 /// One subcommand of `lerix-mock`. `run` returns the process exit status; it prints its own errors.
 protocol CLICommand {
@@ -49,9 +50,15 @@ enum CLI {
         return text
     }
 
-    static func printOut(_ text: String) { writeAll(1, text) }
+    /// Everything the CLI shows a person goes through ``SafeText/terminal(_:)``: scenario names,
+    /// device fields and adapter output never send ESC, BEL or CR to the terminal raw.
+    static func printOut(_ text: String) { writeAll(1, SafeText.terminal(text)) }
 
-    static func printError(_ text: String) { writeAll(2, text) }
+    static func printError(_ text: String) { writeAll(2, SafeText.terminal(text)) }
+
+    /// A line of a protocol (an adapter's answer, the JSON Schema) exactly as it is: JSON
+    /// already escapes every control character, and a program reads it, not a person.
+    static func printData(_ text: String) { writeAll(1, text) }
 
     /// Unbuffered, so lines reach pipes (tests, `make serve | tee`) at once; `FILE*` globals are not Sendable.
     static func writeAll(_ fd: Int32, _ text: String) {

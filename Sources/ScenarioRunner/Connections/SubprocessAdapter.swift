@@ -304,6 +304,20 @@ public final class SubprocessAdapter: AdapterConnection {
     static let stderrPassThroughLimit = 1 << 20
 
     private var passedThrough = 0
+    private var stderrCarry: [UInt8] = []
+
+    /// The last bytes of `bytes` when they start a UTF-8 sequence that has not ended yet.
+    static func unfinishedUTF8Suffix(_ bytes: [UInt8]) -> [UInt8] {
+        guard !bytes.isEmpty else { return [] }
+        for back in 1...min(3, bytes.count) {
+            let byte = bytes[bytes.count - back]
+            guard byte & 0xC0 == 0x80 else {
+                let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+                return length > back ? Array(bytes.suffix(back)) : []
+            }
+        }
+        return []
+    }
 
     private func passThrough(_ bytes: ArraySlice<UInt8>) {
         guard options.passStderrThrough, passedThrough <= Self.stderrPassThroughLimit else { return }
@@ -316,7 +330,13 @@ public final class SubprocessAdapter: AdapterConnection {
                     .utf8
             )
         }
-        if let sink = options.stderrSink { sink(shown) } else { shown.withUnsafeBytes { _ = Posix.writeAll(2, $0) } }
+        // Shown as text through SafeText (no raw ESC, BEL or CR on the terminal); a character
+        // split between two reads waits for its end.
+        shown = stderrCarry + shown
+        stderrCarry = Self.unfinishedUTF8Suffix(shown)
+        shown.removeLast(stderrCarry.count)
+        let safe = Array(SafeText.terminal(String(decoding: shown, as: UTF8.self)).utf8)
+        if let sink = options.stderrSink { sink(safe) } else { safe.withUnsafeBytes { _ = Posix.writeAll(2, $0) } }
     }
 
     private static func seconds(_ value: Double) -> String {

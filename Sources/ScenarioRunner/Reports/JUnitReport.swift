@@ -45,21 +45,5 @@ public enum JUnitReport {
         return "\(ms / 1000).\(String(String(ms % 1000 + 1000).dropFirst()))"
     }
 
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\n", "\t", "\r": out.unicodeScalars.append(scalar)
-            default:
-                // XML 1.0 forbids most control characters, even escaped.
-                if scalar.value < 0x20 { out += "?" } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { SafeText.xml(text) }
 }

@@ -68,8 +68,8 @@ public enum HTMLReport {
         return "\(tenths / 100).\(String(String(tenths % 100 + 100).dropFirst()))"
     }
 
-    static func e(_ text: String) -> String { JUnitReport.escape(text) }
-    static func e(_ text: Substring) -> String { JUnitReport.escape(String(text)) }
+    static func e(_ text: String) -> String { SafeText.xml(text) }
+    static func e(_ text: Substring) -> String { SafeText.xml(String(text)) }
 
     static let legend = """
         <ul class="legend" aria-label="Legend">

@@ -201,5 +201,5 @@ enum TimelineSVG {
         text.count <= count ? text : String(text.prefix(count - 1)) + "…"
     }
 
-    static func e(_ text: String) -> String { JUnitReport.escape(text) }
+    static func e(_ text: String) -> String { SafeText.xml(text) }
 }
