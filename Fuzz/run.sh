@@ -28,6 +28,7 @@ TARGETS+=(
     "json-parser|JSON|"
     "yaml-loader|JSON YAML|-lyaml"
     "sdk-answer|Clock JSON LerixSDK|"
+    "adapter-line-reader|Clock JSON LerixSDK AdapterProtocol|"
     "scenario-parser|Clock JSON HTTP Sockets HTTP2 HTTPServer YAML ReleaseControl MockServer Persistence Push LerixSDK Adapter ScenarioRunner|-lnghttp2 -lz -lsqlite3 -lyaml"
 )
 
@@ -60,6 +61,7 @@ source_for() {
         http2-client) echo FuzzHTTP2Client.swift ;;
         http1-parser) echo FuzzHTTP1Parser.swift ;;
         connection) echo FuzzConnection.swift ;;
+        adapter-line-reader) echo FuzzAdapterLineReader.swift ;;
         *) echo "Fuzz$(camel "$1").swift" ;;
     esac
 }

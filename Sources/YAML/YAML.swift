@@ -10,7 +10,8 @@ import JSON
 ///   quoted scalars are always strings, `.inf`/`.nan` stay strings.
 /// - mapping keys must be scalars and unique (a repeated key is almost always a mistake).
 /// - anchors, aliases and merge keys (`<<: *base`) work; an alias copies the anchored value,
-///   bounded by ``maximumNodes`` in total so an "alias bomb" fails fast instead of eating memory.
+///   bounded by ``maximumNodes`` in total and by ``maximumAliasBytes`` of copies, so an "alias
+///   bomb" of many small nodes or of one large value fails fast instead of eating memory.
 /// - nesting deeper than ``maximumDepth`` is an error.
 ///
 /// ```swift
@@ -21,6 +22,9 @@ import JSON
 public enum YAML {
     /// Most nodes a document may expand to, counting each alias's copy in full.
     public static let maximumNodes = 1_000_000
+    /// Most bytes (scalars and keys) all aliases together may copy: an alias costs what it
+    /// expands to, so one large value aliased many times is refused as it is read.
+    public static let maximumAliasBytes = 16 << 20
     public static let maximumDepth = 256
 
     public static func parse(_ bytes: [UInt8]) throws(YAMLError) -> YAMLDocument {

@@ -8,10 +8,13 @@ struct YAMLBuilder {
     private struct Frame {
         enum Kind { case sequence, mapping }
         let kind: Kind
-        let pointer: String
+        /// Its position's entry in the document's tree.
+        let entry: Int32
         let anchor: String?
         /// Nodes in this collection so far, itself included.
         var nodes = 1
+        /// Bytes of its scalars and keys so far (what an alias of it copies).
+        var bytes = 0
         var items: [JSON] = []
         var pairs: [(String, JSON)] = []
         /// A mapping's key waiting for its value; nil when the next node is a key.
@@ -19,9 +22,9 @@ struct YAMLBuilder {
         var merges: [JSONObject] = []
         var explicitKeys: Set<String> = []
 
-        init(_ kind: Kind, pointer: String, anchor: String?) {
+        init(_ kind: Kind, entry: Int32, anchor: String?) {
             self.kind = kind
-            self.pointer = pointer
+            self.entry = entry
             self.anchor = anchor
         }
 
@@ -30,10 +33,13 @@ struct YAMLBuilder {
     }
 
     private var stack: [Frame] = []
-    private var anchors: [String: (JSON, Int)] = [:]
-    private var marks: [String: YAMLMark] = [:]
-    private var keyMarks: [String: YAMLMark] = [:]
+    /// Each anchor's value, its node count and its bytes.
+    private var anchors: [String: (value: JSON, nodes: Int, bytes: Int)] = [:]
+    /// The position tree: entry 0 is the root (the first node of the document).
+    private var entries: [YAMLDocument.Entry] = []
     private var totalNodes = 0
+    /// Bytes copied by aliases so far.
+    private var aliasBytes = 0
     private var root: JSON?
     private var documents = 0
 
@@ -54,7 +60,7 @@ struct YAMLBuilder {
         var event = yaml_event_t()
         while true {
             guard yaml_parser_parse(parser, &event) == 1 else {
-                return .failure(Self.parserError(parser.pointee))
+                return .failure(Self.parserError(parser.pointee, input: input))
             }
             let outcome = handle(event)
             let done = event.type == YAML_STREAM_END_EVENT
@@ -62,11 +68,22 @@ struct YAMLBuilder {
             if case .failure(let error) = outcome { return .failure(error) }
             if done { break }
         }
-        return .success(YAMLDocument(json: root ?? .null, marks: marks, keyMarks: keyMarks))
+        return .success(YAMLDocument(json: root ?? .null, entries: entries))
     }
 
-    private static func parserError(_ p: yaml_parser_t) -> YAMLError {
+    private static func parserError(_ p: yaml_parser_t, input: UnsafeBufferPointer<UInt8>) -> YAMLError {
         let problem = p.problem.map { String(cString: $0) } ?? "malformed YAML"
+        if p.error == YAML_READER_ERROR {
+            // libyaml's reader (invalid UTF-8, a control character) gives a byte offset, not a
+            // mark: the line and column are counted here, as an editor shows them.
+            let offset = min(Int(p.problem_offset), input.count)
+            var message = problem
+            if p.problem_value >= 0 {
+                let hex = String(p.problem_value, radix: 16, uppercase: true)
+                message += " (" + (hex.count < 2 ? "0x0" : "0x") + hex + ")"
+            }
+            return YAMLError(message, at: mark(ofByte: offset, in: input))
+        }
         var message = problem
         if let context = p.context.map({ String(cString: $0) }) {
             message = "\(problem) (\(context) at \(p.context_mark.line + 1):\(p.context_mark.column + 1))"
@@ -75,6 +92,21 @@ struct YAMLBuilder {
             message,
             at: YAMLMark(line: Int(p.problem_mark.line) + 1, column: Int(p.problem_mark.column) + 1)
         )
+    }
+
+    /// The line and column (in characters, 1-based) of byte `offset`.
+    static func mark(ofByte offset: Int, in input: UnsafeBufferPointer<UInt8>) -> YAMLMark {
+        var line = 1
+        var column = 1
+        for byte in input[..<offset] {
+            if byte == 10 {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {  // a character's first byte
+                column += 1
+            }
+        }
+        return YAMLMark(line: line, column: column)
     }
 
     private static func string(_ p: UnsafeMutablePointer<yaml_char_t>?, _ length: Int) -> String {
@@ -87,15 +119,24 @@ struct YAMLBuilder {
         return String(cString: p)
     }
 
-    private var currentPointer: String? {
-        guard let top = stack.last else { return "" }
-        switch top.kind {
-        case .sequence:
-            return YAMLDocument.pointer(top.pointer, top.items.count)
-        case .mapping:
-            guard let key = top.pendingKey else { return nil }  // the node is a key
-            return YAMLDocument.pointer(top.pointer, key.0)
+    /// Gives the node starting at `mark` a position, linked from its parent by the pending
+    /// key or the next index. A merge key's value gets none (its keys answer the mapping's).
+    private mutating func record(_ mark: YAMLMark) -> Int32 {
+        let index = Int32(entries.count)
+        var entry = YAMLDocument.Entry(mark: mark)
+        if let top = stack.last {
+            switch top.kind {
+            case .sequence:
+                entries[Int(top.entry)].items.append(index)
+            case .mapping:
+                if let (key, keyMark) = top.pendingKey, !(key == "<<" && !top.explicitKeys.contains("<<")) {
+                    entry.keyMark = keyMark
+                    entries[Int(top.entry)].keys[key] = index
+                }
+            }
         }
+        entries.append(entry)
+        return index
     }
 
     private mutating func handle(_ event: yaml_event_t) -> Result<Void, YAMLError> {
@@ -121,12 +162,11 @@ struct YAMLBuilder {
             if stack.last?.awaitsKey == true {
                 if plain && text == "<<" {
                     stack[stack.count - 1].pendingKey = (text, mark)
-                    keyMarks[YAMLDocument.pointer(stack[stack.count - 1].pointer, text)] = mark
-                    if let anchor { anchors[anchor] = (.string(text), 1) }
+                    if let anchor { anchors[anchor] = (.string(text), 1, text.utf8.count) }
                     return .success(())
                 }
                 let outcome = injectKey(text, mark: mark)
-                if case .success = outcome, let anchor { anchors[anchor] = (.string(text), 1) }
+                if case .success = outcome, let anchor { anchors[anchor] = (.string(text), 1, text.utf8.count) }
                 return outcome
             }
             var value: JSON
@@ -138,12 +178,23 @@ struct YAMLBuilder {
             } else {
                 value = plain && tag == nil ? YAMLScalar.resolvePlain(text) : .string(text)
             }
-            if let anchor { anchors[anchor] = (value, 1) }
-            return add(value, nodes: 1, mark: mark)
+            if let anchor { anchors[anchor] = (value, 1, text.utf8.count) }
+            return add(value, nodes: 1, bytes: text.utf8.count, mark: mark)
         case YAML_ALIAS_EVENT:
             let name = Self.cString(event.data.alias.anchor) ?? ""
-            guard let (value, nodes) = anchors[name] else {
+            guard let (value, nodes, bytes) = anchors[name] else {
                 return .failure(YAMLError("unknown alias '*\(name)'", at: mark))
+            }
+            // An alias costs what it copies: bounded in bytes as well as nodes, so a large
+            // value aliased many times fails here, not in whatever reads the document.
+            aliasBytes += bytes
+            guard aliasBytes <= YAML.maximumAliasBytes else {
+                return .failure(
+                    YAMLError(
+                        "aliases in the document copy more than \(YAML.maximumAliasBytes >> 20) MiB: refusing a possible alias bomb",
+                        at: mark
+                    )
+                )
             }
             if stack.last?.awaitsKey == true {
                 guard case .string(let key) = value else {
@@ -151,19 +202,19 @@ struct YAMLBuilder {
                 }
                 return injectKey(key, mark: mark)
             }
-            return add(value, nodes: nodes, mark: mark)
+            return add(value, nodes: nodes, bytes: bytes, mark: mark)
         case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
-            guard let pointer = currentPointer else {
+            guard stack.last?.awaitsKey != true else {
                 return .failure(YAMLError("a mapping key must be a plain value, not a list or mapping", at: mark))
             }
             guard stack.count < YAML.maximumDepth else {
                 return .failure(YAMLError("nesting deeper than \(YAML.maximumDepth) levels", at: mark))
             }
-            marks[pointer] = mark
+            let entry = record(mark)
             if event.type == YAML_SEQUENCE_START_EVENT {
-                stack.append(Frame(.sequence, pointer: pointer, anchor: Self.cString(event.data.sequence_start.anchor)))
+                stack.append(Frame(.sequence, entry: entry, anchor: Self.cString(event.data.sequence_start.anchor)))
             } else {
-                stack.append(Frame(.mapping, pointer: pointer, anchor: Self.cString(event.data.mapping_start.anchor)))
+                stack.append(Frame(.mapping, entry: entry, anchor: Self.cString(event.data.mapping_start.anchor)))
             }
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
             guard let top = stack.popLast() else { return .success(()) }
@@ -180,13 +231,9 @@ struct YAMLBuilder {
                 }
                 value = .object(object)
             }
-            let anchor = top.anchor
-            let nodes = top.nodes
-            let pointer = top.pointer
-            if let anchor { anchors[anchor] = (value, nodes) }
-            let m = marks[pointer] ?? mark
-            totalNodes -= nodes - 1  // children were counted as they arrived; `add` counts them again
-            return add(value, nodes: nodes, mark: m, recordMark: false)
+            if let anchor = top.anchor { anchors[anchor] = (value, top.nodes, top.bytes) }
+            totalNodes -= top.nodes - 1  // children were counted as they arrived; `add` counts them again
+            return add(value, nodes: top.nodes, bytes: top.bytes, mark: entries[Int(top.entry)].mark, recordMark: false)
         default:
             break
         }
@@ -208,7 +255,7 @@ struct YAMLBuilder {
             return .failure(YAMLError("duplicate key '\(key)'", at: mark))
         }
         stack[top].pendingKey = (key, mark)
-        keyMarks[YAMLDocument.pointer(stack[top].pointer, key)] = mark
+        stack[top].bytes += key.utf8.count
         return .success(())
     }
 
@@ -216,6 +263,7 @@ struct YAMLBuilder {
     private mutating func add(
         _ value: JSON,
         nodes: Int,
+        bytes: Int,
         mark: YAMLMark,
         recordMark: Bool = true
     ) -> Result<Void, YAMLError> {
@@ -228,15 +276,15 @@ struct YAMLBuilder {
                 )
             )
         }
+        if recordMark { _ = record(mark) }
         guard !stack.isEmpty else {
             root = value
-            if recordMark { marks[""] = mark }
             return .success(())
         }
         let top = stack.count - 1
+        stack[top].bytes += bytes
         switch stack[top].kind {
         case .sequence:
-            if recordMark { marks[YAMLDocument.pointer(stack[top].pointer, stack[top].items.count)] = mark }
             stack[top].items.append(value)
             stack[top].nodes += nodes
         case .mapping:
@@ -258,9 +306,7 @@ struct YAMLBuilder {
                 default:
                     return .failure(YAMLError("a merge key (<<) takes a mapping or a list of mappings", at: keyMark))
                 }
-                keyMarks[YAMLDocument.pointer(stack[top].pointer, key)] = nil
             } else {
-                if recordMark { marks[YAMLDocument.pointer(stack[top].pointer, key)] = mark }
                 stack[top].pairs.append((key, value))
             }
         }

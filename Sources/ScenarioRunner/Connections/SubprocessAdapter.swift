@@ -1,3 +1,4 @@
+import AdapterProtocol
 import Dispatch
 import JSON
 import Sockets

@@ -6,55 +6,68 @@ import YAML
 /// parse are recorded.
 struct Node {
     let json: JSON
-    let pointer: String
+    /// The node's position, or its nearest ancestor's when it has none (inside an alias's copy).
+    let place: YAMLDocument.Place
+    /// Whether ``place`` is the node's own.
+    let exact: Bool
+    /// Its key or index in its parent (nil for the file's root). Not a whole JSON Pointer: a
+    /// long key is held once, not once per node below it.
+    let token: String?
     let document: YAMLDocument
     let file: String
     let diagnostics: Diagnostics
 
     init(document: YAMLDocument, file: String, diagnostics: Diagnostics) {
         self.json = document.json
-        self.pointer = ""
+        self.place = document.root
+        self.exact = true
+        self.token = nil
         self.document = document
         self.file = file
         self.diagnostics = diagnostics
     }
 
-    private init(json: JSON, pointer: String, of parent: Node) {
+    private init(json: JSON, token: String, place: YAMLDocument.Place?, of parent: Node) {
         self.json = json
-        self.pointer = pointer
+        self.place = place ?? parent.place
+        self.exact = place != nil && parent.exact
+        self.token = token
         self.document = parent.document
         self.file = parent.file
         self.diagnostics = parent.diagnostics
     }
 
-    var location: SourceLocation { SourceLocation(file: file, mark: document.mark(for: pointer)) }
-    var keyLocation: SourceLocation { SourceLocation(file: file, mark: document.keyMark(for: pointer)) }
+    var location: SourceLocation { SourceLocation(file: file, mark: document.mark(at: place)) }
+    var keyLocation: SourceLocation {
+        SourceLocation(file: file, mark: exact ? document.keyMark(at: place) : document.mark(at: place))
+    }
 
     func error(_ message: String) -> ScenarioError { ScenarioError(message, at: location) }
 
     /// The last path token, for messages ("`platform` must be …").
-    var name: String {
-        guard let slash = pointer.lastIndex(of: "/") else { return "the file" }
-        return String(pointer[pointer.index(after: slash)...]).replacingEscapes()
-    }
+    var name: String { token ?? "the file" }
 
     func child(_ key: String) -> Node? {
         guard let v = json[key] else { return nil }
-        return Node(json: v, pointer: YAMLDocument.pointer(pointer, key), of: self)
+        return Node(json: v, token: key, place: exact ? document.child(of: place, key: key) : nil, of: self)
     }
 
     func object(_ what: String? = nil) throws(ScenarioError) -> [(String, Node)] {
         guard case .object(let o) = json else {
             throw error("\(what ?? "`\(name)`") must be a mapping of keys to values, not a \(json.typeName)")
         }
-        return o.pairs.map { ($0.key, Node(json: $0.value, pointer: YAMLDocument.pointer(pointer, $0.key), of: self)) }
+        return o.pairs.map {
+            ($0.key, Node(json: $0.value, token: $0.key, place: exact ? document.child(of: place, key: $0.key) : nil, of: self))
+        }
     }
 
     func array(_ what: String? = nil) throws(ScenarioError) -> [Node] {
         guard case .array(let a) = json else {
             throw error("\(what ?? "`\(name)`") must be a list, not a \(json.typeName)")
         }
-        return a.enumerated().map { Node(json: $1, pointer: YAMLDocument.pointer(pointer, $0), of: self) }
+        return a.enumerated().map {
+            Node(json: $1, token: String($0), place: exact ? document.child(of: place, index: $0) : nil, of: self)
+        }
     }
 
     /// A list, or a single value read as a one-item list.
@@ -117,25 +130,5 @@ struct Node {
             return c
         }
         throw error("\(what) needs `\(key)`")
-    }
-}
-
-extension String {
-    /// Undoes RFC 6901 escaping of one pointer token.
-    func replacingEscapes() -> String {
-        guard contains("~") else { return self }
-        var out = ""
-        var tilde = false
-        for ch in self {
-            if tilde {
-                out.append(ch == "1" ? "/" : "~")
-                tilde = false
-            } else if ch == "~" {
-                tilde = true
-            } else {
-                out.append(ch)
-            }
-        }
-        return out
     }
 }

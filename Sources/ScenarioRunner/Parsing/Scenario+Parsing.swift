@@ -253,8 +253,9 @@ extension RuleSpec {
             _ = try RuleBody.decode(resolvingTimes(body, t0: Environments.inProcessStart))
         } catch {
             for problem in error.problems {
-                let pointer = node.pointer + problem.pointer
-                let mark = node.document.keyMarks[pointer] ?? node.document.mark(for: pointer)
+                let mark =
+                    node.exact
+                    ? node.document.keyMark(for: problem.pointer, under: node.place) : node.document.mark(at: node.place)
                 node.diagnostics.record(
                     ScenarioError(
                         "rule '\(name)' would be refused by the server: \(problem)",

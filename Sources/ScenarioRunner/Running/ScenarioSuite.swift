@@ -35,6 +35,41 @@ public struct ScenarioSuite: Sendable {
     /// Every mistake of every file, in path order.
     public var errors: [ScenarioError] { brokenFiles.flatMap(\.errors) }
 
+    /// Most bytes a scenario file (or catalogue) may hold: a scenario is a few KiB (fleets are
+    /// written with `count`), and a file is read whole, so a larger one is refused unread.
+    public static let maximumFileBytes = 16 << 20
+
+    struct ReadProblem: Error {
+        var message: String
+    }
+
+    /// The bytes of a regular file of at most ``maximumFileBytes``, never more read than that
+    /// (a FIFO or device is refused before it is opened: reading it could block for ever).
+    static func readFile(_ path: String) -> Result<[UInt8], ReadProblem> {
+        let fm = FileManager.default
+        guard let attributes = try? fm.attributesOfItem(atPath: path) else {
+            return .failure(ReadProblem(message: "no such file"))
+        }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+            return .failure(ReadProblem(message: "not a regular file"))
+        }
+        if let size = attributes[.size] as? NSNumber, size.intValue > maximumFileBytes {
+            return .failure(
+                ReadProblem(message: "\(size.intValue) bytes, larger than the \(maximumFileBytes >> 20) MiB a scenario file may hold")
+            )
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            return .failure(ReadProblem(message: "cannot open it"))
+        }
+        defer { try? handle.close() }
+        // Bounded even if the file grew since it was looked at.
+        guard let data = try? handle.read(upToCount: maximumFileBytes + 1) else { return .success([]) }
+        guard data.count <= maximumFileBytes else {
+            return .failure(ReadProblem(message: "larger than the \(maximumFileBytes >> 20) MiB a scenario file may hold"))
+        }
+        return .success(Array(data))
+    }
+
     /// Files are taken in sorted path order, so runs are reproducible. A folder contributes
     /// its `*.yaml`, `*.yml` and `*.json` files (recursively). A file named `spec-catalogue.yaml`
     /// is a catalogue, never a scenario (so `Scenarios/*.yaml` runs only scenarios): the first
@@ -78,14 +113,17 @@ public struct ScenarioSuite: Sendable {
             paths: paths
         )
         if let catalogueFile {
-            guard let bytes = fm.contents(atPath: catalogueFile) else {
+            let bytes: [UInt8]
+            switch readFile(catalogueFile) {
+            case .success(let read): bytes = read
+            case .failure(let problem):
                 throw ScenarioError(
-                    "cannot read the spec catalogue",
+                    "cannot read the spec catalogue: \(problem.message)",
                     at: SourceLocation(file: catalogueFile, mark: .init(line: 0, column: 0))
                 )
             }
             suite.catalogue = try SpecCatalogue.parse(
-                Array(bytes),
+                bytes,
                 file: DisplayPath.relative(catalogueFile, from: fm.currentDirectoryPath)
             )
         }
@@ -93,11 +131,14 @@ public struct ScenarioSuite: Sendable {
         let startFolder = fm.currentDirectoryPath
         for path in files {
             let file = DisplayPath.relative(path, from: startFolder)
-            guard let bytes = fm.contents(atPath: path) else {
+            let bytes: [UInt8]
+            switch readFile(path) {
+            case .success(let read): bytes = read
+            case .failure(let problem):
                 suite.brokenFiles.append(
                     ScenarioFileErrors([
                         ScenarioError(
-                            "cannot read the file",
+                            "cannot read the file: \(problem.message)",
                             at: SourceLocation(file: file, mark: .init(line: 0, column: 0))
                         )
                     ])
@@ -105,7 +146,7 @@ public struct ScenarioSuite: Sendable {
                 continue
             }
             do {
-                let scenario = try Scenario.parse(Array(bytes), file: file, catalogue: suite.catalogue)
+                let scenario = try Scenario.parse(bytes, file: file, catalogue: suite.catalogue)
                 if let other = names[scenario.name] {
                     suite.brokenFiles.append(
                         ScenarioFileErrors([

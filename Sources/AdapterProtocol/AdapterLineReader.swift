@@ -1,4 +1,5 @@
-/// Splits an adapter's stdout into answer lines, fed bytes as they arrive (no I/O).
+/// Splits the protocol's byte stream (an adapter's stdout) into lines, fed bytes as they
+/// arrive (no I/O).
 ///
 /// Linear in what it is fed: each byte is searched for a newline once, however small the
 /// chunks, and taken lines are dropped in bulk. A line longer than ``maximumLine`` is refused
@@ -9,33 +10,33 @@
 /// reader.append(Array(#"{"id":7,"ok":true}"#.utf8) + [10])
 /// try reader.nextLine()   // the bytes of {"id":7,"ok":true}
 /// ```
-struct AdapterLineReader {
+public struct AdapterLineReader: Sendable {
     /// A line (newline excluded) over this many bytes ends the adapter.
-    static let defaultMaximumLine = 64 << 20
+    public static let defaultMaximumLine = 64 << 20
 
-    struct LineTooLong: Error, Equatable {
-        var limit: Int
+    public struct LineTooLong: Error, Equatable {
+        public var limit: Int
     }
 
-    let maximumLine: Int
+    public let maximumLine: Int
     private var buffer: [UInt8] = []
     /// Where the next line starts in `buffer`.
     private var start = 0
     /// Bytes from `start` up to here hold no newline.
     private var scanned = 0
 
-    init(maximumLine: Int = AdapterLineReader.defaultMaximumLine) {
+    public init(maximumLine: Int = AdapterLineReader.defaultMaximumLine) {
         self.maximumLine = maximumLine
     }
 
     /// Bytes fed and not yet taken as a line.
-    var pendingCount: Int { buffer.count - start }
+    public var pendingCount: Int { buffer.count - start }
 
     /// The bytes fed and not yet taken (for a message quoting what the adapter wrote).
-    var pending: ArraySlice<UInt8> { buffer[start...] }
+    public var pending: ArraySlice<UInt8> { buffer[start...] }
 
     /// Adds bytes as they came; ``nextLine()`` takes the lines (and refuses one too long).
-    mutating func append(_ bytes: some Collection<UInt8>) {
+    public mutating func append(_ bytes: some Collection<UInt8>) {
         if start > 0, start >= buffer.count / 2 {
             buffer.removeSubrange(..<start)
             scanned -= start
@@ -47,7 +48,7 @@ struct AdapterLineReader {
     /// The next whole line (without its newline), or nil until one has arrived. Throws once the
     /// line, finished or not, is over ``maximumLine``: call it after each ``append(_:)`` and
     /// the reader never holds more than the limit plus one chunk.
-    mutating func nextLine() throws(LineTooLong) -> [UInt8]? {
+    public mutating func nextLine() throws(LineTooLong) -> [UInt8]? {
         guard let newline = buffer[scanned...].firstIndex(of: 10) else {
             scanned = buffer.count
             if buffer.count - start > maximumLine { throw LineTooLong(limit: maximumLine) }

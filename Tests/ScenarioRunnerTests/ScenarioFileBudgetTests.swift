@@ -1,0 +1,78 @@
+import Foundation
+import Glibc
+import MockServer
+import TestSupport
+import Testing
+
+@testable import ScenarioRunner
+
+/// Scenario files (and `serve --config` YAML) cost what they hold: a size cap like the
+/// config's, a long key held once however many nodes sit below it, and a bad byte reported at
+/// its line and column.
+@Suite struct ScenarioFileBudgetTests {
+    static func heldBytes<T>(_ body: () throws -> T) rethrows -> (T, Int) {
+        let before = mallinfo2()
+        let value = try body()
+        let after = mallinfo2()
+        return (value, Int(after.uordblks + after.hblkhd) - Int(before.uordblks + before.hblkhd))
+    }
+
+    /// The issue's file (a 256 KiB key over a 20,000-item list), scaled down to 64 KiB over
+    /// 4,000: every item's position and node used to hold a JSON Pointer with the key.
+    static let longKeyOverList: [UInt8] = {
+        let key = String(repeating: "k", count: 64 << 10)
+        return Array(("name: big\n" + key + ":\n" + String(repeating: "  - x\n", count: 4_000)).utf8)
+    }()
+
+    @Test func aLongKeyOverAListCostsItsKeyOnceInScenarios() {
+        let (errors, held) = Self.heldBytes { () -> [ScenarioError] in
+            do {
+                _ = try Scenario.parse(Self.longKeyOverList, file: "big.yaml")
+                return []
+            } catch {
+                return error.errors
+            }
+        }
+        #expect(held < 16 << 20, "parsing held \(held) bytes")
+        #expect(errors.contains { $0.message.hasPrefix("unknown key 'kkkk") && $0.location.mark.line == 2 })
+    }
+
+    @Test func aLongKeyOverAListCostsItsKeyOnceInServeConfig() {
+        let (message, held) = Self.heldBytes { () -> String in
+            do {
+                _ = try ConfigFile.parse(Self.longKeyOverList, file: "seed.yaml")
+                return ""
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(held < 16 << 20, "parsing held \(held) bytes")
+        #expect(!message.isEmpty)
+    }
+
+    /// Scenario files had no size cap (270 MiB read whole took 1.3 GB); FIFOs hung the runner.
+    @Test func aScenarioFileOverTheCapOrNotARegularFileIsRefusedUnread() throws {
+        let dir = try TestFiles.folder(["ok.yaml": "name: ok\ndevices: {}\nsteps:\n  - expect_pushes: {count: 0}\n"])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let big = dir + "/big.yaml"
+        #expect(FileManager.default.createFile(atPath: big, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: big))
+        try handle.truncate(atOffset: UInt64(ScenarioSuite.maximumFileBytes + 1))  // sparse: no disk used
+        try handle.close()
+        #expect(mkfifo(dir + "/pipe.yaml", 0o600) == 0)
+        let suite = try ScenarioSuite.load(paths: [dir])
+        #expect(suite.scenarios.map(\.name) == ["ok"])
+        let problems = suite.brokenFiles.map(\.description)
+        #expect(problems.contains { $0.contains("big.yaml") && $0.contains("larger than the 16 MiB") }, "\(problems)")
+        #expect(problems.contains { $0.contains("pipe.yaml") && $0.contains("not a regular file") }, "\(problems)")
+    }
+
+    @Test func invalidUTF8InAScenarioIsReportedAtItsLine() {
+        do {
+            _ = try Scenario.parse(Array("name: x\ndevices: {}\nsteps:\n  - at: ".utf8) + [0xC3, 0x28, 0x0A], file: "u.yaml")
+            Issue.record("invalid UTF-8 was taken")
+        } catch {
+            #expect(error.errors.first.map { "\($0.location)".hasPrefix("u.yaml:4:") } == true, "\(error)")
+        }
+    }
+}
