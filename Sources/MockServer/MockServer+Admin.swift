@@ -21,7 +21,7 @@ extension MockServer {
             return s.projects[key]?.faults
         }
         guard let faults else { throw Problem.unknownProject(key) }
-        announce(faults: faults, project: key)
+        announce(faults: faults, project: key, armed: fault)
         // 200, not 201: the POST appends to the list resource and answers it; no fault has an
         // address of its own to put in a Location (a Location naming the list made link-following
         // clients such as schemathesis take DELETE …/faults for deleting a created resource).
@@ -36,7 +36,7 @@ extension MockServer {
             return true
         }
         guard found else { throw Problem.unknownProject(key) }
-        announce(faults: [], project: key)
+        announce(faults: [], project: key, armed: nil)
         return noContent()
     }
 

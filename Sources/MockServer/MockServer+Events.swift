@@ -79,8 +79,10 @@ extension MockServer {
         )
     }
 
-    func announce(faults: [Fault], project: String) {
-        if isRecording.load(ordering: .relaxed) { recordFaults(faults, project: project) }
+    /// The project's fault list after an admin call: `armed` is the fault it added, nil when it
+    /// cleared them.
+    func announce(faults: [Fault], project: String, armed: Fault?) {
+        if isRecording.load(ordering: .relaxed) { recordFaults(armed: armed, project: project) }
         guard feed.isWatched else { return }
         feed.publish(.init(kind: "fault", project: project, data: .object([("faults", .array(faults.map(\.json)))])))
     }

@@ -104,8 +104,10 @@ extension MockServer {
         recording.withLock { $0?.record(events, at: now) }
     }
 
-    func recordFaults(_ faults: [Fault], project: String) {
+    func recordFaults(armed: Fault?, project: String) {
         let now = clock.now
-        recording.withLock { $0?.faults(faults, project: project, at: now) }
+        recording.withLock { recorder in
+            if let armed { recorder?.faultArmed(armed, project: project, at: now) } else { recorder?.faultsCleared(project: project, at: now) }
+        }
     }
 }

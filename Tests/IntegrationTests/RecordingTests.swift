@@ -3,6 +3,7 @@ import HTTP
 import JSON
 import TestSupport
 import Testing
+import YAML
 
 /// `serve --record FILE`: a manual session, as curl would drive it, becomes a scenario file
 /// that replays green, and that fails at the right step when one rule in it is changed.
@@ -80,6 +81,51 @@ import Testing
             changed.stdout.contains(#"d1: required_update: expected {"rule":"r1"}, seen null"#),
             "\(changed.stdout)"
         )
+    }
+
+    /// Every string round-trips (DEL, C1 controls, NEL, U+FFFE/FFFF made the file unreadable or
+    /// changed), device classes are told apart field by field (`1`,`2|3` and `1|2`,`3` were one),
+    /// a device that sent no `sdk` replays sending none (not `swift`), and a fault armed after an
+    /// earlier one was used up is recorded.
+    @Test func aRecordingKeepsEveryStringEveryDeviceClassAndEveryFault() throws {
+        let dir = try TestFiles.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/session.yaml"
+        let message = "a\u{7F}b\u{80}c\u{85}d\u{9F}e\u{FFFE}f\u{FFFF}g\u{2028}h\u{FEFF}i\"j\\k\n"
+        do {
+            let server = try ServerProcess.start([
+                "serve", "--clock", "manual", "--start-time", "2026-12-06T04:00:00.000Z",
+                "--port", "0", "--quiet", "--record", file,
+            ])
+            defer { server.stop() }
+            let client = try TestHTTPClient(port: server.port)
+            func call(_ method: String, _ target: String, _ body: String = "") throws -> HTTPResponse {
+                try client.send(HTTPRequest(method: method, target: target, body: Array(body.utf8)))
+            }
+            let rule = JSON.object([
+                ("type", "required_update"), ("below", "9.0.0"), ("message", .string(message)),
+            ])
+            #expect(try call("POST", "/admin/projects/demo/rules", rule.serializedString).status == 201)
+            let base = "/v1/projects/demo/release-control?platform=ios"
+            #expect(try call("GET", base + "&version=1&build=2%7C3&sdk=swift&sdk_version=1.5.0").status == 200)
+            #expect(try call("GET", base + "&version=1%7C2&build=3&sdk=swift&sdk_version=1.5.0").status == 200)
+            #expect(try call("GET", base + "&version=1.0.0").status == 200)
+            _ = try call("POST", "/admin/projects/demo/faults", #"{"kind": "status", "status": 503, "count": 1}"#)
+            #expect(try call("GET", base + "&version=1.0.0").status == 503)
+            _ = try call("POST", "/admin/projects/demo/faults", #"{"kind": "status", "status": 500, "count": 1}"#)
+            #expect(try call("GET", base + "&version=1.0.0").status == 500)
+            #expect(server.stop() == 0)
+        }
+        let yaml = try String(contentsOfFile: file, encoding: .utf8)
+        let document = try YAML.parse(Array(yaml.utf8))
+        #expect(document.json["rules"]?.arrayValue?.first?["message"]?.stringValue == message, "\(yaml)")
+        let devices = document.json["devices"]?.objectValue
+        #expect(devices?.count == 3, "\(yaml)")
+        #expect(devices?["d3"]?["sdk"] == .null, "\(yaml)")
+        #expect(yaml.contains("  - fault: {kind: status, status: 503, count: 1}\n"), "\(yaml)")
+        #expect(yaml.contains("  - fault: {kind: status, status: 500, count: 1}\n"), "\(yaml)")
+        let replay = try ServerProcess.run(["scenarios", file])
+        #expect(replay.status == 0, "\(replay.stdout)")
     }
 
     @Test func theAdminAPIStartsAndStopsARecordingAndRefusesASecond() throws {

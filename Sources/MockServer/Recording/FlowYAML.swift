@@ -2,8 +2,8 @@ import JSON
 
 /// JSON written as YAML flow style that reads as a person would write it: `{name: r1, below: "2.4.0"}`.
 /// A string stays plain only when YAML would read it back as the same string (not a number, a
-/// boolean, null, or something with YAML syntax in it); otherwise it is double-quoted, which YAML
-/// reads as JSON does. Versions are always quoted, as Scenarios/README.md asks.
+/// boolean, null, or something with YAML syntax in it); otherwise it is double-quoted with
+/// ``quoted(_:)``, which escapes whatever YAML would not read back as written. Versions are always quoted, as Scenarios/README.md asks.
 ///
 /// ```swift
 /// FlowYAML.text(.object([("type", "required_update"), ("below", "2.4.0")]))   // {type: required_update, below: "2.4.0"}
@@ -25,7 +25,34 @@ enum FlowYAML {
         guard let first = s.first, first.isLetter || first == "_" || first == "+" || first == "-" && s.count > 1,
             s.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "_-.+/".contains($0)) }),
             !words.contains(s.lowercased()), !s.contains(where: \.isNumber) || first.isLetter && !s.contains(".")
-        else { return JSON.string(s).serializedString }
+        else { return quoted(s) }
         return s
+    }
+
+    /// `s` as a YAML double-quoted scalar that reads back as exactly `s`: every character YAML
+    /// may not hold raw (C0 and C1 controls, DEL, U+FFFE/FFFF) or would read as a line break
+    /// or drop (NEL, U+2028/2029, a BOM) is a `\u` escape, so the file stays readable and each
+    /// string round-trips.
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            default:
+                let v = scalar.value
+                if v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x2028 || v == 0x2029 || v == 0xFEFF || v == 0xFFFE
+                    || v == 0xFFFF
+                {
+                    let hex = String(v, radix: 16, uppercase: true)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
     }
 }

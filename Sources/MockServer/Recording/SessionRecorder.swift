@@ -27,11 +27,12 @@ public struct SessionRecorder: Sendable {
     private(set) var initialRules: [JSON]
     private(set) var steps: [String] = []
     /// Device name by class key, in the order they first checked.
-    private var devices: [(key: String, name: String, entry: JSON)] = []
+    private var devices: [(key: DeviceClass, name: String, entry: JSON)] = []
     private var launched: Set<String> = []
     /// Rule bodies as the server last showed them, by id (for `update_rule` diffs).
     private var rules: [String: JSON] = [:]
-    private var faultCount = 0
+    /// Faults recorded since the last `clear_faults`.
+    private var faultsArmed = 0
     private var pushes = 0
     private var lastStepAt: Instant
     /// Why recording stopped taking steps, once it has.
@@ -62,8 +63,14 @@ public struct SessionRecorder: Sendable {
             note("a check without a platform at \(entry.at.rfc3339) (no device can make it)")
             return
         }
-        let key = [platform, entry.version ?? "∅", entry.build ?? "∅", entry.sdk ?? "∅", entry.sdkVersion ?? "∅"]
-            .joined(separator: "|")
+        // Compared field by field: joined into one string, `1`,`2|3` and `1|2`,`3` were one class.
+        let key = DeviceClass(
+            platform: platform,
+            version: entry.version,
+            build: entry.build,
+            sdk: entry.sdk,
+            sdkVersion: entry.sdkVersion
+        )
         var name = devices.first(where: { $0.key == key })?.name
         if name == nil {
             guard devices.count < Self.maximumDevices else {
@@ -74,7 +81,8 @@ public struct SessionRecorder: Sendable {
                 ("platform", .string(platform)), ("app_version", entry.version.map(JSON.string) ?? .null),
             ]
             if let build = entry.build { fields.append(("build", .string(build))) }
-            if let sdk = entry.sdk { fields.append(("sdk", .string(sdk))) }
+            // No `sdk` sent: null, not left out (left out, the replay sends its platform's SDK).
+            fields.append(("sdk", entry.sdk.map(JSON.string) ?? .null))
             fields.append(("sdk_version", entry.sdkVersion.map(JSON.string) ?? .null))
             devices.append((key, fresh, .object(fields)))
             name = fresh
@@ -154,27 +162,31 @@ public struct SessionRecorder: Sendable {
                 )
                 rules = [:]
                 launched = []
-                faultCount = 0
+                faultsArmed = 0
             default:
                 continue
             }
         }
     }
 
-    /// The project's fault list after an admin call: a longer list added one, an empty one cleared them.
-    public mutating func faults(_ faults: [Fault], project p: String, at now: Instant) {
+    /// A fault armed by an admin call: each one is a step, whatever the faults before it did
+    /// (one armed after an earlier one was used up used to be left out).
+    public mutating func faultArmed(_ fault: Fault, project p: String, at now: Instant) {
         guard p == project, stopped == nil else { return }
-        if faults.isEmpty {
-            if faultCount > 0 { append(at: now, "clear_faults") }
-        } else if faults.count > faultCount, let added = faults.last {
-            var body = JSONObject()
-            for (key, value) in added.json.objectValue ?? JSONObject()
-            where !value.isNull && ["kind", "status", "seconds", "count"].contains(key) {
-                body[key] = value
-            }
-            append(at: now, "fault: " + FlowYAML.text(.object(body)))
+        var body = JSONObject()
+        for (key, value) in fault.json.objectValue ?? JSONObject()
+        where !value.isNull && ["kind", "status", "retry_after", "seconds", "count"].contains(key) {
+            body[key] = value
         }
-        faultCount = faults.count
+        append(at: now, "fault: " + FlowYAML.text(.object(body)))
+        faultsArmed += 1
+    }
+
+    /// The project's faults cleared by an admin call.
+    public mutating func faultsCleared(project p: String, at now: Instant) {
+        guard p == project, stopped == nil else { return }
+        if faultsArmed > 0 { append(at: now, "clear_faults") }
+        faultsArmed = 0
     }
 
     // MARK: The file
@@ -191,7 +203,7 @@ public struct SessionRecorder: Sendable {
             description +=
                 " Left out: " + notes.prefix(5).joined(separator: "; ") + (notes.count > 5 ? "; …" : "") + "."
         }
-        out += "description: " + JSON.string(description).serializedString + "\n"
+        out += "description: " + FlowYAML.quoted(description) + "\n"
         out += "tags: [recorded]\n"
         if project != "demo" { out += "project: " + FlowYAML.scalar(project) + "\n" }
         if !initialRules.isEmpty {
@@ -264,4 +276,14 @@ public struct SessionRecorder: Sendable {
         for (key, value) in writable(body, start: start) { pairs.append((key, value)) }
         return .object(pairs)
     }
+}
+
+/// A kind of device as the recording tells them apart: every field the check sent, compared
+/// one by one.
+struct DeviceClass: Hashable, Sendable {
+    var platform: String
+    var version: String?
+    var build: String?
+    var sdk: String?
+    var sdkVersion: String?
 }

@@ -78,7 +78,8 @@ public struct DeviceSpec: Sendable, Equatable {
     public var flavor: String
     public var appVersion: String?
     public var build: String?
-    public var sdk: String
+    /// Nil: the app sends no `sdk` (written `sdk: null`).
+    public var sdk: String?
     public var sdkVersion: String?
     public var pushToken: String?
     public var enabled: Bool
@@ -103,7 +104,7 @@ public struct DeviceSpec: Sendable, Equatable {
             flavor: flavor,
             appVersion: appVersion,
             build: build,
-            sdk: .value(sdk),
+            sdk: sdk.map(DeviceConfig.Setting.value) ?? .none,
             sdkVersion: sdkVersion.map(DeviceConfig.Setting.value) ?? .none,
             storage: storage,
             pushToken: pushToken,

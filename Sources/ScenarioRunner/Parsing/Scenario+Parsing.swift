@@ -377,8 +377,11 @@ extension DeviceSpec {
             try field("app_version") == nil ? "1.0.0" : try text("app_version")
         }
         let defaultSDK = Self.defaultSDK(platform: platform, flavor: flavor)
-        let sdkWritten = (try? field("sdk")).flatMap { $0 }.map { !$0.json.isNull } ?? false
-        let sdk = checked(defaultSDK) { () throws(ScenarioError) -> String in try text("sdk") ?? defaultSDK }
+        // `sdk` absent: the platform's; written as null: an app that sends none.
+        let sdkWritten = (try? field("sdk")).flatMap { $0 } != nil
+        let sdk = checked(defaultSDK) { () throws(ScenarioError) -> String? in
+            try field("sdk") == nil ? defaultSDK : try text("sdk")
+        }
         let sdkVersion = checked("1.5.0") { () throws(ScenarioError) -> String? in
             try field("sdk_version") == nil ? "1.5.0" : try text("sdk_version")
         }

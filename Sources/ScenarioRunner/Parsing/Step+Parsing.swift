@@ -184,7 +184,7 @@ extension Step {
             kind = .clearFaults
         case "fault":
             let a = try arg()
-            try a.checkKeys(["kind", "status", "seconds", "count"], what: "`fault`")
+            try a.checkKeys(["kind", "status", "retry_after", "seconds", "count"], what: "`fault`")
             let kindNode = try a.required("kind", in: "`fault`")
             let k = try kindNode.string()
             guard faultKinds.contains(k) else {

@@ -17,7 +17,7 @@ extension ScenarioExecution {
             guard let d = devices[name] else { continue }
             let current = installed[name] ?? (d.appVersion, d.build)
             let who =
-                "\(d.platform) \(current.version ?? "no version") build \(current.build ?? "none"), \(d.sdk) \(d.sdkVersion ?? "")"
+                "\(d.platform) \(current.version ?? "no version") build \(current.build ?? "none"), \(d.sdk ?? "no sdk") \(d.sdkVersion ?? "")"
             if let state = try? adapter.command(.state(device: name)), case .object(var o) = state {
                 o["ok"] = nil
                 o["id"] = nil

@@ -121,13 +121,20 @@ final class TimelineRecorder {
 
     /// A device class as the journal writes it.
     static func classKey(_ device: JSON) -> String {
-        ["platform", "version", "build", "sdk", "sdk_version"].map { device[$0]?.stringValue ?? "-" }.joined(
-            separator: "|"
+        classKey(
+            platform: device["platform"]?.stringValue ?? "",
+            version: device["version"]?.stringValue,
+            build: device["build"]?.stringValue,
+            sdk: device["sdk"]?.stringValue,
+            sdkVersion: device["sdk_version"]?.stringValue
         )
     }
 
-    static func classKey(platform: String, version: String?, build: String?, sdk: String, sdkVersion: String?) -> String
+    /// The fields as a JSON array: joined with a separator, `1`,`2|3` and `1|2`,`3` were one
+    /// class, and a missing field was the text "-".
+    static func classKey(platform: String, version: String?, build: String?, sdk: String?, sdkVersion: String?)
+        -> String
     {
-        [platform, version ?? "-", build ?? "-", sdk, sdkVersion ?? "-"].joined(separator: "|")
+        JSON.array([platform, version, build, sdk, sdkVersion].map { $0.map(JSON.string) ?? .null }).serializedString
     }
 }
