@@ -118,7 +118,8 @@ import YAML
         }
         let yaml = try String(contentsOfFile: file, encoding: .utf8)
         let document = try YAML.parse(Array(yaml.utf8))
-        #expect(document.json["rules"]?.arrayValue?.first?["message"]?.stringValue == message, "\(yaml)")
+        let created = document.json["steps"]?.arrayValue?.compactMap { $0["create_rule"] }.first
+        #expect(created?["message"]?.stringValue == message, "\(yaml)")
         let devices = document.json["devices"]?.objectValue
         #expect(devices?.count == 3, "\(yaml)")
         #expect(devices?["d3"]?["sdk"] == .null, "\(yaml)")
@@ -145,7 +146,8 @@ import YAML
         #expect(stopped["recording"] == false)
         let scenario = stopped["scenario"]?.stringValue ?? ""
         #expect(
-            scenario.contains("  d1: {platform: android, app_version: \"1.0.0\", sdk_version: null}\n"),
+            // It sent no sdk: null, so the replay sends none either (left out, it would send kotlin).
+            scenario.contains("  d1: {platform: android, app_version: \"1.0.0\", sdk: null, sdk_version: null}\n"),
             "\(scenario)"
         )
         #expect(scenario.contains("  - launch: d1\n  - background: d1\n"), "\(scenario)")
