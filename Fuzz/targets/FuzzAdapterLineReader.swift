@@ -38,7 +38,9 @@ public func fuzzAdapterLineReader(_ data: UnsafePointer<UInt8>, _ size: Int) -> 
     var expected = stream.split(separator: 10, omittingEmptySubsequences: false).map { Array($0) }
     let unfinished = expected.removeLast()
     if let tooLong = expected.firstIndex(where: { $0.count > limit }) {
-        guard refused, got == Array(expected[..<tooLong]) else { fail("a line over the limit was not refused in order") }
+        guard refused, got == Array(expected[..<tooLong]) else {
+            fail("a line over the limit was not refused in order")
+        }
     } else if unfinished.count > limit {
         guard refused, got == expected else { fail("an unfinished line over the limit was not refused") }
     } else {

@@ -107,7 +107,11 @@ extension MockServer {
     func recordFaults(armed: Fault?, project: String) {
         let now = clock.now
         recording.withLock { recorder in
-            if let armed { recorder?.faultArmed(armed, project: project, at: now) } else { recorder?.faultsCleared(project: project, at: now) }
+            if let armed {
+                recorder?.faultArmed(armed, project: project, at: now)
+            } else {
+                recorder?.faultsCleared(project: project, at: now)
+            }
         }
     }
 }

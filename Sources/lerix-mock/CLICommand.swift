@@ -1,7 +1,8 @@
+import ScenarioRunner
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import ScenarioRunner
 
 /// One subcommand of `lerix-mock`. `run` returns the process exit status; it prints its own errors.
 protocol CLICommand {

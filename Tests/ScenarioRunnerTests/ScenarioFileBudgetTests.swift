@@ -65,7 +65,10 @@ import Testing
 
     @Test func invalidUTF8InAScenarioIsReportedAtItsLine() {
         do {
-            _ = try Scenario.parse(Array("name: x\ndevices: {}\nsteps:\n  - at: ".utf8) + [0xC3, 0x28, 0x0A], file: "u.yaml")
+            _ = try Scenario.parse(
+                Array("name: x\ndevices: {}\nsteps:\n  - at: ".utf8) + [0xC3, 0x28, 0x0A],
+                file: "u.yaml"
+            )
             Issue.record("invalid UTF-8 was taken")
         } catch {
             #expect(error.errors.first.map { "\($0.location)".hasPrefix("u.yaml:4:") } == true, "\(error)")

@@ -75,7 +75,9 @@ import Testing
         var message = ""
         do {
             // Far more than a pipe holds (64 KiB): the write must wait for the adapter.
-            _ = try adapter.send(.object([("cmd", "launch"), ("device", .string(String(repeating: "p", count: 1 << 20)))]))
+            _ = try adapter.send(
+                .object([("cmd", "launch"), ("device", .string(String(repeating: "p", count: 1 << 20)))])
+            )
         } catch {
             message = error.message
         }

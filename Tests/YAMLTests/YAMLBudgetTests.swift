@@ -35,7 +35,8 @@ import Testing
             #expect(error.line == 3 + 16, "refused at the alias that passed the budget, \(error.line)")
         }
         // A collection aliased counts its keys and scalars.
-        let rule = "{" + (0..<64).map { "k\($0): \"\(String(repeating: "v", count: 4_096))\"" }.joined(separator: ", ") + "}"
+        let rule =
+            "{" + (0..<64).map { "k\($0): \"\(String(repeating: "v", count: 4_096))\"" }.joined(separator: ", ") + "}"
         var many = "rule: &r \(rule)\nrules:\n"
         for _ in 0..<100 { many += "  - *r\n" }
         #expect(throws: YAMLError.self) { try YAML.parse(many) }

@@ -57,7 +57,15 @@ struct Node {
             throw error("\(what ?? "`\(name)`") must be a mapping of keys to values, not a \(json.typeName)")
         }
         return o.pairs.map {
-            ($0.key, Node(json: $0.value, token: $0.key, place: exact ? document.child(of: place, key: $0.key) : nil, of: self))
+            (
+                $0.key,
+                Node(
+                    json: $0.value,
+                    token: $0.key,
+                    place: exact ? document.child(of: place, key: $0.key) : nil,
+                    of: self
+                )
+            )
         }
     }
 

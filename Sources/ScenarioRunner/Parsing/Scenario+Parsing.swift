@@ -255,7 +255,8 @@ extension RuleSpec {
             for problem in error.problems {
                 let mark =
                     node.exact
-                    ? node.document.keyMark(for: problem.pointer, under: node.place) : node.document.mark(at: node.place)
+                    ? node.document.keyMark(for: problem.pointer, under: node.place)
+                    : node.document.mark(at: node.place)
                 node.diagnostics.record(
                     ScenarioError(
                         "rule '\(name)' would be refused by the server: \(problem)",

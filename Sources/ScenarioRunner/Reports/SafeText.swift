@@ -17,7 +17,11 @@ public enum SafeText {
         guard text.unicodeScalars.contains(where: { !showsInTerminal($0) }) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            if showsInTerminal(scalar) { out.append(scalar) } else { out.append(contentsOf: written(scalar).unicodeScalars) }
+            if showsInTerminal(scalar) {
+                out.append(scalar)
+            } else {
+                out.append(contentsOf: written(scalar).unicodeScalars)
+            }
         }
         return String(out)
     }

@@ -55,7 +55,10 @@ public struct ScenarioSuite: Sendable {
         }
         if let size = attributes[.size] as? NSNumber, size.intValue > maximumFileBytes {
             return .failure(
-                ReadProblem(message: "\(size.intValue) bytes, larger than the \(maximumFileBytes >> 20) MiB a scenario file may hold")
+                ReadProblem(
+                    message:
+                        "\(size.intValue) bytes, larger than the \(maximumFileBytes >> 20) MiB a scenario file may hold"
+                )
             )
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
@@ -65,7 +68,9 @@ public struct ScenarioSuite: Sendable {
         // Bounded even if the file grew since it was looked at.
         guard let data = try? handle.read(upToCount: maximumFileBytes + 1) else { return .success([]) }
         guard data.count <= maximumFileBytes else {
-            return .failure(ReadProblem(message: "larger than the \(maximumFileBytes >> 20) MiB a scenario file may hold"))
+            return .failure(
+                ReadProblem(message: "larger than the \(maximumFileBytes >> 20) MiB a scenario file may hold")
+            )
         }
         return .success(Array(data))
     }

@@ -132,7 +132,13 @@ final class TimelineRecorder {
 
     /// The fields as a JSON array: joined with a separator, `1`,`2|3` and `1|2`,`3` were one
     /// class, and a missing field was the text "-".
-    static func classKey(platform: String, version: String?, build: String?, sdk: String?, sdkVersion: String?)
+    static func classKey(
+        platform: String,
+        version: String?,
+        build: String?,
+        sdk: String?,
+        sdkVersion: String?
+    )
         -> String
     {
         JSON.array([platform, version, build, sdk, sdkVersion].map { $0.map(JSON.string) ?? .null }).serializedString
