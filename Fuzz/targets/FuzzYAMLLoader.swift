@@ -14,21 +14,32 @@ public func fuzzYAMLLoader(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         fputs("the loaded value does not survive JSON: \(String(decoding: text, as: UTF8.self))\n", stderr)
         abort()
     }
-    visit(document.json, pointer: "", document)
+    visit(document.json, pointer: "", place: document.root, document)
     return 0
 }
 
-private func visit(_ value: JSON, pointer: String, _ document: YAMLDocument) {
+/// Every node has a position; one found by walking places is the one its JSON Pointer names.
+private func visit(_ value: JSON, pointer: String, place: YAMLDocument.Place?, _ document: YAMLDocument) {
     let mark = document.mark(for: pointer)
     guard mark.line >= 1, mark.column >= 1 else {
         fputs("bad mark for \(pointer)\n", stderr)
         abort()
     }
+    if let place, document.mark(at: place) != mark || document.keyMark(at: place) != document.keyMark(for: pointer) {
+        fputs("the place and the pointer \(pointer) disagree\n", stderr)
+        abort()
+    }
     switch value {
     case .array(let items):
-        for (i, item) in items.enumerated() { visit(item, pointer: YAMLDocument.pointer(pointer, i), document) }
+        for (i, item) in items.enumerated() {
+            let child = place.flatMap { document.child(of: $0, index: i) }
+            visit(item, pointer: YAMLDocument.pointer(pointer, i), place: child, document)
+        }
     case .object(let object):
-        for (key, child) in object { visit(child, pointer: YAMLDocument.pointer(pointer, key), document) }
+        for (key, item) in object {
+            let child = place.flatMap { document.child(of: $0, key: key) }
+            visit(item, pointer: YAMLDocument.pointer(pointer, key), place: child, document)
+        }
     default: break
     }
 }
