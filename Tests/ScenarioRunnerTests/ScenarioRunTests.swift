@@ -415,7 +415,7 @@ import Testing
               - expect: {device: native, checks: 0}
             """
         )
-        let abilities = AdapterAbilities(
+        let abilities = try AdapterAbilities(
             hello: .object([("capabilities", ["platform:android", "flavor:native", "refresh"])])
         )
         guard case .skip(let outcome) = abilities.plan(scenario) else {
