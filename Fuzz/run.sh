@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets in Fuzz/targets with swiftc -sanitize=fuzzer,address and runs
 # each for its share of a time budget. Usage: Fuzz/run.sh [total-seconds] [target ...]
-# Default budget 60 s. New corpus entries go to .build/fuzz/corpus/<target>; a crash leaves
+# Default budget 60 s. New corpus entries go to .build/fuzz/corpus/<target> (or $FUZZ_OUT/corpus); a crash leaves
 # its input in .build/fuzz/artifacts/<target>/ and makes the script exit 1.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TOTAL=${1:-60}
 shift || true
-OUT=$ROOT/.build/fuzz
+OUT=${FUZZ_OUT:-$ROOT/.build/fuzz}   # FUZZ_OUT: a second run beside the first
 # Crashes go to libFuzzer and ASan, not the Swift runtime backtracer (which holds pipes open).
 export SWIFT_BACKTRACE=enable=no
 mkdir -p "$OUT"
@@ -22,14 +22,14 @@ if [ -f "$ROOT/Fuzz/targets/FuzzHTTP1Parser.swift" ]; then
     TARGETS+=("http1-parser|HTTP|")
 fi
 if [ -f "$ROOT/Fuzz/targets/FuzzConnection.swift" ]; then
-    TARGETS+=("connection|Clock HTTP HTTP2 Sockets HTTPServer|-lnghttp2 -lz")
+    TARGETS+=("connection|Clock HTTP HTTP2 TLS Sockets Reactor HTTPServer|-lnghttp2 -lz -lssl -lcrypto")
 fi
 TARGETS+=(
     "json-parser|JSON|"
     "yaml-loader|JSON YAML|-lyaml"
     "sdk-answer|Clock JSON LerixSDK|"
     "adapter-line-reader|Clock JSON LerixSDK AdapterProtocol|"
-    "scenario-parser|Clock JSON HTTP Sockets HTTP2 HTTPServer YAML ReleaseControl MockServer Persistence Push LerixSDK Adapter ScenarioRunner|-lnghttp2 -lz -lsqlite3 -lyaml"
+    "scenario-parser|Clock JSON ReleaseControl HTTP YAML MockServer LerixSDK AdapterProtocol HTTP2 TLS Sockets Reactor HTTPClient Adapter HTTPServer LerixMock ProviderAuth Push Persistence ScenarioRunner|-lnghttp2 -lz -lsqlite3 -lyaml -lssl -lcrypto"
 )
 
 FLAGS=(-O -parse-as-library -sanitize=fuzzer,address -package-name lerix_mock -I "$OUT")
