@@ -76,7 +76,13 @@ struct YAMLBuilder {
         if p.error == YAML_READER_ERROR {
             // libyaml's reader (invalid UTF-8, a control character) gives a byte offset, not a
             // mark: the line and column are counted here, as an editor shows them.
-            let offset = min(Int(p.problem_offset), input.count)
+            var offset = min(Int(p.problem_offset), input.count)
+            // A sequence cut short is reported at its first byte, where the bad character starts.
+            if problem.hasPrefix("invalid trailing") || problem.hasPrefix("incomplete") {
+                var lead = offset - 1
+                while lead >= 0, offset - lead < 4, input[lead] & 0xC0 == 0x80 { lead -= 1 }
+                if lead >= 0, input[lead] >= 0xC0 { offset = lead }
+            }
             var message = problem
             if p.problem_value >= 0 {
                 let hex = String(p.problem_value, radix: 16, uppercase: true)

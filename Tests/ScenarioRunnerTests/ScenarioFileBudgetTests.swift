@@ -63,6 +63,19 @@ import Testing
         #expect(problems.contains { $0.contains("pipe.yaml") && $0.contains("not a regular file") }, "\(problems)")
     }
 
+    /// `serve --config` YAML: the same reader errors, at their line and column (they were 1:1).
+    @Test func invalidUTF8InAConfigIsReportedAtItsLineAndColumn() {
+        do {
+            _ = try ConfigFile.parse(
+                Array("projects:\n  - key: demo\n    name: ".utf8) + [0xC3, 0x28, 0x0A],
+                file: "s.yaml"
+            )
+            Issue.record("invalid UTF-8 was taken")
+        } catch {
+            #expect("\(error)".contains("s.yaml:3:11"), "\(error)")
+        }
+    }
+
     @Test func invalidUTF8InAScenarioIsReportedAtItsLine() {
         do {
             _ = try Scenario.parse(

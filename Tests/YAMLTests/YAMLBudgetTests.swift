@@ -57,6 +57,9 @@ import Testing
         let badUTF8 = error(Array("name: ok\nsteps:\n  - é: ".utf8) + [0xFF, 0x0A])
         #expect(badUTF8.map { "\($0.line):\($0.column)" } == "3:8", "\(String(describing: badUTF8))")
         #expect(badUTF8?.message.contains("0xFF") == true, "\(String(describing: badUTF8))")
+        // A sequence cut short: at its first byte, the character's column.
+        let cut = error(Array("a: 1\nbé: ".utf8) + [0xC3, 0x28, 0x0A])
+        #expect(cut.map { "\($0.line):\($0.column)" } == "2:5", "\(String(describing: cut))")
         let control = error(Array("a: 1\nb: x\u{01}\n".utf8))
         #expect(control.map { "\($0.line):\($0.column)" } == "2:5", "\(String(describing: control))")
     }
