@@ -25,8 +25,24 @@ public struct JSONSchema: Sendable {
     public func problems(in value: JSON, against name: String) -> [String] {
         guard let schema = document["$defs"]?[name] else { return ["(schema): no definition '\(name)'"] }
         var out: [String] = []
-        check(value, schema, at: "", into: &out)
+        check(value, schema, at: "", into: &out, cache: PatternCache())
         return out
+    }
+
+    /// Most problems one call reports: the value is another program's (an adapter's answer),
+    /// so the work and the list stay bounded however many of its items are wrong.
+    public static let maximumProblems = 100
+
+    /// Each pattern compiled once per call, not once per string it checks (16,000 strings
+    /// against one pattern took 7 s).
+    final class PatternCache {
+        private var compiled: [String: Regex<AnyRegexOutput>?] = [:]
+        func regex(_ pattern: String) -> Regex<AnyRegexOutput>? {
+            if let known = compiled[pattern] { return known }
+            let regex = try? Regex(pattern)
+            compiled[pattern] = regex
+            return regex
+        }
     }
 
     private func resolve(_ schema: JSON) -> JSON? {
@@ -46,7 +62,14 @@ public struct JSONSchema: Sendable {
         }
     }
 
-    private func check(_ value: JSON, _ written: JSON, at pointer: String, into out: inout [String]) {
+    private func check(
+        _ value: JSON,
+        _ written: JSON,
+        at pointer: String,
+        into out: inout [String],
+        cache: PatternCache
+    ) {
+        guard out.count < Self.maximumProblems else { return }
         let here = pointer.isEmpty ? "(value)" : pointer
         guard let schema = resolve(written), case .object(let keywords) = schema else {
             out.append("\(here): the schema's \(written["$ref"]?.stringValue ?? "entry") does not resolve")
@@ -84,7 +107,7 @@ public struct JSONSchema: Sendable {
                 out.append("\(here): shorter than \(min) characters")
             }
             if let pattern = keywords["pattern"]?.stringValue {
-                if let regex = try? Regex(pattern) {
+                if let regex = cache.regex(pattern) {
                     if (try? regex.firstMatch(in: text)) == nil {
                         out.append("\(here): \(Self.short(value)) does not match \(pattern)")
                     }
@@ -101,28 +124,30 @@ public struct JSONSchema: Sendable {
             for (key, item) in object {
                 let at = pointer + "/" + FieldProblem.escape(key)
                 if let property = properties[key] {
-                    check(item, property, at: at, into: &out)
+                    check(item, property, at: at, into: &out, cache: cache)
                 } else if let extra = keywords["additionalProperties"] {
                     if extra == .bool(false) {
                         out.append("\(at): unknown field" + KeySuggestion.hint(for: key, in: properties.keys))
                     } else if extra != .bool(true) {
-                        check(item, extra, at: at, into: &out)
+                        check(item, extra, at: at, into: &out, cache: cache)
                     }
                 }
             }
         }
         if case .array(let items) = value, let itemSchema = keywords["items"] {
-            for (i, item) in items.enumerated() { check(item, itemSchema, at: "\(pointer)/\(i)", into: &out) }
+            for (i, item) in items.enumerated() {
+                check(item, itemSchema, at: "\(pointer)/\(i)", into: &out, cache: cache)
+            }
         }
         if let all = keywords["allOf"]?.arrayValue {
-            for part in all { check(value, part, at: pointer, into: &out) }
+            for part in all { check(value, part, at: pointer, into: &out, cache: cache) }
         }
         for (keyword, needed) in [("anyOf", 1...Int.max), ("oneOf", 1...1)] {
             guard let options = keywords[keyword]?.arrayValue else { continue }
             var tries: [[String]] = []
             for option in options {
                 var problems: [String] = []
-                check(value, option, at: pointer, into: &problems)
+                check(value, option, at: pointer, into: &problems, cache: cache)
                 tries.append(problems)
             }
             let matching = tries.filter(\.isEmpty).count
