@@ -69,6 +69,7 @@ test: test-deps py-test-tools node-deps
 	$(TEST_VENV)/bin/python Tests/HTTPLint/httplint_recorded.py $(HTTPLINT_DIR)
 	$(LINT_HTTP)
 	$(LINT_DOCKER)
+	$(PYTHON) Benchmarks/compare_test.py
 	$(BROWSER_TEST)
 	$(CONTRACT)
 	$(ADAPTERS)
@@ -167,22 +168,18 @@ node-deps:
 	@command -v node >/dev/null || { $(SUDO) apt-get -o DPkg::Lock::Timeout=600 update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get -o DPkg::Lock::Timeout=600 install -y -qq nodejs; }
 
-# Each Benchmarks/bench-*.sh prints its own ratios against a reference measured in the same run.
-# Every Benchmarks/bench-*.sh, then ONE table of all their rows (bench_row in Benchmarks/lib.sh),
-# also written as Markdown with the machine to BENCH_MARKDOWN; a script that fails gets a row
-# saying so and makes `make bench` fail after the table. `make bench-readme` pastes the last
-# table into the README's benchmark section.
+# Every Benchmarks/bench-*.sh, each alternately with the baseline's release binary and this tree's
+# (Benchmarks/run.sh): the baseline is BASELINE=REV, else the newest v* tag, else the release in
+# Benchmarks/baseline-release, built once into .build/baseline/COMMIT. Then ONE table of every
+# script's rows beside the baseline's, a case more than 10% worse beyond its rounds' spread
+# flagged WORSE (Benchmarks/compare.py); also as Markdown with the machine to BENCH_MARKDOWN. A
+# script that fails on this tree gets a row saying so and makes `make bench` fail after the
+# table. `make bench-readme` pastes the last table into the README's benchmark section.
+# BENCH_ROUNDS (2) rounds of each side; BENCH_SCRIPTS picks scripts (a glob).
 BENCH_DIR      := .build/bench
-BENCH_TABLE    := $(BENCH_DIR)/table.tsv
 BENCH_MARKDOWN := $(BENCH_DIR)/table.md
 bench: bench-deps release
-	@mkdir -p $(BENCH_DIR); : > $(BENCH_TABLE); status=0; \
-	export BENCH_TABLE=$(CURDIR)/$(BENCH_TABLE) BENCH_LOAD_BEFORE="$$(cut -d' ' -f1-3 /proc/loadavg)"; \
-	for script in Benchmarks/bench-*.sh; do \
-		echo "== $$script"; \
-		bash $$script || { code=$$?; status=1; printf '%s\tFAILED (exit %s)\t-\t-\t-\t-\n' "$$script" "$$code" >> $(BENCH_TABLE); }; \
-	done; \
-	echo; echo "== all benchmarks"; bash Benchmarks/table.sh $(BENCH_TABLE) $(BENCH_MARKDOWN); exit $$status
+	BENCH_DIR=$(CURDIR)/$(BENCH_DIR) SWIFT=$(SWIFT) bash Benchmarks/run.sh
 
 bench-readme:
 	@[ -s $(BENCH_MARKDOWN) ] || { echo "no $(BENCH_MARKDOWN): run make bench first" >&2; exit 1; }

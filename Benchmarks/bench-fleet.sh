@@ -39,7 +39,11 @@ fleet() {
         else
             base_cpu=$cpu; base_rss=$rss; base_size=$devices
         fi
-        bench_row "fleet $short, $((devices / 1000))k devices" "$wall s ($cpu s CPU), $rss MB, $rate checks/s ($cpu_rate per CPU-s)" "$reference" "$growth" "$errors" "$target"
+        # Peak memory over the devices simulated: how much each device costs, so growth shows.
+        local per_device
+        per_device=$(awk -v m="$rss" -v n="$devices" 'BEGIN { printf "%.0f", (n > 0 ? m * 1048576 / n : 0) }')
+        echo "        $per_device bytes of peak memory a simulated device"
+        bench_row "fleet $short, $((devices / 1000))k devices" "$wall s ($cpu s CPU), $rss MB, $per_device bytes a device, $rate checks/s ($cpu_rate per CPU-s)" "$reference" "$growth" "$errors" "$target"
     done
 }
 

@@ -10,9 +10,10 @@ bench_setup lerix-bench-lerixmock swift
 RUNS=${BENCH_RUNS:-500}
 echo "load average before: $(load_average)"
 
-(cd "$ROOT" && swift build -c release --package-path Tests/LerixMockFixture --scratch-path .build/fixture --product week-bench >/dev/null)
+# Built from the sources the measured binary came from (the baseline's under make bench).
+(cd "$SOURCE" && swift build -c release --package-path Tests/LerixMockFixture --scratch-path .build/fixture --product week-bench >/dev/null)
 errors=0
-line=$("$ROOT/.build/fixture/release/week-bench" "$RUNS") || errors=1
+line=$("$SOURCE/.build/fixture/release/week-bench" "$RUNS") || errors=1
 echo "LerixMock week test, $RUNS runs: ${line:-failed}"
 read -r _ rate median max <<<"${line:-week 0 0 0}"
 bench_row "LerixMock week test (in process)" "$(printf '%.0f' "$rate") tests/s (median $median ms, max $max ms)" \

@@ -12,6 +12,9 @@
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN=${LERIX_BIN:-$ROOT/.build/release/lerix-mock}
+# The sources BIN was built from: this tree, or the baseline's (Benchmarks/run.sh), for the
+# scripts that build a program of their own.
+SOURCE=${BENCH_SOURCE_ROOT:-$ROOT}
 
 # bench_setup NAME TOOL...: the tools and the release binary are there, WORK is made, cleanup set.
 bench_setup() {

@@ -9,6 +9,11 @@ markdown=${2:-}
 [ -s "$table" ] || { echo "no benchmark rows in $table" >&2; exit 1; }
 
 header=$'case\tlerix-mock\treference\tratio\terrors\ttarget'
+# Rows from Benchmarks/compare.py carry the baseline's figure and this tree's against it.
+with_baseline=0
+awk -F'\t' 'NF >= 8 { found = 1 } END { exit !found }' "$table" && with_baseline=1
+baseline_name=${BENCH_BASELINE_LABEL:-the baseline}
+[ "$with_baseline" = 1 ] && header+=$'\t'"$baseline_name"$'\tvs baseline'
 { echo "$header"; cat "$table"; } | awk -F'\t' '
     { for (i = 1; i <= NF; i++) { cell[NR, i] = $i; if (length($i) > width[i]) width[i] = length($i) } rows = NR; cols = NF > cols ? NF : cols }
     END {
@@ -29,9 +34,15 @@ commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
     echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') at commit \`$commit\` on ${cpu:-an unknown CPU}, $(nproc) cores, $memory RAM,"
     echo "$(uname -sr); load average after the run: $(cut -d' ' -f1-3 /proc/loadavg)${BENCH_LOAD_BEFORE:+ (before: $BENCH_LOAD_BEFORE)}."
     echo
-    echo '| case | lerix-mock | reference | ratio | errors | target |'
-    echo '|---|---|---|---|---|---|'
-    awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, ($6 == "" ? "-" : $6) }' "$table"
+    if [ "$with_baseline" = 1 ]; then
+        echo "| case | lerix-mock | reference | ratio | errors | target | $baseline_name | vs baseline |"
+        echo '|---|---|---|---|---|---|---|---|'
+        awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, ($6 == "" ? "-" : $6), $7, $8 }' "$table"
+    else
+        echo '| case | lerix-mock | reference | ratio | errors | target |'
+        echo '|---|---|---|---|---|---|'
+        awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, ($6 == "" ? "-" : $6) }' "$table"
+    fi
 } >"$markdown"
 echo
 echo "(as Markdown in $markdown; \`make bench-readme\` puts it in the README)"
