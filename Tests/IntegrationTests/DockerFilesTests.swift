@@ -247,6 +247,31 @@ import YAML
         #expect(run.stdout.contains("1 passed, 0 failed, 0 skipped"), "\(run.stdout)")
     }
 
+    /// A symbolic link under Sources/ (a compiled-in catalogue, schema or other resource) leads
+    /// out of Sources/: the build stage must copy what it leads to, or `swift build` in the image
+    /// finds a broken link (the results schema under docs/ once was one).
+    @Test func theBuildStageCopiesWhatEverySourceLinkLeadsTo() throws {
+        let copied = try Self.instructions().filter { $0.keyword == "COPY" && !$0.rest.hasPrefix("--from") }
+            .compactMap { $0.rest.split(separator: " ").first.map(String.init) }
+        let root = URL(fileURLWithPath: Self.root).standardizedFileURL.path
+        let files = FileManager.default.enumerator(atPath: Self.root + "/Sources")
+        var links = 0
+        while let path = files?.nextObject() as? String {
+            let link = Self.root + "/Sources/" + path
+            guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: link) else { continue }
+            links += 1
+            let folder = (link as NSString).deletingLastPathComponent
+            let target = URL(fileURLWithPath: folder + "/" + destination).standardizedFileURL.path
+            #expect(target.hasPrefix(root + "/"), "Sources/\(path) leads out of the repository: \(destination)")
+            let inside = String(target.dropFirst(root.count + 1))
+            #expect(
+                copied.contains { inside == $0 || inside.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") },
+                "Sources/\(path) leads to \(inside), which docker/Dockerfile does not copy (it copies \(copied))"
+            )
+        }
+        #expect(links >= 2, "found \(links) links under Sources/")
+    }
+
     @Test func theBuildContextLeavesLocalBuildOutputOut() throws {
         let ignored = try Self.text(".dockerignore").split(separator: "\n").map {
             $0.trimmingCharacters(in: .whitespaces)

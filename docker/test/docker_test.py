@@ -23,8 +23,9 @@ Phases, each timed:
 
 Containers run with the host's network (the engine's own networks are not available on every
 machine this runs on), so every listener is moved to 127.0.0.1 and a port of LERIX_DOCKER_PORTS
-(default 31100-31199); compose's service names resolve through --add-host. Every container,
-the volume and the test image carry the prefix lerix-mock-test- and are removed on exit.
+(default 31100-31199); compose's service names resolve through --add-host. Every container and
+the volume carry the prefix lerix-mock-test- and are removed on exit; the image lerix-mock-test
+stays, for the layer cache of the next run.
 """
 
 import json
