@@ -7,10 +7,12 @@ and pass on the unmodified web SDK (both checked with `lerix-mock scenarios`).
     python3 Tests/Explore/mutants.py BIN                      # every mutant, prints the score
     python3 Tests/Explore/mutants.py BIN --only a,b,c         # some of them (make test runs three)
     python3 Tests/Explore/mutants.py BIN --keep DIR           # keep the shrunk files in DIR
+    python3 Tests/Explore/mutants.py BIN --jobs 2             # two mutants at a time
 
 Exit status 0 when every selected mutant is found and shrunk, 1 otherwise."""
 
 import argparse
+import concurrent.futures
 import json
 import os
 import shutil
@@ -91,6 +93,7 @@ def main():
     parser.add_argument("binary")
     parser.add_argument("--only", help="comma-separated mutant names")
     parser.add_argument("--keep", help="copy each shrunk file into this folder")
+    parser.add_argument("--jobs", type=int, default=1, help="mutants explored side by side (default 1)")
     args = parser.parse_args()
     with open(MUTANTS, encoding="utf-8") as f:
         mutants = json.load(f)["mutants"]
@@ -101,10 +104,13 @@ def main():
             raise SystemExit(f"unknown mutant(s): {', '.join(unknown)}")
         mutants = [m for m in mutants if m["name"] in wanted]
     killed = 0
-    for mutant in mutants:
-        ok, detail = run_mutant(args.binary, mutant, args.keep)
-        killed += ok
-        print(f"{'KILLED' if ok else 'ALIVE '}  {mutant['name']:34} [{mutant['row']}] {detail}", flush=True)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        runs = {pool.submit(run_mutant, args.binary, m, args.keep): m for m in mutants}
+        for done in concurrent.futures.as_completed(runs):
+            mutant = runs[done]
+            ok, detail = done.result()
+            killed += ok
+            print(f"{'KILLED' if ok else 'ALIVE '}  {mutant['name']:34} [{mutant['row']}] {detail}", flush=True)
     print(f"\nmutation score: {killed}/{len(mutants)} mutants found and shrunk to at most {MAX_STEPS} steps")
     return 0 if killed == len(mutants) else 1
 

@@ -158,6 +158,53 @@ import Testing
         #expect(found.shrunk.moves.count < found.original.moves.count)
     }
 
+    /// docs/behaviour.md `safe.bad-answer`: a 200 of the wrong types is an answer (it renews the
+    /// age); a malformed body or a reset is not.
+    @Test func aWrongTypesAnswerIsASuccessfulCheckAndAMalformedOneIsNot() {
+        #expect(CheckRecord(time: 0, status: 200, lifetime: nil, fault: "wrong_types").succeeded)
+        #expect(CheckRecord(time: 0, status: 304, lifetime: 300, fault: nil).succeeded)
+        #expect(!CheckRecord(time: 0, status: 200, lifetime: nil, fault: "malformed").succeeded)
+        #expect(!CheckRecord(time: 0, status: 0, lifetime: nil, fault: "reset").succeeded)
+        #expect(!CheckRecord(time: 0, status: 503, lifetime: nil, fault: "status").succeeded)
+    }
+
+    /// docs/behaviour.md `offline.clock-correction`: a clock set while the app is closed is not
+    /// seen until the next successful check, so the maintenance properties hold back (history
+    /// 1:237 of the Swift SDK against itself, which broke `maintenance-applies` before).
+    @Test func aClockSetWhileTheAppIsClosedIsNoMaintenanceFindingUntilTheNextCheck() {
+        let history = History(
+            seed: 1,
+            run: 237,
+            platform: "ios",
+            flavor: "flutter",
+            appVersion: "2.0.0",
+            build: nil,
+            push: true,
+            clockOffsetSeconds: 0,
+            moves: [
+                .app(.launch),
+                .createRule(
+                    name: "r1",
+                    body: .object([("type", "maintenance"), ("starts_at", "-10m"), ("ends_at", "+3h50m")])
+                ),
+                .app(.terminate), .network(online: false), .setClock(offsetSeconds: -7_200), .app(.launch),
+            ]
+        )
+        let trace = HistoryJudge.trace(history, in: InProcessEnvironment(viaGateway: false))
+        #expect(trace.observations.count == 6)
+        #expect(trace.observations.last?.state["screen"]?.stringValue == "none")
+        #expect(SpecProperties.check(history, trace) == nil)
+        // Set while the app runs, the same clock is corrected: the window shows.
+        var running = history
+        running.moves = [
+            .app(.launch), history.moves[1], .network(online: false), .setClock(offsetSeconds: -7_200),
+            .after(milliseconds: 60_000),
+        ]
+        let seen = HistoryJudge.trace(running, in: InProcessEnvironment(viaGateway: false))
+        #expect(seen.observations.last?.state["screen"]?.stringValue == "maintenance")
+        #expect(SpecProperties.check(running, seen) == nil)
+    }
+
     @Test func shrinkingDropsEditsOfRulesThatAreGone() {
         let moves: [HistoryMove] = [
             .app(.launch), .updateRule(name: "r1", fields: .object([("below", "2.5.0")])),

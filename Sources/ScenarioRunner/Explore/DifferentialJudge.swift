@@ -108,6 +108,24 @@ public enum DifferentialJudge {
         }
     }
 
+    /// Rows a history is about whatever failed in it: the moves that exist to test one row (a
+    /// clock set, an install, a fault, lift-all, Later and Skip).
+    static func rows(of history: History) -> [String] {
+        var rows: Set<String> = []
+        for move in history.moves {
+            switch move {
+            case .setClock: rows.insert("offline.clock-correction")
+            case .install: rows.insert("offline.install-drops-update")
+            case .fault: rows.insert("safe.bad-answer")
+            case .liftAll: rows.insert("safe.lift-all")
+            case .app(.later), .app(.skip): rows.insert("offline.optional.no-network")
+            default: break
+            }
+        }
+        if history.clockOffsetSeconds != 0 { rows.insert("offline.clock-correction") }
+        return rows.sorted()
+    }
+
     /// The spec rows a difference in `field` after `move` is about.
     static func rows(field: String, move: HistoryMove) -> [String] {
         var rows: [String] = []

@@ -108,6 +108,9 @@ public final class Explorer {
                 shrinker.budget = options.shrinkBudget
                 shrunk = shrinker.shrink(history, failing: finding)
             }
+            shrunk.finding.covers = Array(
+                Set(shrunk.finding.covers + DifferentialJudge.rows(of: shrunk.history))
+            ).sorted()
             let file = HistoryFile.text(
                 shrunk.history,
                 finding: shrunk.finding,

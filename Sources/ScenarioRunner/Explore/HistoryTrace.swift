@@ -35,8 +35,10 @@ public struct CheckRecord: Sendable, Equatable {
     /// The fault the server answered with instead (`malformed`, `reset` …), if any.
     public var fault: String?
 
-    /// A usable answer: a 200 or 304 the server gave without a fault.
-    public var succeeded: Bool { (status == 200 || status == 304) && fault == nil }
+    /// A successful check: a 200 or 304 that is an answer. A 200 of the wrong types is one (a
+    /// JSON object whose parts are each ignored: it renews the answer's age, docs/behaviour.md
+    /// `safe.bad-answer`); a malformed body is not.
+    public var succeeded: Bool { (status == 200 || status == 304) && (fault == nil || fault == "wrong_types") }
 }
 
 /// The server's journal read from its newest end: only the checks since the last read, found
@@ -112,12 +114,22 @@ extension ScenarioExecution {
             return trace
         }
         var journal = JournalTail(server: server, project: scenario.project)
+        var lastCounted = 0
         for (index, step) in scenario.steps.enumerated() {
             recorder.events = []
             do {
                 try perform(step)
                 try settle()
-                let checks = try journal.fresh().map { entry in
+                let state = try adapter.command(.state(device: History.device))
+                // The journal is read only when a check can have reached the server: the device
+                // counted one, or time moved (its timers). An SDK that miscounts still differs
+                // from the reference in `checks`. Reading it after every move cost 40% of a history.
+                let counted = state["checks"]?.intValue ?? -1
+                let moved: Bool
+                if case .after = step.action { moved = true } else { moved = false }
+                let entries = counted != lastCounted || moved ? try journal.fresh() : []
+                lastCounted = counted
+                let checks = entries.map { entry in
                     CheckRecord(
                         time: (entry["at"]?.stringValue.flatMap(Instant.init(rfc3339:)) ?? now).milliseconds(since: t0),
                         status: entry["status"]?.intValue ?? 0,
@@ -125,7 +137,6 @@ extension ScenarioExecution {
                         fault: entry["fault"]?.stringValue
                     )
                 }
-                let state = try adapter.command(.state(device: History.device))
                 trace.observations.append(
                     StepObservation(
                         time: now.milliseconds(since: t0),

@@ -65,6 +65,10 @@ public enum SpecProperties {
         var installedSinceSuccess = false
         var skipped: Set<String> = []
         var laterHidden = false
+        /// The device clock was set while the app was not running, and no successful check has
+        /// corrected it since: windows are judged by a stale offset (docs/behaviour.md
+        /// `offline.clock-correction`), so the maintenance properties hold back.
+        var clockUnseen = false
     }
 
     public static func check(_ history: History, _ trace: HistoryTrace) -> Finding? {
@@ -102,6 +106,7 @@ public enum SpecProperties {
                 m.running = false
                 m.visible = false
             case .network(let online): m.online = online
+            case .setClock: if !m.running { m.clockUnseen = true }
             case .install(let version, _):
                 m.running = false
                 m.visible = false
@@ -137,6 +142,7 @@ public enum SpecProperties {
                     m.lastSuccess = c.time
                     m.lastLifetime = c.lifetime ?? m.lastLifetime
                     m.installedSinceSuccess = false
+                    if m.running { m.clockUnseen = false }
                     if c.status == 200 { successInMove = true }
                 }
             }
@@ -169,7 +175,9 @@ public enum SpecProperties {
                 return (a, b)
             }
             let now = o.time
-            if screen == "maintenance", !windows.contains(where: { $0.0 <= now + 1000 && now < $0.1 + 1000 }) {
+            if screen == "maintenance", !m.clockUnseen,
+                !windows.contains(where: { $0.0 <= now + 1000 && now < $0.1 + 1000 })
+            {
                 return broken(
                     "maintenance-ends",
                     ["screen"],
@@ -179,7 +187,7 @@ public enum SpecProperties {
                     ])
                 )
             }
-            if required.isNull, screen != "maintenance",
+            if required.isNull, screen != "maintenance", !m.clockUnseen,
                 windows.contains(where: { $0.0 + 1000 <= now && now + 1000 < $0.1 })
             {
                 return broken(
@@ -213,13 +221,16 @@ public enum SpecProperties {
                     expected: JSONObject([("optional_update", .null)])
                 )
             }
-            // Later hides the prompt until the next start; Skip hides that rule's for good.
-            if case .app(.skip) = move, prevState["screen"]?.stringValue == "optional_update",
+            // Later hides the prompt until the next start; Skip hides that rule's for good. Only a
+            // running app's user can press either (a history may send them to a closed app).
+            if case .app(.skip) = move, before.running, prevState["screen"]?.stringValue == "optional_update",
                 let rule = prevState["optional_update"]?["rule"]?.stringValue
             {
                 m.skipped.insert(rule)
             }
-            if case .app(.later) = move, prevState["screen"]?.stringValue == "optional_update" { m.laterHidden = true }
+            if case .app(.later) = move, before.running, prevState["screen"]?.stringValue == "optional_update" {
+                m.laterHidden = true
+            }
             if screen == "optional_update",
                 m.laterHidden || optional["rule"]?.stringValue.map(m.skipped.contains) == true
             {
