@@ -26,6 +26,9 @@ WEB = os.path.join(ROOT, "SDKs", "web")
 MUTANTS = os.path.join(ROOT, "Tests", "Explore", "web-mutants.json")
 MAX_HISTORIES = 2000
 MAX_STEPS = 10
+# Seconds an adapter may take per command: generous, since a loaded CI machine (or eight builds
+# on two cores) can keep node from answering `hello` within the runner's default 5 s.
+ADAPTER_TIMEOUT = "60"
 
 
 def mutate(mutant, into):
@@ -57,7 +60,7 @@ def run_mutant(binary, mutant, keep):
         started = time.monotonic()
         proc = subprocess.run(
             [binary, "explore", "--adapter", adapter, "--runs", str(MAX_HISTORIES), "--max-findings", "1",
-             "--out", out, "--json"],
+             "--out", out, "--json", "--adapter-timeout", ADAPTER_TIMEOUT],
             capture_output=True, text=True, timeout=1800)
         seconds = time.monotonic() - started
         try:
@@ -78,11 +81,11 @@ def run_mutant(binary, mutant, keep):
                  f"({finding['signature']}), shrunk to {steps} steps, {seconds:.0f} s")
         if steps > MAX_STEPS:
             return False, found + f": more than {MAX_STEPS} steps"
-        on_mutant = subprocess.run([binary, "scenarios", path, "--adapter", adapter], capture_output=True, text=True)
+        on_mutant = subprocess.run([binary, "scenarios", path, "--adapter", adapter, "--adapter-timeout", ADAPTER_TIMEOUT], capture_output=True, text=True)
         if on_mutant.returncode != 1:
             return False, found + f": the file does not fail on the mutant (exit {on_mutant.returncode})"
         plain = f"node {os.path.join(WEB, 'adapter.js')}"
-        on_plain = subprocess.run([binary, "scenarios", path, "--adapter", plain], capture_output=True, text=True)
+        on_plain = subprocess.run([binary, "scenarios", path, "--adapter", plain, "--adapter-timeout", ADAPTER_TIMEOUT], capture_output=True, text=True)
         if on_plain.returncode != 0:
             return False, found + f": the file fails on the unmodified web SDK too:\n{on_plain.stdout[-800:]}"
         return True, found
