@@ -137,7 +137,8 @@ contract: test-deps build py-test-tools
 	$(CONTRACT)
 
 # Any SDK through the adapter protocol (docs/ADAPTER.md): the web reference SDK's own unit tests on
-# Node's test runner, adapter-check on the Swift and the web adapter, then the bundled suite in a
+# Node's test runner, adapter-check on the Swift and the web adapter (each with a 2 s request
+# timeout, so the delay fault past it takes seconds), then the bundled suite in a
 # random order (its seed printed first: `--shuffle SEED` replays it) through the Swift adapter and
 # the web adapter out of process, each scenario on a fresh server of the runner's own (JUnit in
 # .build/swift-suite.xml and .build/web-suite.xml); then through the Swift adapter emulating Android
@@ -145,8 +146,8 @@ contract: test-deps build py-test-tools
 LERIX_BIN = "$$($(SWIFT) build --show-bin-path)/lerix-mock"
 WEB_ADAPTER = node SDKs/web/adapter.js
 ADAPTERS = node --test SDKs/web/test/ && \
-	$(LERIX_BIN) adapter-check "$(LERIX_BIN) adapter --quiet" && \
-	$(LERIX_BIN) adapter-check "$(WEB_ADAPTER)" && \
+	$(LERIX_BIN) adapter-check "$(LERIX_BIN) adapter --quiet --request-timeout 2" && \
+	$(LERIX_BIN) adapter-check "$(WEB_ADAPTER) --request-timeout 2" && \
 	$(LERIX_BIN) scenarios Scenarios --shuffle --adapter "$(LERIX_BIN) adapter --quiet" --junit .build/swift-suite.xml && \
 	$(LERIX_BIN) scenarios Scenarios --shuffle --adapter "$(WEB_ADAPTER)" --junit .build/web-suite.xml && \
 	$(LERIX_BIN) scenarios Scenarios --shuffle --adapter "$(LERIX_BIN) adapter --quiet --platforms android" && \

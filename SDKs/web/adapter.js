@@ -161,8 +161,11 @@ class Device {
 }
 
 export class AdapterHost {
-  constructor({ transport = fetchTransport(), log = (line) => process.stderr.write(line + '\n') } = {}) {
+  // requestTimeoutSeconds: what the transport waits for an answer, told in `hello` (adapter-check
+  // arms a delay past it).
+  constructor({ transport = fetchTransport(), log = (line) => process.stderr.write(line + '\n'), requestTimeoutSeconds } = {}) {
     this.transport = transport;
+    this.requestTimeoutSeconds = requestTimeoutSeconds;
     this.log = log;
     this.scheduler = new Scheduler();
     this.timeKnown = false;
@@ -217,7 +220,10 @@ export class AdapterHost {
     f.checkKeys(['id', 'cmd', ...COMMAND_FIELDS[cmd]], `a \`${cmd}\` request`);
     switch (cmd) {
       case 'hello':
-        return { name: ADAPTER_NAME, version: SDK_VERSION, capabilities: CAPABILITIES };
+        return {
+          name: ADAPTER_NAME, version: SDK_VERSION, capabilities: CAPABILITIES,
+          ...(this.requestTimeoutSeconds ? { request_timeout_seconds: this.requestTimeoutSeconds } : {}),
+        };
       case 'create':
         await this.create(f);
         return {};
@@ -357,8 +363,15 @@ export class AdapterHost {
 }
 
 // Reads lines one at a time: each answer is written before the next line is read.
+// `--request-timeout S`: real seconds the transport waits for an answer (default 30).
 async function main() {
-  const host = new AdapterHost();
+  const at = process.argv.indexOf('--request-timeout');
+  const seconds = at > 0 ? Number(process.argv[at + 1]) : 30;
+  if (!(seconds > 0)) {
+    process.stderr.write(`adapter: --request-timeout takes seconds above 0, not ${process.argv[at + 1]}\n`);
+    process.exit(2);
+  }
+  const host = new AdapterHost({ transport: fetchTransport({ timeoutMs: seconds * 1000 }), requestTimeoutSeconds: seconds });
   const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
   for await (const line of rl) {
     if (!line.trim()) continue;

@@ -9,10 +9,14 @@ extension AdapterHost {
     func run(_ request: AdapterRequest, _ table: DeviceTable) throws(CommandError) -> [(String, JSON)] {
         switch request {
         case .hello:
-            return [
+            var fields: [(String, JSON)] = [
                 ("name", .string(Self.name)), ("version", .string(LerixConfiguration.currentSDKVersion)),
                 ("capabilities", .array(Self.capabilities(emulating: options.platforms).map { .string($0.rawValue) })),
             ]
+            if let timeout = options.requestTimeoutSeconds {
+                fields.append(("request_timeout_seconds", .number(timeout)))
+            }
+            return fields
         case .create(let id, let now, let config, let replace):
             try create(id, now: now, config: config, replace: replace, in: table)
         case .appEvent(let command, let id):

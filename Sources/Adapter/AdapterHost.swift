@@ -38,6 +38,9 @@ public final class AdapterHost: Sendable {
         /// `push` when the web is all), and `create` on another is refused, so one Swift host
         /// can stand in for an SDK of one platform. Nil: every platform.
         public var platforms: [String]?
+        /// Real seconds after which the devices' network gives up a request (`--request-timeout`),
+        /// told in `hello` as `request_timeout_seconds` so `adapter-check` can arm a delay past it.
+        public var requestTimeoutSeconds: Double?
         public init() {}
     }
 

@@ -11,17 +11,22 @@ enum AdapterCheckCommand: CLICommand {
         through every command of docs/ADAPTER.md: malformed lines, unknown commands, devices and
         keys, create and state (each answer checked against the protocol's JSON Schema), launch,
         the saved answer offline, next_deadline and advance, polling, and the commands its hello
-        lists (track, refresh, install, set_clock, push), then the end of stdin. Each check prints
-        ✔ or ✘ with what was seen and what to fix.
+        lists (track, refresh, install, set_clock, push); then it arms faults on a check (a 503, a
+        body that is not JSON, wrong types in every field, a reset connection, and a delay past
+        the SDK's timeout when hello gives request_timeout_seconds): the SDK must survive each,
+        keep its saved answer and report the failure in state; then the end of stdin. Each check
+        prints ✔ or ✘ with what was seen and what to fix, and the last line says how many of the
+        bundled scenarios the adapter's capabilities will run, and why the rest are skipped.
 
           --adapter-timeout S  seconds an answer may take (default 5)
+          --scenarios DIR      the suite the last line counts (default Scenarios, when present)
           --schema             print the protocol's JSON Schema and exit
 
         Exit status: 0 when every check that applies held, 1 when one did not, 2 for bad usage.
         """
 
     static func run(_ arguments: [String]) -> Int32 {
-        let parser = ArgumentParser(valued: ["--adapter-timeout"], flags: ["--schema"])
+        let parser = ArgumentParser(valued: ["--adapter-timeout", "--scenarios"], flags: ["--schema"])
         let parsed: ArgumentParser.Parsed
         do {
             parsed = try parser.parse(arguments)
@@ -55,7 +60,18 @@ enum AdapterCheckCommand: CLICommand {
             options.commandTimeout = seconds
         }
         do {
-            let report = try AdapterConformance(command: command, options: options).run()
+            // The closing line says how much of the bundled suite the adapter will run.
+            let folder = parsed.value("--scenarios") ?? "Scenarios"
+            let scenarios = (try? ScenarioSuite.load(paths: [folder]))?.scenarios
+            if parsed.value("--scenarios") != nil, scenarios?.isEmpty ?? true {
+                CLI.printError("lerix-mock adapter-check: --scenarios: no scenario files in \(folder)")
+                return 2
+            }
+            let report = try AdapterConformance(
+                command: command,
+                options: options,
+                scenarios: scenarios?.isEmpty == false ? scenarios : nil
+            ).run()
             CLI.printOut(report.text)
             return report.passed ? 0 : 1
         } catch {

@@ -89,6 +89,7 @@ enum AdapterCommand: CLICommand {
         options.serverClockURL = parsed.value("--server-clock").map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         options.adminToken = parsed.value("--admin-token")
         if !parsed.flag("--quiet") { options.log = { CLI.printError($0) } }
+        options.requestTimeoutSeconds = Double(timeout)
         if let text = parsed.value("--platforms") {
             let listed = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             if let unknown = listed.first(where: { !AdapterVocabulary.platforms.contains($0) }) {

@@ -9,9 +9,69 @@ import Testing
 /// `ok: true` to anything fails the checks it breaks, each saying what to fix.
 @Suite struct AdapterConformanceTests {
     @Test func theSwiftAdapterPassesEveryCheck() throws {
-        let report = try AdapterConformance(command: "'\(ServerProcess.binary.path)' adapter --quiet").run()
+        let suite = try ScenarioSuite.load(paths: [BundledSuiteTests.scenariosFolder])
+        let report = try AdapterConformance(
+            command: "'\(ServerProcess.binary.path)' adapter --quiet --request-timeout 1",
+            scenarios: suite.scenarios
+        ).run()
         #expect(report.passed, "\(report.text)")
-        #expect(report.ran >= 20 && report.failed == 0)
+        #expect(report.ran >= 26 && report.failed == 0)
+        // Every fault kind was armed, the delay past the SDK's 1 s timeout included.
+        for fault in ["a 503", "a body that is not JSON", "wrong types in every field", "a reset connection"] {
+            #expect(report.checks.contains { $0.name.hasPrefix(fault) && $0.problem == nil && $0.skipped == nil })
+        }
+        #expect(
+            report.checks.contains {
+                $0.name.hasPrefix("a check answered after the SDK's request timeout") && $0.skipped == nil
+            }
+        )
+        #expect(
+            report.suite == "runs \(suite.scenarios.count) of \(suite.scenarios.count) bundled scenarios",
+            "\(report.text)"
+        )
+        #expect(report.text.hasSuffix(report.suite ?? "-"))
+    }
+
+    /// The web SDK with a transport that dies on an answer whose `lifetime` has the wrong type:
+    /// every other check holds, and adapter-check fails it at the wrong-types fault.
+    @Test func anAdapterThatCrashesOnAWrongTypesAnswerFailsTheCheck() throws {
+        let web = TestFiles.packageRoot + "/SDKs/web"
+        let dir = try TestFiles.folder([
+            "crashing.mjs": """
+            import readline from 'node:readline';
+            import { AdapterHost } from '\(web)/adapter.js';
+            import { fetchTransport } from '\(web)/src/lerix.js';
+            const inner = fetchTransport({ timeoutMs: 2000 });
+            // Like an SDK that casts `lifetime` to a number without a check.
+            const transport = async (request) => {
+              const answer = await inner(request);
+              if (/"lifetime"\\s*:\\s*"/.test(answer.body)) process.exit(134);
+              return answer;
+            };
+            const host = new AdapterHost({ transport, log: () => {} });
+            const rl = readline.createInterface({ input: process.stdin, terminal: false });
+            for await (const line of rl) {
+              if (!line.trim()) continue;
+              process.stdout.write(JSON.stringify(await host.handleLine(line)) + '\\n');
+            }
+            process.exit(0);
+            """
+        ])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let suite = try ScenarioSuite.load(paths: [BundledSuiteTests.scenariosFolder])
+        let report = try AdapterConformance(command: "node '\(dir)/crashing.mjs'", scenarios: suite.scenarios).run()
+        #expect(!report.passed)
+        let wrongTypes = report.checks.first { $0.name.hasPrefix("wrong types in every field") }
+        #expect(
+            wrongTypes?.problem?.contains("did not survive wrong types in every field") == true,
+            "\(report.text)"
+        )
+        #expect(report.checks.first { $0.name.hasPrefix("a 503") }?.problem == nil, "\(report.text)")
+        // The closing line says what its capabilities would run: the web adapter's, push skipped.
+        #expect(
+            report.suite?.contains("skips") == true
+                && report.suite?.contains("web pages receive no silent push") == true
+        )
     }
 
     @Test func anAdapterThatSaysYesToEverythingFailsWithReasons() throws {

@@ -26,6 +26,8 @@ public final class AdapterConformance {
     public struct Report: Sendable {
         public var adapter: String
         public var checks: [Check]
+        /// "runs 31 of 34 bundled scenarios; skips 3 (…)": what the adapter's capabilities will run.
+        public var suite: String? = nil
         public var failed: Int { checks.filter { $0.problem != nil }.count }
         public var ran: Int { checks.filter { $0.skipped == nil }.count }
         /// Green only when every check that applied held, and some did.
@@ -49,6 +51,7 @@ public final class AdapterConformance {
                 "adapter-check \(adapter): \(ran - failed) passed, \(failed) failed"
                     + (skipped > 0 ? ", \(skipped) skipped" : "")
             )
+            if let suite { lines.append(suite) }
             return lines.joined(separator: "\n")
         }
     }
@@ -60,12 +63,15 @@ public final class AdapterConformance {
 
     let command: String
     let options: SubprocessAdapter.Options
+    /// The bundled scenarios, for the closing line saying how many the adapter will run.
+    let scenarios: [Scenario]?
     private var checks: [Check] = []
     private var schema = JSONSchema(document: .null)
 
-    public init(command: String, options: SubprocessAdapter.Options = .init()) {
+    public init(command: String, options: SubprocessAdapter.Options = .init(), scenarios: [Scenario]? = nil) {
         self.command = command
         self.options = options
+        self.scenarios = scenarios
     }
 
     /// A failed expectation inside a check: what was seen, and how to fix it.
@@ -74,7 +80,7 @@ public final class AdapterConformance {
         init(_ message: String) { self.message = message }
     }
 
-    private func check(_ name: String, _ body: () throws -> Void) {
+    func check(_ name: String, _ body: () throws -> Void) {
         do {
             try body()
             checks.append(Check(name: name, problem: nil))
@@ -85,7 +91,7 @@ public final class AdapterConformance {
         }
     }
 
-    private func skip(_ name: String, _ why: String) { checks.append(Check(name: name, skipped: why)) }
+    func skip(_ name: String, _ why: String) { checks.append(Check(name: name, skipped: why)) }
 
     private func valid(_ answer: JSON, _ definition: String, _ what: String) throws {
         let problems = schema.problems(in: answer, against: definition)
@@ -151,10 +157,13 @@ public final class AdapterConformance {
         }
 
         var hello: AdapterHello?
+        /// The answer as it came, once bounded: `request_timeout_seconds` and the suite's summary read it.
+        var helloAnswer = JSON.null
         check("hello answers name, version and capabilities from the vocabulary") {
             let answer = try ok([("cmd", "hello")], "`hello`")
             // Bounded before the schema looks at it: each of its sizes is the adapter's.
             hello = try AdapterHello(answer)
+            helloAnswer = answer
             try valid(answer, "answer.hello", "`hello`")
         }
         let capabilities = hello?.capabilities ?? []
@@ -391,6 +400,15 @@ public final class AdapterConformance {
         } else {
             skip("a silent push makes the app check", "hello lists no push")
         }
+        checkFaults(
+            ok: ok,
+            state: state,
+            admin: admin,
+            config: config,
+            storage: storage,
+            now: now,
+            requestTimeout: helloAnswer["request_timeout_seconds"]?.numberValue
+        )
         check("at the end of stdin the adapter exits by itself within 2 s") {
             guard adapter.closeAndWait(seconds: 2) else {
                 throw Miss("it was still running 2 s after its stdin closed, and was killed; exit when stdin ends")
@@ -398,7 +416,10 @@ public final class AdapterConformance {
         }
         return Report(
             adapter: hello?.displayName ?? "",
-            checks: checks
+            checks: checks,
+            suite: scenarios.flatMap { scenarios in
+                (try? AdapterAbilities(hello: helloAnswer)).map { $0.summary(of: scenarios) }
+            }
         )
     }
 }

@@ -60,6 +60,42 @@ public struct AdapterAbilities: Sendable {
         return .run(scenario)
     }
 
+    /// What these capabilities will run of `scenarios`, with why the rest are skipped, briefly:
+    /// "runs 31 of 34 bundled scenarios; skips 3 (web pages receive no silent push: 2; …)".
+    public func summary(of scenarios: [Scenario]) -> String {
+        var reasons: [(reason: String, count: Int)] = []
+        for scenario in scenarios {
+            guard case .skip = plan(scenario) else { continue }
+            let reason = shortReason(scenario.narrowed(toPlatforms: emulatedPlatforms))
+            if let i = reasons.firstIndex(where: { $0.reason == reason }) {
+                reasons[i].count += 1
+            } else {
+                reasons.append((reason, 1))
+            }
+        }
+        let skipped = reasons.reduce(0) { $0 + $1.count }
+        var text = "runs \(scenarios.count - skipped) of \(scenarios.count) bundled scenarios"
+        if skipped > 0 {
+            let listed = reasons.map { $0.count == 1 ? $0.reason : "\($0.reason): \($0.count)" }
+            text += "; skips \(skipped) (\(listed.joined(separator: "; ")))"
+        }
+        return text
+    }
+
+    /// The spec's reason for a skip, in a few words: the scenario's `platform_reason` when a device
+    /// cannot be placed, else what the spec says of the first capability lacking, else its name.
+    func shortReason(_ scenario: Scenario) -> String {
+        let missing = Self.missing(scenario.requiredCapabilities, in: capabilities)
+        if missing.contains(AdapterCapability.push.rawValue), emulatedPlatforms == ["web"] {
+            return "web pages receive no silent push"
+        }
+        if missing.contains(where: { $0.hasPrefix("platform:") }), let reason = scenario.platformReason {
+            return reason
+        }
+        let first = missing.first ?? ""
+        return SkipReason.specReason(first, adapterPlatforms: emulatedPlatforms) ?? "the adapter lacks \(first)"
+    }
+
     /// Capabilities the scenario needs and the adapter lacks. An adapter that lists no
     /// `platform:` (or `flavor:`) capability at all is taken to emulate every platform (flavor).
     static func missing(_ needed: [String], in caps: Set<String>) -> [String] {
