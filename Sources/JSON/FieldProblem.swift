@@ -59,16 +59,19 @@ public struct FieldProblem: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(pointer.isEmpty ? "(body)" : pointer): \(message)" }
 
-    /// Escapes one reference token for a JSON pointer (`~` → `~0`, `/` → `~1`).
+    /// Escapes one reference token for a JSON pointer (`~` → `~0`, `/` → `~1`). By Unicode
+    /// scalar, not by character: a `/` followed by a combining mark is one character, and
+    /// must still be escaped.
     public static func escape(_ token: String) -> String {
-        var out = ""
-        for c in token {
-            switch c {
-            case "~": out += "~0"
-            case "/": out += "~1"
-            default: out.append(c)
+        guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
+        var out = String.UnicodeScalarView()
+        for scalar in token.unicodeScalars {
+            switch scalar {
+            case "~": out.append(contentsOf: "~0".unicodeScalars)
+            case "/": out.append(contentsOf: "~1".unicodeScalars)
+            default: out.append(scalar)
             }
         }
-        return out
+        return String(out)
     }
 }

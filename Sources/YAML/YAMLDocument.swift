@@ -81,19 +81,20 @@ public struct YAMLDocument: Sendable {
         return found.exact ? keyMark(at: found.place) : mark(at: found.place)
     }
 
-    /// The deepest place on `pointer`'s path, and whether it is the pointer's own.
+    /// The deepest place on `pointer`'s path, and whether it is the pointer's own. Split by
+    /// byte, not by character: a `/` followed by a combining mark is one character.
     private func resolve(_ pointer: String, under base: Place) -> (place: Place, exact: Bool) {
         var place = base
         guard !pointer.isEmpty else { return (place, true) }
-        var tokens = pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst()[...]
-        guard pointer.hasPrefix("/") else { return (place, false) }
-        while let token = tokens.popFirst() {
+        guard pointer.utf8.first == UInt8(ascii: "/") else { return (place, false) }
+        for token in pointer.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
             let entry = entries[Int(place.index)]
+            let key = Self.unescaped(token)
             let next: Int32?
-            if !entry.items.isEmpty, let i = Int(token), entry.items.indices.contains(i) {
+            if !entry.items.isEmpty, let i = Int(key), entry.items.indices.contains(i) {
                 next = entry.items[i]
             } else {
-                next = entry.keys[Self.unescaped(token)]
+                next = entry.keys[key]
             }
             guard let next else { return (place, false) }
             place = Place(index: next)
@@ -102,43 +103,29 @@ public struct YAMLDocument: Sendable {
     }
 
     /// One RFC 6901 reference token, unescaped (`~1` is `/`, `~0` is `~`).
-    static func unescaped(_ token: Substring) -> String {
-        guard token.contains("~") else { return String(token) }
-        return token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-    }
-
-    /// `pointer` extended by one reference token, escaped per RFC 6901.
-    public static func pointer(_ base: String, _ token: String) -> String {
-        guard token.contains("~") || token.contains("/") else { return base + "/" + token }
-        var escaped = ""
-        for ch in token {
-            switch ch {
-            case "~": escaped += "~0"
-            case "/": escaped += "~1"
-            default: escaped.append(ch)
+    static func unescaped(_ token: Substring.UTF8View.SubSequence) -> String {
+        let tilde = UInt8(ascii: "~")
+        guard token.contains(tilde) else { return String(decoding: token, as: UTF8.self) }
+        var out: [UInt8] = []
+        var escaping = false
+        for byte in token {
+            if escaping {
+                out.append(byte == UInt8(ascii: "1") ? UInt8(ascii: "/") : byte == UInt8(ascii: "0") ? tilde : byte)
+                escaping = false
+            } else if byte == tilde {
+                escaping = true
+            } else {
+                out.append(byte)
             }
         }
-        return base + "/" + escaped
+        if escaping { out.append(tilde) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `pointer` extended by one reference token, escaped per RFC 6901 (by Unicode scalar).
+    public static func pointer(_ base: String, _ token: String) -> String {
+        base + "/" + FieldProblem.escape(token)
     }
 
     public static func pointer(_ base: String, _ index: Int) -> String { base + "/" + String(index) }
-}
-
-extension Substring {
-    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
-        var out = ""
-        var rest = self[...]
-        while let range = rest.firstRange(of: target) {
-            out += rest[..<range.lowerBound]
-            out += replacement
-            rest = rest[range.upperBound...]
-        }
-        return out + rest
-    }
-}
-
-extension String {
-    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
-        self[...].replacingOccurrences(of: target, with: replacement)
-    }
 }

@@ -63,4 +63,18 @@ import Testing
         let control = error(Array("a: 1\nb: x\u{01}\n".utf8))
         #expect(control.map { "\($0.line):\($0.column)" } == "2:5", "\(String(describing: control))")
     }
+
+    /// Found by fuzzing: a key starting with a combining mark makes `/` and the mark one
+    /// character, so pointers split and escaped by character lost the key's position.
+    @Test func keysStartingWithACombiningMarkKeepTheirPositions() throws {
+        let doc = try YAML.parse("a:\n  - \u{59D} S<<: 1\n    \"~\u{301}/\u{301}\": 2\n")
+        let item = try #require(doc.child(of: doc.root, key: "a").flatMap { doc.child(of: $0, index: 0) })
+        for key in ["\u{59D} S<<", "~\u{301}/\u{301}"] {
+            let pointer = YAMLDocument.pointer(YAMLDocument.pointer("/a", 0), key)
+            let place = try #require(doc.child(of: item, key: key))
+            #expect(doc.mark(for: pointer) == doc.mark(at: place), "\(pointer)")
+            #expect(doc.keyMark(for: pointer) == doc.keyMark(at: place), "\(pointer)")
+        }
+        #expect(doc.mark(for: "/a/0/~0\u{301}~1\u{301}") == YAMLMark(line: 3, column: 13))
+    }
 }
