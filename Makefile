@@ -140,16 +140,17 @@ contract: test-deps build py-test-tools
 # Node's test runner, adapter-check on the Swift and the web adapter (each with a 2 s request
 # timeout, so the delay fault past it takes seconds), then the bundled suite in a
 # random order (its seed printed first: `--shuffle SEED` replays it) through the Swift adapter and
-# the web adapter out of process, each scenario on a fresh server of the runner's own (JUnit in
-# .build/swift-suite.xml and .build/web-suite.xml); then through the Swift adapter emulating Android
+# the web adapter out of process, each scenario on a fresh server of the runner's own, two at a time
+# (--jobs 2), as one run whose reports hold the Swift x web conformance matrix (.build/matrix.html and
+# .md, results in .build/matrix.json, JUnit in .build/adapters-suite.xml); then through the Swift adapter emulating Android
 # only and macOS only, whose skips are the scenarios the spec makes specific to other platforms.
 LERIX_BIN = "$$($(SWIFT) build --show-bin-path)/lerix-mock"
 WEB_ADAPTER = node SDKs/web/adapter.js
 ADAPTERS = node --test SDKs/web/test/ && \
 	$(LERIX_BIN) adapter-check "$(LERIX_BIN) adapter --quiet --request-timeout 2" && \
 	$(LERIX_BIN) adapter-check "$(WEB_ADAPTER) --request-timeout 2" && \
-	$(LERIX_BIN) scenarios Scenarios --shuffle --adapter "$(LERIX_BIN) adapter --quiet" --junit .build/swift-suite.xml && \
-	$(LERIX_BIN) scenarios Scenarios --shuffle --adapter "$(WEB_ADAPTER)" --junit .build/web-suite.xml && \
+	$(LERIX_BIN) scenarios Scenarios --shuffle --jobs 2 --adapter "$(LERIX_BIN) adapter --quiet" --adapter "$(WEB_ADAPTER)" \
+		--junit .build/adapters-suite.xml --json .build/matrix.json --html .build/matrix.html --markdown .build/matrix.md && \
 	$(LERIX_BIN) scenarios Scenarios --shuffle --adapter "$(LERIX_BIN) adapter --quiet --platforms android" && \
 	$(LERIX_BIN) scenarios Scenarios --shuffle --adapter "$(LERIX_BIN) adapter --quiet --platforms macos"
 adapters: build node-deps

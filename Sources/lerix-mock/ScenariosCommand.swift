@@ -41,6 +41,13 @@ enum ScenariosCommand: CLICommand {
                              what its `hello` capabilities lack are skipped, each with its
                              reason. Without --server the runner serves its own in-process
                              server (manual clock) on a free loopback port for it.
+                             Repeat it (--adapter A --adapter B) to run the suite through each
+                             SDK in turn: --html and --markdown then open with the conformance
+                             matrix, spec row x SDK, and --junit holds one <testsuite> each
+          --jobs N           run N scenarios side by side (default: the number of cores), each
+                             with its own server, clock, push gateway and adapter process;
+                             output order and verdicts are the serial run's. With --server,
+                             one at a time (the one server is reset before each scenario)
           --adapter-timeout S  seconds of wall time an adapter may take to answer one command
                              (default 5); one that misses it, exits or answers out of order
                              fails its scenario and is restarted for the next
@@ -71,10 +78,10 @@ enum ScenariosCommand: CLICommand {
             valued: [
                 "--junit", "--html", "--json", "--markdown", "--filter", "--tag", "--server", "--adapter", "--seed",
                 "--catalogue",
-                "--admin-token", "--adapter-timeout", "--shard", "--timings", "--failed-from",
+                "--admin-token", "--adapter-timeout", "--shard", "--timings", "--failed-from", "--jobs",
             ],
             flags: ["--coverage", "-v", "--verbose", "--direct-push", "--no-skips"],
-            repeatable: ["--tag"],
+            repeatable: ["--tag", "--adapter"],
             optionallyNumeric: ["--shuffle"]
         )
         let parsed: ArgumentParser.Parsed
@@ -159,18 +166,37 @@ enum ScenariosCommand: CLICommand {
             )
             return suite.brokenFiles.isEmpty ? 0 : 1
         }
-        let environment: any ScenarioEnvironment
-        do {
-            environment = try Environments.make(
-                serverURL: parsed.value("--server"),
-                adapterCommand: parsed.value("--adapter"),
-                adminToken: parsed.value("--admin-token"),
-                viaGateway: !parsed.flag("--direct-push"),
-                adapterOptions: adapterOptions
-            )
-        } catch {
-            CLI.printError("lerix-mock scenarios: \(error)")
-            return 2
+        // One run per --adapter (several: the conformance matrix), or the in-process Swift host.
+        let adapterCommands: [String?] = parsed.allValues("--adapter").isEmpty ? [nil] : parsed.allValues("--adapter")
+        var jobs = ProcessInfo.processInfo.activeProcessorCount
+        if let text = parsed.value("--jobs") {
+            guard let n = Int(text), n >= 1, n <= 256 else {
+                CLI.printError("lerix-mock scenarios: --jobs takes a number of workers from 1 to 256, not '\(text)'")
+                return 2
+            }
+            jobs = n
+            if n > 1, parsed.value("--server") != nil {
+                CLI.printError(
+                    "lerix-mock scenarios: --server is one server reset before each scenario, so its scenarios run one at a time (--jobs \(n) applies in process and to --adapter without --server)"
+                )
+            }
+        }
+        var environments: [any ScenarioEnvironment] = []
+        for command in adapterCommands {
+            do {
+                environments.append(
+                    try Environments.make(
+                        serverURL: parsed.value("--server"),
+                        adapterCommand: command,
+                        adminToken: parsed.value("--admin-token"),
+                        viaGateway: !parsed.flag("--direct-push"),
+                        adapterOptions: adapterOptions
+                    )
+                )
+            } catch {
+                CLI.printError("lerix-mock scenarios: \(error)")
+                return 2
+            }
         }
         let verbose = parsed.flag("-v") || parsed.flag("--verbose")
         var options = SuiteOptions(filter: filter, tags: tags, seed: seed, verbose: verbose) { outcome in
@@ -188,6 +214,7 @@ enum ScenariosCommand: CLICommand {
         options.shard = selection.shard
         options.timings = selection.timings
         options.only = selection.only
+        options.jobs = jobs
         if let shard = selection.shard { CLI.printOut("shard \(shard) (\(selection.shardSource))") }
         if !selection.rerunNote.isEmpty { CLI.printOut(selection.rerunNote) }
         // The JSON carries timelines too, so `report merge --html` can draw them.
@@ -196,32 +223,42 @@ enum ScenariosCommand: CLICommand {
         if let shuffleSeed {
             CLI.printOut("shuffled with seed \(shuffleSeed) (this order again: --shuffle \(shuffleSeed))")
         }
-        let started = DispatchTime.now().uptimeNanoseconds
-        let result = SuiteRunner(options: options).run(suite, in: environment)
-        let run = RunRecord(
-            mode: parsed.value("--server") != nil ? .server : parsed.value("--adapter") != nil ? .adapter : .inProcess,
-            seed: seed,
-            command: parsed.value("--adapter"),
-            shards: selection.shard.map { [$0] } ?? [],
-            rerun: selection.only != nil,
-            wallSeconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9,
-            result: result
-        )
-        CLI.printOut(
-            "\n\(result.summary)"
-                + (result.adapterName.isEmpty ? "" : " (adapter: \(result.adapterName); \(result.checks) checks)")
-        )
         let noSkips = parsed.flag("--no-skips")
-        if let nothingRan = result.nothingRan {
-            CLI.printError("lerix-mock scenarios: \(nothingRan)")
-        } else if noSkips, let skipProblem = result.skipProblem {
-            CLI.printError("lerix-mock scenarios: \(skipProblem)")
+        var runs: [RunRecord] = []
+        for (command, environment) in zip(adapterCommands, environments) {
+            if adapterCommands.count > 1, let command { CLI.printOut("\n== adapter: \(command)") }
+            let started = DispatchTime.now().uptimeNanoseconds
+            let result = SuiteRunner(options: options).run(suite, in: environment)
+            runs.append(
+                RunRecord(
+                    mode: parsed.value("--server") != nil ? .server : command != nil ? .adapter : .inProcess,
+                    seed: seed,
+                    jobs: environment.worldsAreIndependent ? jobs : 1,
+                    command: command,
+                    shards: selection.shard.map { [$0] } ?? [],
+                    rerun: selection.only != nil,
+                    wallSeconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9,
+                    result: result
+                )
+            )
+            CLI.printOut(
+                "\n\(result.summary)"
+                    + (result.adapterName.isEmpty ? "" : " (adapter: \(result.adapterName); \(result.checks) checks)")
+            )
+            if let nothingRan = result.nothingRan {
+                CLI.printError("lerix-mock scenarios: \(nothingRan)")
+            } else if noSkips, let skipProblem = result.skipProblem {
+                CLI.printError("lerix-mock scenarios: \(skipProblem)")
+            }
         }
-        let document = ResultDocument(tool: Version.tool, catalogue: suite.catalogue, runs: [run])
+        // Stop the runner's own servers before writing, so none outlives the run's output.
+        environments.removeAll()
+        let document = ResultDocument(tool: Version.tool, catalogue: suite.catalogue, runs: runs)
         if let problem = reports.write(document) {
             CLI.printError("lerix-mock scenarios: \(problem)")
             return 2
         }
-        return (noSkips ? result.succeededWithoutSkips : result.succeeded) ? 0 : 1
+        let green = runs.allSatisfy { noSkips ? $0.result.succeededWithoutSkips : $0.result.succeeded }
+        return green ? 0 : 1
     }
 }

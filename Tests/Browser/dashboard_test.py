@@ -242,6 +242,49 @@ class Suite:
                 b.set_window_size(1400, 900)
                 b.save_screenshot(os.path.join(self.screenshots, "scenario-report.png"))
 
+    def test_the_conformance_matrix_of_the_swift_and_web_adapters_links_every_cell(self):
+        b = self.browser
+        with tempfile.TemporaryDirectory() as folder:
+            report = os.path.join(folder, "matrix.html")
+            run = subprocess.run([self.binary, "scenarios", "Scenarios", "--jobs", "2",
+                                  "--adapter", f"{self.binary} adapter --quiet",
+                                  "--adapter", "node SDKs/web/adapter.js", "--html", report],
+                                 capture_output=True, text=True, timeout=600, cwd=ROOT)
+            assert run.returncode == 0, f"the matrix run failed: {run.stdout[-3000:]}{run.stderr[-2000:]}"
+            b.get("file://" + report)
+            table = wait(b, lambda b: b.find_elements(By.CSS_SELECTOR, "table.matrix"), "the matrix")[0]
+            headings = [th.text for th in table.find_elements(By.CSS_SELECTOR, "thead th")]
+            assert len(headings) == 3, headings
+            assert any("web" in h for h in headings[1:]), headings
+            cells = table.find_elements(By.CSS_SELECTOR, "td.cell")
+            rows = table.find_elements(By.CSS_SELECTOR, "tbody tr:not(.section)")
+            assert len(rows) >= 30 and len(cells) == 2 * len(rows), (len(rows), len(cells))
+            words = b.execute_script(
+                "return [...document.querySelectorAll('td.cell')].map((c) => c.className.split(' ')[1])")
+            assert set(words) <= {"pass", "fail", "skip"}, set(words)
+            assert "pass" in words and "skip" in words, set(words)
+            # Every cell links to a scenario's section on the page, and the skips give the spec's reason.
+            targets = b.execute_script(
+                "return [...document.querySelectorAll('td.cell')].map((c) => {"
+                " const a = c.querySelector('a[href^=\"#\"]');"
+                " return a && document.getElementById(a.getAttribute('href').slice(1)) ? 'ok' : c.innerText; })")
+            unlinked = [t for t in targets if t != "ok"]
+            assert not unlinked, f"cells without a link to a scenario: {unlinked[:5]}"
+            skip_texts = texts(b, "td.cell.skip")
+            assert any("web pages receive no silent push" in t for t in skip_texts), skip_texts[:5]
+            link = b.find_element(By.CSS_SELECTOR, "td.cell.skip a")
+            target = link.get_attribute("href").split("#", 1)[1]
+            link.click()
+            wait(b, lambda b: b.execute_script("return location.hash") == "#" + target, "the jump to the scenario")
+            section = b.find_element(By.ID, target)
+            assert "skipped" in section.get_attribute("class"), section.get_attribute("class")
+            errors = console_errors(b)
+            assert not errors, errors
+            if self.screenshots:
+                b.get("file://" + report)
+                b.set_window_size(1400, 900)
+                b.save_screenshot(os.path.join(self.screenshots, "conformance-matrix.png"))
+
 
 FAILING_SCENARIO = """
 name: A required update the scenario wrongly expects to be optional

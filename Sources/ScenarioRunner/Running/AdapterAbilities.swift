@@ -47,14 +47,21 @@ public struct AdapterAbilities: Sendable {
             outcome.status = .skipped(
                 SkipReason.text(for: scenario, missing: missing, adapterPlatforms: emulatedPlatforms)
             )
-            // Each capability with the spec's reason: a platform's is the scenario's `platform_reason`.
-            outcome.skippedFor = missing.map { capability in
-                let reason =
-                    capability.hasPrefix("platform:")
-                    ? scenario.platformReason
-                    : SkipReason.specReason(capability, adapterPlatforms: emulatedPlatforms)
-                return capability + (reason.map { " (\($0))" } ?? "")
-            }
+            // Each capability with the spec's reason; the platforms together, with the
+            // scenario's `platform_reason` (reports group skips by these words).
+            let platforms = missing.filter { $0.hasPrefix("platform:") }.map { $0.dropFirst("platform:".count) }
+            outcome.skippedFor =
+                (platforms.isEmpty
+                    ? []
+                    : [
+                        "platform:" + platforms.joined(separator: ", ")
+                            + (scenario.platformReason.map { " (\($0))" } ?? "")
+                    ])
+                + missing.filter { !$0.hasPrefix("platform:") }.map { capability in
+                    capability
+                        + (SkipReason.specReason(capability, adapterPlatforms: emulatedPlatforms).map { " (\($0))" }
+                            ?? "")
+                }
             return .skip(outcome)
         }
         return .run(scenario)

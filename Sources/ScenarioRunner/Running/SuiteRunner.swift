@@ -28,6 +28,10 @@ public struct SuiteOptions: Sendable {
     public var timings: [String: Double] = [:]
     /// `--failed-from FILE`: only these scenario names (or files in error); nil for all.
     public var only: Set<String>?
+    /// `--jobs N`: scenarios run on N workers side by side when the environment's worlds share
+    /// nothing (``ScenarioEnvironment/worldsAreIndependent``), else one at a time. Outcomes are
+    /// reported in the serial order either way.
+    public var jobs = 1
 
     public init(
         filter: String? = nil,
@@ -94,7 +98,7 @@ public struct SuiteResult: Sendable {
     }
 }
 
-public struct SuiteRunner {
+public struct SuiteRunner: Sendable {
     public var options: SuiteOptions
 
     public init(options: SuiteOptions) { self.options = options }
@@ -134,17 +138,51 @@ public struct SuiteRunner {
         }
         result.adapter = abilities.identity
         result.adapterName = abilities.name
-        for (position, written) in plan.scenarios {
-            var outcome: ScenarioOutcome
-            switch abilities.plan(written) {
-            case .skip(let skipped): outcome = skipped
-            case .run(let scenario): outcome = isolatedRun(of: scenario, in: environment)
+        let planned = plan.scenarios.map { (position: $0.position, plan: abilities.plan($0.scenario)) }
+        let workers = environment.worldsAreIndependent ? min(max(1, options.jobs), planned.count) : 1
+        if workers <= 1 {
+            for item in planned {
+                var outcome = outcome(of: item.plan, in: environment)
+                outcome.position = item.position
+                emit(outcome)
             }
-            outcome.position = position
-            emit(outcome)
+        } else {
+            let shared = SharedEnvironment(environment)
+            let runner = self
+            // Longest first (by --timings), so no worker is left with a long scenario at the end.
+            let startOrder = planned.indices.sorted { a, b in
+                let ta = options.timings[Self.name(of: planned[a].plan)] ?? 0
+                let tb = options.timings[Self.name(of: planned[b].plan)] ?? 0
+                return ta != tb ? ta > tb : a < b
+            }
+            OrderedWorkers.run(
+                count: planned.count,
+                workers: workers,
+                startOrder: startOrder,
+                work: { index in runner.outcome(of: planned[index].plan, in: shared.environment) }
+            ) { index, outcome in
+                var outcome = outcome
+                outcome.position = planned[index].position
+                emit(outcome)
+            }
         }
         result.outcomes = outcomes
         return result
+    }
+
+    /// A skip as planned, or the scenario run in a world of its own.
+    func outcome(of plan: AdapterAbilities.Plan, in environment: any ScenarioEnvironment) -> ScenarioOutcome {
+        switch plan {
+        case .skip(let skipped): return skipped
+        case .run(let scenario): return isolatedRun(of: scenario, in: environment)
+        }
+    }
+
+    static func name(of plan: AdapterAbilities.Plan) -> String {
+        switch plan {
+        case .skip(let skipped): return skipped.scenario
+        case .run(let scenario): return scenario.name
+        }
     }
 
     /// One scenario in a world of its own: the environment builds it fresh (a server reset to
@@ -219,4 +257,12 @@ public struct SuiteRunner {
             steps: s.steps.map { .init(text: $0.text, location: $0.location.description) }
         )
     }
+}
+
+/// An environment whose worlds share nothing (``ScenarioEnvironment/worldsAreIndependent``),
+/// handed to `--jobs` workers: each builds and closes worlds of its own through it, and such an
+/// environment keeps no state that a world's making changes (in process, loopback).
+private final class SharedEnvironment: @unchecked Sendable {
+    let environment: any ScenarioEnvironment
+    init(_ environment: any ScenarioEnvironment) { self.environment = environment }
 }
