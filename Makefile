@@ -85,10 +85,15 @@ format:
 format-lint:
 	$(FORMAT_LINT)
 
-# Tests/LerixMockFixture: a package outside this one that depends on it by path and uses only
+# Tests/LerixMockFixture: a package outside this one that depends on a release of it BY VERSION
+# (`.package(url:from:)`, SwiftPM's rules for a pinned dependency: no unsafe flags) and uses only
 # its public products (LerixMock, LerixSDK), as an app team's would: its example tests, the
-# README's, the week-long test. Its own build folder, so the two builds never share state.
-FIXTURE = $(SWIFT) test --package-path Tests/LerixMockFixture --scratch-path .build/fixture
+# README's, the week-long test. tagged-clone.sh first makes the tagged repository it resolves,
+# holding this tree's files (in CI a clean clone of main: HEAD). Its own build folder and no shared
+# SwiftPM cache, so a retagged clone is never read from a stale copy.
+FIXTURE_SCRATCH := .build/fixture
+FIXTURE = Tests/LerixMockFixture/tagged-clone.sh $(FIXTURE_SCRATCH) && \
+	$(SWIFT) test --package-path Tests/LerixMockFixture --scratch-path $(FIXTURE_SCRATCH) --disable-dependency-cache
 fixture: test-deps
 	$(FIXTURE)
 

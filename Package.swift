@@ -24,11 +24,6 @@
 //   lerix-mock                            thin CLI
 import PackageDescription
 
-/// Release builds without run-time exclusivity checks; debug builds, which the tests run, keep them.
-let uncheckedExclusivityInRelease: [SwiftSetting] = [
-    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
-]
-
 let package = Package(
     name: "lerix-mock",
     platforms: [.macOS(.v15)],
@@ -50,23 +45,10 @@ let package = Package(
         .target(name: "HTTP"),
         .target(name: "Sockets", dependencies: ["CSockets"]),
         .target(name: "Reactor", dependencies: ["Sockets"]),
-        // Release builds skip the run-time exclusivity checks on the push path too (HTTP2, HTTPClient,
-        // Push; callgrind: ~3k of ~49k instructions per fanned-out token went to swift_beginAccess).
-        .target(name: "HTTP2", dependencies: ["CNghttp2", "HTTP"], swiftSettings: uncheckedExclusivityInRelease),
+        .target(name: "HTTP2", dependencies: ["CNghttp2", "HTTP"]),
         .target(name: "TLS", dependencies: ["COpenSSL"]),
-        // Release builds skip the run-time exclusivity checks on the request path (callgrind:
-        // ~3k of ~38k instructions per check request went to swift_beginAccess and its
-        // thread-local lookups); debug builds, which the tests run, keep them.
-        .target(
-            name: "HTTPServer",
-            dependencies: ["HTTP", "HTTP2", "TLS", "Sockets", "Reactor", "CZlib", "Clock"],
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
-        ),
-        .target(
-            name: "HTTPClient",
-            dependencies: ["HTTP", "HTTP2", "TLS", "Sockets", "Reactor"],
-            swiftSettings: uncheckedExclusivityInRelease
-        ),
+        .target(name: "HTTPServer", dependencies: ["HTTP", "HTTP2", "TLS", "Sockets", "Reactor", "CZlib", "Clock"]),
+        .target(name: "HTTPClient", dependencies: ["HTTP", "HTTP2", "TLS", "Sockets", "Reactor"]),
         .target(name: "YAML", dependencies: ["CYAML", "JSON"]),
         .target(name: "ReleaseControl", dependencies: ["Clock", "JSON"]),
         .target(
@@ -85,8 +67,7 @@ let package = Package(
             dependencies: [
                 "MockServer", "ReleaseControl", "HTTP", "HTTP2", "HTTPClient", "Reactor", "HTTPServer", "Sockets",
                 "TLS", "ProviderAuth", "JSON", "Clock",
-            ],
-            swiftSettings: uncheckedExclusivityInRelease
+            ]
         ),
         .target(name: "LerixSDK", dependencies: ["Clock", "JSON"]),
         // One vocabulary for the host and the runner; value names (platforms, modules) are LerixSDK's own.

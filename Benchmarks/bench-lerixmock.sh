@@ -10,8 +10,11 @@ bench_setup lerix-bench-lerixmock swift
 RUNS=${BENCH_RUNS:-500}
 echo "load average before: $(load_average)"
 
-# Built from the sources the measured binary came from (the baseline's under make bench).
-(cd "$SOURCE" && swift build -c release --package-path Tests/LerixMockFixture --scratch-path .build/fixture --product week-bench >/dev/null)
+# Built from the sources the measured binary came from (the baseline's under make bench); a tree
+# whose fixture depends on a tagged clone by version makes that clone first.
+(cd "$SOURCE" && { [ ! -x Tests/LerixMockFixture/tagged-clone.sh ] || Tests/LerixMockFixture/tagged-clone.sh .build/fixture >&2; } &&
+    swift build -c release --package-path Tests/LerixMockFixture --scratch-path .build/fixture \
+        --disable-dependency-cache --product week-bench >/dev/null)
 errors=0
 line=$("$SOURCE/.build/fixture/release/week-bench" "$RUNS") || errors=1
 echo "LerixMock week test, $RUNS runs: ${line:-failed}"

@@ -1,33 +1,35 @@
 // swift-tools-version:6.0
-// A package outside lerix-mock, as an app team would write one: it depends on lerix-mock by path
-// and uses only its public products, LerixMock and LerixSDK. `make test` builds and runs it.
+// A package outside lerix-mock, as an app team would write one: it depends on a release of
+// lerix-mock BY VERSION and uses only its public products, LerixMock and LerixSDK. `make test`
+// builds and runs it, after tagged-clone.sh has made the tagged repository it resolves.
 import Foundation
 import PackageDescription
 
-/// A path dependency's identity is its folder's name, which is the clone's name (`lerix-mock`,
-/// `main`, whatever CI checked out), so it is read from the path rather than written down.
-let lerixMockPath = "../.."
-let lerixMock = URL(fileURLWithPath: Context.packageDirectory).appendingPathComponent(lerixMockPath)
-    .standardizedFileURL.lastPathComponent.lowercased()
+/// The tagged clone of this repository (tagged-clone.sh), or another one given by the variable.
+let taggedClone =
+    Context.environment["LERIX_MOCK_TAGGED_CLONE"]
+    ?? (Context.packageDirectory + "/../../.build/tagged-clone/lerix-mock")
+let cloneURL = "file://" + URL(fileURLWithPath: taggedClone).standardizedFileURL.path
 
 let package = Package(
     name: "LerixMockFixture",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(path: lerixMockPath)],
+    // What an app team writes: any release from 0.2.0 up to the next major one.
+    dependencies: [.package(url: cloneURL, from: "0.2.0")],
     targets: [
         // The week-long scenario, shared by the test that checks it and the benchmark that times it.
         .target(
             name: "WeekInTheLife",
             dependencies: [
-                .product(name: "LerixMock", package: lerixMock), .product(name: "LerixSDK", package: lerixMock),
+                .product(name: "LerixMock", package: "lerix-mock"), .product(name: "LerixSDK", package: "lerix-mock"),
             ]
         ),
         .executableTarget(name: "week-bench", dependencies: ["WeekInTheLife"]),
         .testTarget(
             name: "AppTests",
             dependencies: [
-                "WeekInTheLife", .product(name: "LerixMock", package: lerixMock),
-                .product(name: "LerixSDK", package: lerixMock),
+                "WeekInTheLife", .product(name: "LerixMock", package: "lerix-mock"),
+                .product(name: "LerixSDK", package: "lerix-mock"),
             ]
         ),
     ]
