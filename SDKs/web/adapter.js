@@ -17,10 +17,12 @@ export const ADAPTER_NAME = 'lerix-web-sdk';
 // Only what this adapter truly emulates. No `push` (web pages get no silent push), no
 // `offline_deadline` (the spec applies it on Android and Flutter only), no other platform.
 export const CAPABILITIES = ['platform:web', 'flavor:native', 'refresh', 'track', 'install', 'clock_offset'];
+// The adapter protocol versions this adapter speaks (ADAPTER.md, "Versions"); `hello` carries the runner's.
+export const PROTOCOLS = [1];
 
 const DEVICE = ['device'];
 const COMMAND_FIELDS = {
-  hello: [], next_deadline: [],
+  hello: ['protocol'], next_deadline: [],
   create: ['device', 'now', 'config', 'replace'],
   launch: DEVICE, foreground: DEVICE, background: DEVICE, push: DEVICE, refresh: DEVICE,
   terminate: DEVICE, later: DEVICE, skip: DEVICE, state: DEVICE,
@@ -219,11 +221,16 @@ export class AdapterHost {
     if (!Object.hasOwn(COMMAND_FIELDS, cmd)) throw new CommandError(`unknown command ${cmd}${hint(cmd, Object.keys(COMMAND_FIELDS))}`, '/cmd');
     f.checkKeys(['id', 'cmd', ...COMMAND_FIELDS[cmd]], `a \`${cmd}\` request`);
     switch (cmd) {
-      case 'hello':
+      case 'hello': {
+        const runner = f.has('protocol') ? f.int('protocol', 1, Number.MAX_SAFE_INTEGER) : null;
+        if (runner !== null && !PROTOCOLS.includes(runner)) {
+          throw new CommandError(`the adapter ${ADAPTER_NAME} ${SDK_VERSION} speaks adapter protocol ${PROTOCOLS.join(', ')}; the runner speaks ${runner}`, '/protocol');
+        }
         return {
-          name: ADAPTER_NAME, version: SDK_VERSION, capabilities: CAPABILITIES,
+          name: ADAPTER_NAME, version: SDK_VERSION, protocols: PROTOCOLS, capabilities: CAPABILITIES,
           ...(this.requestTimeoutSeconds ? { request_timeout_seconds: this.requestTimeoutSeconds } : {}),
         };
+      }
       case 'create':
         await this.create(f);
         return {};

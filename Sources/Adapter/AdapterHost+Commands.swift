@@ -8,9 +8,21 @@ extension AdapterHost {
     /// Runs one command; the answer's fields besides `id` and `ok`.
     func run(_ request: AdapterRequest, _ table: DeviceTable) throws(CommandError) -> [(String, JSON)] {
         switch request {
-        case .hello:
+        case .hello(let version):
+            let supported = AdapterProtocolVersion.supported
+            if let version, !supported.contains(version) {
+                throw CommandError(
+                    AdapterProtocolVersion.mismatch(
+                        runner: version,
+                        adapter: supported,
+                        adapterName: Self.name + " " + LerixConfiguration.currentSDKVersion
+                    ),
+                    pointer: "/protocol"
+                )
+            }
             var fields: [(String, JSON)] = [
                 ("name", .string(Self.name)), ("version", .string(LerixConfiguration.currentSDKVersion)),
+                ("protocols", .array(supported.map { .number(Double($0)) })),
                 ("capabilities", .array(Self.capabilities(emulating: options.platforms).map { .string($0.rawValue) })),
             ]
             if let timeout = options.requestTimeoutSeconds {

@@ -24,7 +24,8 @@ public enum AdapterCommand: String, CaseIterable, Sendable {
     /// any other key is refused, so a misspelt field never falls back to a default.
     public var fieldNames: [String] {
         switch self {
-        case .hello, .nextDeadline: return []
+        case .hello: return ["protocol"]
+        case .nextDeadline: return []
         case .create: return ["device", "now", "config", "replace"]
         case .launch, .foreground, .background, .push, .refresh, .terminate, .later, .skip, .state: return ["device"]
         case .network: return ["device", "online"]

@@ -8,10 +8,13 @@ import JSON
 /// ```swift
 /// let request = AdapterRequest.network(device: "phone", online: false)
 /// request.json(id: 7).serializedString   // {"id":7,"cmd":"network","device":"phone","online":false}
+/// try AdapterRequest(decoding: ["cmd": "hello", "protocol": 1])      // .hello(protocolVersion: 1)
 /// try AdapterRequest(decoding: ["cmd": "launch", "device": "phone"])   // .appEvent(.launch, device: "phone")
 /// ```
 public enum AdapterRequest: Sendable, Equatable {
-    case hello
+    /// `protocolVersion`: the adapter protocol the runner speaks (``AdapterProtocolVersion``); nil
+    /// from a runner older than the protocol's versions.
+    case hello(protocolVersion: Int?)
     /// `now` sets true time on the first create; `replace` swaps an existing device for a new one.
     case create(device: String, now: Instant?, config: DeviceConfig, replace: Bool = false)
     /// One of ``AdapterCommand/appEvents``.
@@ -43,7 +46,9 @@ public enum AdapterRequest: Sendable, Equatable {
     public func json(id: Int) -> JSON {
         var pairs: [(String, JSON)] = [("id", .number(Double(id))), ("cmd", .string(command.rawValue))]
         switch self {
-        case .hello, .nextDeadline:
+        case .hello(let version):
+            if let version { pairs.append(("protocol", .number(Double(version)))) }
+        case .nextDeadline:
             break
         case .create(let device, let now, let config, let replace):
             pairs.append(("device", .string(device)))
@@ -83,7 +88,7 @@ public enum AdapterRequest: Sendable, Equatable {
         // One check for every command: a key it does not take is refused, never ignored.
         try fields.checkKeys(["id", "cmd"] + command.fieldNames, in: "a `\(name)` request")
         switch command {
-        case .hello: self = .hello
+        case .hello: self = .hello(protocolVersion: fields.has("protocol") ? try fields.int("protocol") : nil)
         case .nextDeadline: self = .nextDeadline
         case .create:
             let device = try fields.string("device")

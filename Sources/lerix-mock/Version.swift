@@ -1,7 +1,11 @@
-/// The release of this binary, printed by `lerix-mock --version`. Bump it with each release.
+import AdapterProtocol
+import ScenarioRunner
+
+/// `lerix-mock --version`: the release (``Release/version``, its one place) and the adapter
+/// protocol it speaks.
 enum Version {
-    static let current = "0.1.0"
-    /// `lerix-mock 0.1.0`, plus the OS and architecture it was built for, for bug reports.
+    /// `lerix-mock 0.2.0 (linux-x86_64; adapter protocol 1)`: the OS and architecture it was
+    /// built for, for bug reports.
     static var line: String {
         var platform = ""
         #if os(Linux)
@@ -14,7 +18,8 @@ enum Version {
         #elseif arch(arm64)
         platform += "-arm64"
         #endif
-        return "lerix-mock \(current)" + (platform.isEmpty ? "" : " (\(platform))")
+        let notes = (platform.isEmpty ? [] : [platform]) + ["adapter protocol \(AdapterProtocolVersion.current)"]
+        return "lerix-mock \(Release.version) (\(notes.joined(separator: "; ")))"
     }
 }
 

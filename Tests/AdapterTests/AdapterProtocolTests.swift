@@ -42,6 +42,22 @@ import Glibc
         #expect(!AdapterHost.capabilities(emulating: ["web"]).contains(.push))
     }
 
+    @Test func helloAnswersTheProtocolVersionsItSpeaksAndRefusesAnotherNamingBoth() {
+        let driver = Driver(Backend().makeHost())
+        let spoken = driver.send("hello", [("protocol", 1)])
+        #expect(spoken["ok"] == true)
+        #expect(spoken["protocols"] == [1])
+        #expect(driver.send("hello")["ok"] == true, "a runner from before the versions sends none")
+        let newer = driver.send("hello", [("protocol", 2)])
+        #expect(newer["ok"] == false)
+        #expect(newer["pointer"] == "/protocol")
+        #expect(
+            newer["error"]?.stringValue
+                == "the adapter \(AdapterHost.name) \(LerixConfiguration.currentSDKVersion) speaks adapter protocol 1; the runner speaks 2"
+        )
+        #expect(driver.send("hello", [("protocol", "one")])["pointer"] == "/protocol")
+    }
+
     @Test func malformedLinesAnswerOkFalseAndTheAdapterKeepsGoing() {
         let host = Backend().makeHost()
         for line in [

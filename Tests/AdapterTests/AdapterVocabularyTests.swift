@@ -26,7 +26,8 @@ import Testing
 
     static let everyRequest: [AdapterRequest] =
         [
-            .hello, .nextDeadline, .create(device: "a", now: now, config: config, replace: true),
+            .hello(protocolVersion: 1), .hello(protocolVersion: nil), .nextDeadline,
+            .create(device: "a", now: now, config: config, replace: true),
             .create(device: "b", now: nil, config: DeviceConfig(baseURL: "http://x", project: "p", platform: "ios")),
             .network(device: "a", online: false), .install(device: "a", appVersion: nil, build: "7"),
             .track(device: "a", module: "analytics", count: 3), .setClock(device: "a", clockOffsetSeconds: 7200),

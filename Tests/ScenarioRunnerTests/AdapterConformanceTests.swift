@@ -99,6 +99,7 @@ import Testing
         #expect(!report.passed)
         func problem(_ prefix: String) -> String? { report.checks.first { $0.name.hasPrefix(prefix) }?.problem }
         #expect(problem("hello")?.contains(#"/capabilities/1: "teleport" does not match"#) == true, "\(report.text)")
+        #expect(problem("hello for an adapter protocol")?.contains("answer.error") == true, "\(report.text)")
         #expect(problem("a line that is not JSON")?.contains("/error: missing (required)") == true, "\(report.text)")
         #expect(problem("an unknown command")?.contains("answer.error") == true, "\(report.text)")
         #expect(problem("an unknown key in create's config") != nil)

@@ -25,6 +25,19 @@ function runAdapter(lines) {
   });
 }
 
+test('hello: the adapter answers the protocol versions it speaks and refuses another, naming both', async () => {
+  const { answers } = await runAdapter([
+    { id: 1, cmd: 'hello', protocol: 1 },
+    { id: 2, cmd: 'hello', protocol: 2 },
+    { id: 3, cmd: 'hello', protocol: 'one' },
+  ]);
+  const [spoken, newer, notNumber] = answers;
+  assert.deepEqual([spoken.ok, spoken.protocols], [true, [1]]);
+  assert.deepEqual([newer.id, newer.ok, newer.pointer], [2, false, '/protocol']);
+  assert.match(newer.error, /^\/protocol: the adapter lerix-web-sdk \S+ speaks adapter protocol 1; the runner speaks 2$/);
+  assert.equal(notNumber.pointer, '/protocol');
+});
+
 test('the protocol over stdin/stdout: one answer per line, in order, refusals never kill it', async () => {
   const { code, answers } = await runAdapter([
     { id: 1, cmd: 'hello' },

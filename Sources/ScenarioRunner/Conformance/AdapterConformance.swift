@@ -159,12 +159,26 @@ public final class AdapterConformance {
         var hello: AdapterHello?
         /// The answer as it came, once bounded: `request_timeout_seconds` and the suite's summary read it.
         var helloAnswer = JSON.null
+        let speaks: (String, JSON) = ("protocol", .number(Double(AdapterProtocolVersion.current)))
         check("hello answers name, version and capabilities from the vocabulary") {
-            let answer = try ok([("cmd", "hello")], "`hello`")
-            // Bounded before the schema looks at it: each of its sizes is the adapter's.
+            let answer = try ok([("cmd", "hello"), speaks], "`hello`")
+            // Bounded before the schema looks at it: each of its sizes is the adapter's. It also
+            // holds the adapter's `protocols`, when listed, to the runner's version.
             hello = try AdapterHello(answer)
             helloAnswer = answer
             try valid(answer, "answer.hello", "`hello`")
+        }
+        check("hello for an adapter protocol version the adapter does not speak is refused") {
+            let newer = AdapterProtocolVersion.current + 1000
+            let answer = try send(
+                [("cmd", "hello"), ("protocol", .number(Double(newer)))],
+                "`hello` for protocol \(newer)"
+            )
+            try refused(answer, "`hello` for adapter protocol \(newer)", id: .number(Double(nextId)))
+            let error = answer["error"]?.stringValue ?? ""
+            guard error.contains(String(newer)) else {
+                throw Miss("the refusal of `hello` for protocol \(newer) does not name it: \(error)")
+            }
         }
         let capabilities = hello?.capabilities ?? []
         let platforms = AdapterVocabulary.platforms.filter { capabilities.contains("platform:" + $0) }
@@ -175,7 +189,7 @@ public final class AdapterConformance {
         check("a line that is not JSON is refused with ok: false and id null, and the adapter goes on") {
             let answer = try adapter.exchange(rawLine: "this is not JSON", describing: "a line that is not JSON")
             try refused(answer, "a line that is not JSON", id: .null)
-            _ = try ok([("cmd", "hello")], "`hello` after a malformed line")
+            _ = try ok([("cmd", "hello"), speaks], "`hello` after a malformed line")
         }
         check("a request that is not an object is refused") {
             try refused(try adapter.exchange(rawLine: "[1, 2]", describing: "a JSON array"), "a JSON array", id: .null)

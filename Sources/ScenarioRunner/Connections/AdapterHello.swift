@@ -1,3 +1,4 @@
+import AdapterProtocol
 import JSON
 
 /// An adapter's `hello` answer, read within bounds: every size in it comes from the adapter,
@@ -48,6 +49,8 @@ struct AdapterHello: Sendable {
             capabilities.insert(text)
         }
         self.capabilities = capabilities
+        // The adapter protocol versions it speaks, when it says (ADAPTER.md, "Versions").
+        if let mismatch = AdapterProtocolVersion.mismatch(inHello: answer) { throw AdapterFailure(mismatch) }
     }
 
     /// `name version`, for reports and the terminal.

@@ -28,7 +28,7 @@ public final class InProcessEnvironment: ScenarioEnvironment {
     public func hello() throws -> JSON {
         let adapter = try InProcessAdapter.make()
         defer { adapter.close() }
-        return try adapter.command(.hello)
+        return try adapter.command(.hello(protocolVersion: AdapterProtocolVersion.current))
     }
 
     public func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {

@@ -7,7 +7,7 @@ import YAML
 
 extension Scenario {
     static let topKeys = [
-        "name", "description", "tags", "covers", "needs", "platform", "platform_reason", "project", "rules", "devices",
+        "requires_runner", "name", "description", "tags", "covers", "needs", "platform", "platform_reason", "project", "rules", "devices",
         "steps",
     ]
     static let deviceKeys = [
@@ -38,12 +38,41 @@ extension Scenario {
         return scenario
     }
 
+    /// `requires_runner: 0.3.0`: the oldest lerix-mock release that runs this file.
+    static func checkRequiredRunner(_ node: Node?) throws(ScenarioError) {
+        guard let node else { return }
+        let written: String
+        switch node.json {
+        case .string(let text): written = text
+        case .number: written = node.json.serializedString
+        case .array: throw node.error("requires_runner is a release such as \"\(Release.version)\", not a list")
+        case .object: throw node.error("requires_runner is a release such as \"\(Release.version)\", not a mapping")
+        default:
+            throw node.error(
+                "requires_runner is a release such as \"\(Release.version)\", not \(node.json.serializedString)"
+            )
+        }
+        guard let required = ReleaseVersion(written) else {
+            throw node.error(
+                "requires_runner is a release written MAJOR.MINOR.PATCH (such as \"\(Release.version)\"), not '\(written)'"
+            )
+        }
+        guard required <= Release.current else {
+            throw node.error(
+                "this file needs lerix-mock \(required) or newer (requires_runner); this runner is lerix-mock \(Release.version): upgrade lerix-mock to run it"
+            )
+        }
+    }
+
     /// Each part is read on its own, so a mistake in one key, rule, device or step does not
     /// hide those in the others; only a file that is not a mapping stops at once.
     private static func parse(_ root: Node, catalogue: SpecCatalogue) throws(ScenarioError) -> Scenario {
         guard case .object = root.json else {
             throw root.error("a scenario is a mapping with `name`, `devices` and `steps`, not a \(root.json.typeName)")
         }
+        // First, and alone: a file written for a newer runner may hold keys and steps this one
+        // does not know, and those are not mistakes to list.
+        try checkRequiredRunner(root.child("requires_runner"))
         try root.checkKeys(topKeys, what: "a scenario")
         let name =
             root.attempt { () throws(ScenarioError) in try root.required("name", in: "a scenario").string() }

@@ -17,9 +17,12 @@ public enum JUnitReport {
         let total = result.outcomes.reduce(0) { $0 + $1.wallSeconds }
         var out =
             "  <testsuite name=\"\(escape(suiteName))\" tests=\"\(result.outcomes.count)\" failures=\"\(result.failed)\" errors=\"\(result.errors)\" skipped=\"\(result.skipped)\" time=\"\(seconds(total))\">\n"
+        // Which runner wrote it, so a report read later says what produced its verdicts.
+        out += "    <properties><property name=\"lerix-mock\" value=\"\(escape(Release.version))\"/>"
         if !result.adapterName.isEmpty {
-            out += "    <properties><property name=\"adapter\" value=\"\(escape(result.adapterName))\"/></properties>\n"
+            out += "<property name=\"adapter\" value=\"\(escape(result.adapterName))\"/>"
         }
+        out += "</properties>\n"
         for o in result.outcomes {
             out +=
                 "    <testcase classname=\"\(escape(o.file))\" name=\"\(escape(o.scenario))\" time=\"\(seconds(o.wallSeconds))\""

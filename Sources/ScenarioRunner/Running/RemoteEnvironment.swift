@@ -64,7 +64,7 @@ public final class RemoteEnvironment: ScenarioEnvironment {
     public func hello() throws -> JSON {
         let adapter = try makeAdapter()
         defer { adapter.close() }
-        return try adapter.command(.hello)
+        return try adapter.command(.hello(protocolVersion: AdapterProtocolVersion.current))
     }
 
     public func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {

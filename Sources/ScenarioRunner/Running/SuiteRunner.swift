@@ -1,3 +1,4 @@
+import AdapterProtocol
 import Foundation
 import JSON
 

@@ -9,9 +9,11 @@ public enum HTMLReport {
     public static func html(_ result: SuiteResult, title: String = "lerix-mock scenarios") -> String {
         var out = "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        out += "<meta name=\"generator\" content=\"lerix-mock \(e(Release.version))\">\n"
         out += "<title>\(e(title)): \(e(result.summary))</title>\n<style>\n\(style)</style>\n</head>\n<body>\n"
         out += "<header><h1>\(e(title))</h1><p class=\"summary\">\(e(result.summary))"
         if !result.adapterName.isEmpty { out += " · adapter \(e(result.adapterName))" }
+        out += " · lerix-mock \(e(Release.version))"
         out += "</p>\n"
         let failed = result.outcomes.enumerated().filter { $0.element.status == .failed || $0.element.status == .error }
         if !failed.isEmpty {
