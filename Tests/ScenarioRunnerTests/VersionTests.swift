@@ -39,6 +39,8 @@ import Testing
           phone: {platform: ios}
         steps:
           - launch: phone
+          - expect: {device: phone, checks: 1}
+
         """
     }
 
