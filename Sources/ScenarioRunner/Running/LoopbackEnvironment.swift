@@ -1,3 +1,4 @@
+import AdapterProtocol
 import Clock
 import JSON
 
@@ -27,7 +28,7 @@ public final class LoopbackEnvironment: ScenarioEnvironment {
     public func hello() throws -> JSON {
         let adapter = try makeAdapter()
         defer { adapter.close() }
-        return try adapter.command(.hello)
+        return try adapter.command(.hello(protocolVersion: AdapterProtocolVersion.current))
     }
 
     public func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {
