@@ -16,6 +16,10 @@ import HTTP
 /// ```
 ///
 /// Not thread-safe: confine each session to one queue.
+///
+/// Its stored state is confined to one queue and touched for every pushed token, so each stored
+/// property is `@exclusivity(unchecked)`: release builds skip the run-time exclusivity checks
+/// there without an unsafe build flag, which SwiftPM refuses in a dependency pinned by version.
 public final class HTTP2ClientSession {
     public struct Configuration: Sendable {
         /// The `:scheme` of every request ("http" for h2c, "https" behind TLS).
@@ -61,14 +65,14 @@ public final class HTTP2ClientSession {
 
     public let configuration: Configuration
     let session: OpaquePointer
-    var streams = DenseTable<ClientStream>()
+    @exclusivity(unchecked) var streams = DenseTable<ClientStream>()
     /// Reused by ``submit(_:pathSuffix:body:)``: the path and the name/value array of one request.
-    private var pathScratch: [UInt8] = []
-    private var nvScratch: [nghttp2_nv] = []
-    var events: [Event] = []
-    var failed = false
+    @exclusivity(unchecked) private var pathScratch: [UInt8] = []
+    @exclusivity(unchecked) private var nvScratch: [nghttp2_nv] = []
+    @exclusivity(unchecked) var events: [Event] = []
+    @exclusivity(unchecked) var failed = false
     /// Set once a GOAWAY arrives: no new requests on this connection.
-    public internal(set) var receivedGoaway = false
+    @exclusivity(unchecked) public internal(set) var receivedGoaway = false
 
     public init(configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
@@ -273,13 +277,13 @@ public final class HTTP2ClientSession {
 final class ClientStream {
     /// The template a request was made from: nghttp2 reads its fields in place (not copied)
     /// when it frames the HEADERS, so the stream keeps it alive until it is removed.
-    var template: HTTP2RequestTemplate?
-    var requestBody: [UInt8] = []
-    var requestOffset = 0
-    var status = 0
-    var finalHeadersSeen = false
-    var headers = HTTPHeaders()
-    var body: [UInt8] = []
-    var bodyTooLarge = false
-    var completed = false
+    @exclusivity(unchecked) var template: HTTP2RequestTemplate?
+    @exclusivity(unchecked) var requestBody: [UInt8] = []
+    @exclusivity(unchecked) var requestOffset = 0
+    @exclusivity(unchecked) var status = 0
+    @exclusivity(unchecked) var finalHeadersSeen = false
+    @exclusivity(unchecked) var headers = HTTPHeaders()
+    @exclusivity(unchecked) var body: [UInt8] = []
+    @exclusivity(unchecked) var bodyTooLarge = false
+    @exclusivity(unchecked) var completed = false
 }

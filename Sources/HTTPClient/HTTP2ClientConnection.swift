@@ -25,6 +25,10 @@ import Sockets
 ///
 /// Confined to its reactor's queue: every method is called there and every event is reported
 /// there. (`@unchecked Sendable`: only handed to closures that run on that queue.)
+///
+/// Its stored state is confined to one queue and touched for every pushed token, so each stored
+/// property is `@exclusivity(unchecked)`: release builds skip the run-time exclusivity checks
+/// there without an unsafe build flag, which SwiftPM refuses in a dependency pinned by version.
 public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Sendable {
     public enum Event {
         /// The peer's SETTINGS arrived: requests may be sent, up to `maxConcurrentStreams`.
@@ -79,20 +83,20 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
     private let security: TransportSecurity
     private let sessionConfiguration: HTTP2ClientSession.Configuration
     private let onEvent: (Event) -> Void
-    private var socket: ClientSocket?
-    private var session: HTTP2ClientSession?
-    public private(set) var phase = Phase.idle
+    @exclusivity(unchecked) private var socket: ClientSocket?
+    @exclusivity(unchecked) private var session: HTTP2ClientSession?
+    @exclusivity(unchecked) public private(set) var phase = Phase.idle
     /// Request ids by stream id: an index, not a hash, per lookup.
-    private var streams = DenseTable<Int>()
-    private var deadlines = FIFO<Deadline>()
-    private var connectDeadline: UInt64 = 0
-    private var lastReadAt: UInt64 = 0
-    private var settings = SettingsWatch()
-    private var lastMaxStreams = 0
-    private var output: [UInt8] = []
+    @exclusivity(unchecked) private var streams = DenseTable<Int>()
+    @exclusivity(unchecked) private var deadlines = FIFO<Deadline>()
+    @exclusivity(unchecked) private var connectDeadline: UInt64 = 0
+    @exclusivity(unchecked) private var lastReadAt: UInt64 = 0
+    @exclusivity(unchecked) private var settings = SettingsWatch()
+    @exclusivity(unchecked) private var lastMaxStreams = 0
+    @exclusivity(unchecked) private var output: [UInt8] = []
 
     /// The highest number of streams this connection ever had open at once.
-    public private(set) var maxOpenStreams = 0
+    @exclusivity(unchecked) public private(set) var maxOpenStreams = 0
     public var openStreamCount: Int { streams.count }
 
     /// - Parameters:

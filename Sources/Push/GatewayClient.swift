@@ -17,6 +17,10 @@ import TLS
 /// this class performs their actions: it opens ``HTTP2ClientConnection``s, sends requests, arms
 /// retry timers and reports results. (`@unchecked Sendable`: confined to `queue`, the
 /// reactor's, and only handed to closures that run there.)
+///
+/// Its stored state is confined to one queue and touched for every pushed token, so each stored
+/// property is `@exclusivity(unchecked)`: release builds skip the run-time exclusivity checks
+/// there without an unsafe build flag, which SwiftPM refuses in a dependency pinned by version.
 final class GatewayClient: @unchecked Sendable {
     struct Work {
         let job: PushJob
@@ -45,18 +49,18 @@ final class GatewayClient: @unchecked Sendable {
     let retryScheduler: any Scheduler
 
     // Confined to `queue`.
-    private var pool: ConnectionPool
-    private var connections: [Int: HTTP2ClientConnection] = [:]
-    private var work = WorkTable<Work>()
-    private var touched: [HTTP2ClientConnection] = []
-    private var flushScheduled = false
-    private var stats = GatewayPushSink.ProviderStatistics()
-    private var stopped = false
-    private var apnsAuth: APNsProviderToken?
-    private var fcmAuth: FCMAccessToken?
+    @exclusivity(unchecked) private var pool: ConnectionPool
+    @exclusivity(unchecked) private var connections: [Int: HTTP2ClientConnection] = [:]
+    @exclusivity(unchecked) private var work = WorkTable<Work>()
+    @exclusivity(unchecked) private var touched: [HTTP2ClientConnection] = []
+    @exclusivity(unchecked) private var flushScheduled = false
+    @exclusivity(unchecked) private var stats = GatewayPushSink.ProviderStatistics()
+    @exclusivity(unchecked) private var stopped = false
+    @exclusivity(unchecked) private var apnsAuth: APNsProviderToken?
+    @exclusivity(unchecked) private var fcmAuth: FCMAccessToken?
     /// Work waiting for an FCM access token, and the connection fetching one.
-    private var awaitingToken: [Int] = []
-    private var tokenConnection: HTTP2ClientConnection?
+    @exclusivity(unchecked) private var awaitingToken: [Int] = []
+    @exclusivity(unchecked) private var tokenConnection: HTTP2ClientConnection?
 
     init(
         provider: PushProvider,

@@ -6,19 +6,23 @@ import MockServer
 /// reported. Results go to MockServer in batches (a full batch, the last token, or a short
 /// interval after the first unreported one), on the sink's results queue, never on the I/O queue.
 /// Confined to the client's queue.
+///
+/// Its stored state is confined to one queue and touched for every pushed token, so each stored
+/// property is `@exclusivity(unchecked)`: release builds skip the run-time exclusivity checks
+/// there without an unsafe build flag, which SwiftPM refuses in a dependency pinned by version.
 final class PushJob: @unchecked Sendable {
     let pushID: Int
     /// APNs topic or FCM project.
     let destination: String
     let completion: @Sendable ([TokenDelivery]) -> Void
-    private(set) var remaining: Int
+    @exclusivity(unchecked) private(set) var remaining: Int
     /// An eighth of the push (at least 1024, at most the configured batch): a large fan-out
     /// reports in about eight batches however fast it goes.
     let batchSize: Int
-    private var buffer: [TokenDelivery] = []
-    private var flushScheduled = false
+    @exclusivity(unchecked) private var buffer: [TokenDelivery] = []
+    @exclusivity(unchecked) private var flushScheduled = false
     /// The fixed part of this push's requests, and the authorization it was made with.
-    private var requestTemplate: (template: HTTP2RequestTemplate, authorization: String?)?
+    @exclusivity(unchecked) private var requestTemplate: (template: HTTP2RequestTemplate, authorization: String?)?
 
     init(
         pushID: Int,
