@@ -25,5 +25,5 @@ enum Version {
 
 extension Version {
     /// What results files name as the tool that wrote them.
-    static var tool: String { "lerix-mock \(current)" }
+    static var tool: String { "lerix-mock \(Release.version)" }
 }
