@@ -7,7 +7,8 @@ import YAML
 
 extension Scenario {
     static let topKeys = [
-        "requires_runner", "name", "description", "tags", "covers", "needs", "platform", "platform_reason", "project", "rules", "devices",
+        "requires_runner", "name", "description", "tags", "covers", "needs", "platform", "platform_reason", "project",
+        "rules", "devices",
         "steps",
     ]
     static let deviceKeys = [
