@@ -57,6 +57,8 @@ public final class LerixMock: Sendable {
             .init(key: key, apnsTopic: "dev.lerix.\(key)", fcmProject: "lerix-\(key)")
         ])
         options.pushSink = pushQueue
+        // The name in-process requests carry (`.test` never resolves, so no page can rebind to it).
+        options.allowedHosts = MockServerOptions.inProcessHosts
         do {
             server = try MockServer(options: options)
         } catch {

@@ -97,7 +97,10 @@ public final class MockServer: Responder {
                 )
             )
         case .matched(let route, let parameters):
-            if route.isAdmin, let problem = authorize(request) ?? Self.unknownParameter(request, route.endpoint) {
+            if route.isAdmin,
+                let problem = crossSiteProblem(request) ?? authorize(request)
+                    ?? Self.unknownParameter(request, route.endpoint)
+            {
                 reply(.response(problem.response))
                 return
             }

@@ -37,6 +37,12 @@ public struct MockServerOptions: Sendable {
     public var clock: ServerClock
     /// When set, `/admin/…` needs `Authorization: Bearer <token>`.
     public var adminToken: String?
+    /// Host names the admin API answers to besides IP literals and `localhost`
+    /// (`serve --allow-host`): a name that can be rebound to this machine must not reach it.
+    public var allowedHosts: [String] = []
+    /// `lerix.test`, the host in-process callers (LerixMock, the scenario runner) put in their
+    /// requests: `.test` is reserved (RFC 2606) and never resolves, so no page can rebind it.
+    public static let inProcessHosts = ["lerix.test"]
     /// Durable storage; the default keeps everything in memory.
     public var store: any StateStore
     /// Where silent pushes go; the default records every token as `no_gateway`.

@@ -89,6 +89,12 @@ enum OpenAPI {
                         "an unknown query parameter (the admin API reads only those listed)"
                     )
                 }
+                responses["403"] = problemResponse(
+                    "a Host other than an IP address, localhost or an --allow-host name, or a request from another origin (Origin, Sec-Fetch-Site)"
+                )
+                if route.method != "GET" && route.method != "HEAD" {
+                    responses["415"] = problemResponse("a body whose Content-Type is not application/json")
+                }
                 if adminToken {
                     responses["401"] = problemResponse("missing or wrong admin token")
                     operation.append(("security", [.object([("adminToken", [])])]))

@@ -36,6 +36,8 @@ enum ServeCommand: CLICommand {
           --apns-team-id ID      your team id (the iss of each provider token)
           --fcm-credentials FILE FCM HTTP v1 auth: a service-account JSON; access tokens come from its token_uri
           --admin-token TOKEN    /admin requires `Authorization: Bearer TOKEN`
+          --allow-host NAME      /admin also answers requests whose Host is NAME (repeatable); by default only
+                                 IP addresses and localhost, so a web page that rebinds its name cannot reach it
           --tls-cert FILE        also speak TLS on the port (ALPN h2, http/1.1): the certificate chain, PEM,
                                  leaf first (make one with `lerix-mock dev-cert`); plain HTTP/1.1 and h2c still work
           --tls-key FILE         the certificate's private key, PEM (PKCS#8 or traditional)
@@ -52,9 +54,10 @@ enum ServeCommand: CLICommand {
             "--host", "--port", "--config", "--state", "--clock", "--start-time",
             "--apns-gateway", "--fcm-gateway", "--admin-token", "--tls-cert", "--tls-key",
             "--tls-ca", "--apns-auth-key", "--apns-key-id", "--apns-team-id", "--fcm-credentials",
-            "--events-max-seconds", "--record",
+            "--events-max-seconds", "--record", "--allow-host",
         ],
-        flags: ["--quiet"]
+        flags: ["--quiet"],
+        repeatable: ["--allow-host"]
     )
 
     /// What the flags say, checked before anything starts.
@@ -73,6 +76,7 @@ enum ServeCommand: CLICommand {
         var quiet = false
         var eventStreamSeconds: Double?
         var recordPath: String?
+        var allowedHosts: [String] = []
 
         init(_ arguments: [String]) throws(ArgumentParser.Failure) {
             let parsed = try ServeCommand.parser.parse(arguments)
@@ -112,6 +116,14 @@ enum ServeCommand: CLICommand {
                     throw ArgumentParser.Failure(description: "--admin-token must not be empty")
                 }
                 adminToken = token
+            }
+            for name in parsed.allValues("--allow-host") {
+                guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }) else {
+                    throw ArgumentParser.Failure(
+                        description: "--allow-host takes a host name without port (like lerix-mock), not '\(name)'"
+                    )
+                }
+                allowedHosts.append(name)
             }
             tls = try TLSFiles(parsed)
             push = try ServeWiring.PushAuth(parsed)
@@ -181,6 +193,8 @@ enum ServeCommand: CLICommand {
             ? .manual(ManualScheduler(now: settings.startTime ?? system.now))
             : .system(system)
         options.adminToken = settings.adminToken
+        // The name it was told to listen on is its own, too.
+        options.allowedHosts = settings.allowedHosts + [settings.host]
         // Log lines leave through one background writer: a stderr nobody drains must not stall the event loops.
         let logWriter = RequestLogWriter()
         options.log = { line in logWriter.write(line) }

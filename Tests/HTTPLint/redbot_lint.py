@@ -63,7 +63,11 @@ def start(binary, args):
 
 def call(method, url, body=None, headers=None):
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    headers = dict(headers or {})
+    if data is not None:
+        # urllib would send application/x-www-form-urlencoded, which admin writes refuse (415).
+        headers.setdefault("Content-Type", "application/json")
+    request = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, dict(response.headers), response.read()

@@ -59,6 +59,7 @@ import FoundationNetworking
         defer { giveUp.cancel() }
         var request = URLRequest(url: url.appendingPathComponent("admin/projects/demo/rules"))
         request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")  // admin writes take JSON only
         request.httpBody = Data(#"{"type": "required_update", "below": "2.4.0"}"#.utf8)
         let (_, response) = try await URLSession.shared.data(for: request)
         #expect((response as? HTTPURLResponse)?.statusCode == 201)

@@ -38,10 +38,13 @@ final class Harness: Sendable {
 
     /// Sends one request and waits for its reply (at most 10 s, a guard only).
     func send(_ method: String, _ target: String, body: String? = nil, headers: [(String, String)] = []) -> HTTPReply? {
+        var fields = HTTPHeaders(headers)
+        // As every client of the admin API must (admin writes take JSON only).
+        if body != nil && !fields.contains("Content-Type") { fields.add("Content-Type", "application/json") }
         let request = HTTPRequest(
             method: method,
             target: target,
-            headers: HTTPHeaders(headers),
+            headers: fields,
             body: body.map { Array($0.utf8) } ?? []
         )
         let box = Mutex<HTTPReply?>(nil)

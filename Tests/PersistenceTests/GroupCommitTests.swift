@@ -271,7 +271,13 @@ enum PersistenceWait {
             ("token", "PUT", "/v1/projects/demo/push-tokens/after", #"{"platform": "ios"}"#),
         ] {
             group.enter()
-            server.server.respond(to: HTTPRequest(method: method, target: target, body: Array(body.utf8))) { reply in
+            let request = HTTPRequest(
+                method: method,
+                target: target,
+                headers: HTTPHeaders([("Content-Type", "application/json")]),
+                body: Array(body.utf8)
+            )
+            server.server.respond(to: request) { reply in
                 if case .response(let response) = reply { statuses.withLock { $0[name] = response.status } }
                 group.leave()
             }

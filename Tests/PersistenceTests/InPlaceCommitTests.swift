@@ -25,7 +25,13 @@ import Testing
         /// Hands `request` to the server from the calling thread, recording its answer under `name`.
         func send(_ server: MockServer, _ name: String, _ method: String, _ target: String, _ body: String) {
             let caller = pthread_self()
-            server.respond(to: HTTPRequest(method: method, target: target, body: Array(body.utf8))) { [self] reply in
+            let request = HTTPRequest(
+                method: method,
+                target: target,
+                headers: HTTPHeaders([("Content-Type", "application/json")]),
+                body: Array(body.utf8)
+            )
+            server.respond(to: request) { [self] reply in
                 guard case .response(let response) = reply else { return }
                 let answer = Answer(status: response.status, onCaller: pthread_equal(caller, pthread_self()) != 0)
                 byName.withLock { $0[name] = answer }

@@ -39,7 +39,12 @@ final class ServerOnFile {
     /// Sends one request; status and parsed JSON body (nil when not JSON).
     @discardableResult
     func call(_ method: String, _ target: String, _ body: String? = nil) -> (status: Int, json: JSON?, text: String) {
-        let request = HTTPRequest(method: method, target: target, body: body.map { Array($0.utf8) } ?? [])
+        let request = HTTPRequest(
+            method: method,
+            target: target,
+            headers: body == nil ? HTTPHeaders() : HTTPHeaders([("Content-Type", "application/json")]),
+            body: body.map { Array($0.utf8) } ?? []
+        )
         let box = Mutex<HTTPResponse?>(nil)
         let done = DispatchSemaphore(value: 0)
         server.respond(to: request) { reply in

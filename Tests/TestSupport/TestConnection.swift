@@ -88,7 +88,7 @@ public final class TestConnection {
     /// Serializes `request` (`Host` added unless it has one, `Content-Length` from the body) and
     /// reads its answer.
     public func send(_ request: HTTPRequest) throws -> ReceivedResponse {
-        try send(HTTPRequestSerializer.bytes(request, authority: "127.0.0.1"))
+        try send(HTTPRequestSerializer.bytes(request.withJSONTypeForAdminBody(), authority: "127.0.0.1"))
         return try readResponse(head: request.method == "HEAD")
     }
 

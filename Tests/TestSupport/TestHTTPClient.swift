@@ -34,6 +34,7 @@ public final class TestHTTPClient: Sendable {
 
     /// Sends `request` (the client adds `Host` and `Content-Length`) and waits for its answer.
     public func send(_ request: HTTPRequest) throws -> HTTPResponse {
+        let request = request.withJSONTypeForAdminBody()
         let received: ReceivedResponse
         do {
             received = try http.send(request, to: origin)
@@ -49,5 +50,17 @@ public final class TestHTTPClient: Sendable {
             body: received.body
         )
         return received.response
+    }
+}
+
+extension HTTPRequest {
+    /// An admin body without a `Content-Type` gets `application/json`, as every client of the
+    /// admin API must send (the server refuses other types: CONTRACT.md "Cross-site requests").
+    /// Tests of that refusal set their own type.
+    public func withJSONTypeForAdminBody() -> HTTPRequest {
+        guard target.hasPrefix("/admin"), !body.isEmpty, !headers.contains("Content-Type") else { return self }
+        var copy = self
+        copy.headers.add("Content-Type", "application/json")
+        return copy
     }
 }

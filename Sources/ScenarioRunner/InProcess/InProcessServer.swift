@@ -35,6 +35,8 @@ public final class InProcessServer: Sendable {
             .init(key: "demo", apnsTopic: "dev.lerix.demo", fcmProject: "lerix-demo")
         ])
         options.journalCapacity = 200_000
+        // The name in-process requests carry (`.test` never resolves, so no page can rebind to it).
+        options.allowedHosts = MockServerOptions.inProcessHosts
         switch pushes {
         case .redirectable:
             let sink = try RedirectableGatewayPushSink(configuration: .init())
