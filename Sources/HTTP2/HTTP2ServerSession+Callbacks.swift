@@ -75,11 +75,14 @@ extension HTTP2ServerSession {
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, userData in
             guard let data, let session = HTTP2ServerSession.from(userData),
-                let stream = session.streams[streamID], !stream.bodyTooLarge
+                let stream = session.streams[streamID], !stream.bodyTooLarge, !stream.bodyRefused
             else { return 0 }
             if stream.body.count + length > session.configuration.limits.maxBodyBytes {
                 stream.bodyTooLarge = true
                 stream.body = []
+                session.release(stream)
+            } else if !session.reserveBody(length, on: stream) {
+                session.refuseBody(on: streamID, stream)
             } else {
                 stream.body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
             }
@@ -98,6 +101,7 @@ extension HTTP2ServerSession {
             guard let session = HTTP2ServerSession.from(userData) else { return 0 }
             if session.decodingStream?.id == streamID { session.decodingStream = nil }
             guard let stream = session.streams.removeValue(forKey: streamID) else { return 0 }
+            session.release(stream)
             session.queuedResponseBytes -= stream.responseBody.count - stream.responseOffset
             return 0
         }

@@ -29,17 +29,31 @@ public final class HTTP2ServerSession {
         /// Body, `:path` and header-section limits: HTTP/1.1's, answered with the same
         /// statuses (413, 414, 431) through ``Event/rejected(streamID:_:)``.
         public var limits: HTTPLimits
-        /// SETTINGS_INITIAL_WINDOW_SIZE for request bodies.
+        /// SETTINGS_INITIAL_WINDOW_SIZE for request bodies: what one request may carry (its
+        /// body limit), so a stream never holds more than it could use.
         public var initialWindowSize: UInt32
+        /// Request-body bytes this connection may hold at once, over all its streams (each
+        /// stream's window alone would let 128 streams hold 128 MiB). A stream whose data would
+        /// pass it is answered 503 and reset, its bytes dropped.
+        public var maxBufferedBodyBytes: Int
+        /// The server-wide budget the connection's body bytes are also taken from (many
+        /// connections each under their own bound must still fit in memory); nil: none.
+        public var bodyBudget: BodyBudget?
 
         public init(
             maxConcurrentStreams: UInt32 = 128,
             limits: HTTPLimits = HTTPLimits(),
-            initialWindowSize: UInt32 = 1 << 20
+            initialWindowSize: UInt32? = nil,
+            maxBufferedBodyBytes: Int = 4 << 20,
+            bodyBudget: BodyBudget? = nil
         ) {
             self.maxConcurrentStreams = maxConcurrentStreams
             self.limits = limits
-            self.initialWindowSize = initialWindowSize
+            // At least HTTP/2's default (65,535), at most what a body may be (HTTP/2's maximum).
+            self.initialWindowSize =
+                initialWindowSize ?? UInt32(min(max(limits.maxBodyBytes, 65_535), 0x7FFF_FFFF))
+            self.maxBufferedBodyBytes = max(maxBufferedBodyBytes, limits.maxBodyBytes)
+            self.bodyBudget = bodyBudget
         }
     }
 
@@ -69,6 +83,9 @@ public final class HTTP2ServerSession {
     @exclusivity(unchecked) var now: UInt64 = 0
     /// Response body bytes accepted by ``respond(_:to:)`` and not yet framed.
     @exclusivity(unchecked) public internal(set) var queuedResponseBytes = 0
+    /// Request-body bytes held by this connection's open streams (capacity reserved for them),
+    /// from their first byte until the stream closes.
+    @exclusivity(unchecked) public internal(set) var bufferedBodyBytes = 0
 
     public init(configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
@@ -109,7 +126,55 @@ public final class HTTP2ServerSession {
     }
 
     deinit {
+        // nghttp2 calls no stream-close callback here: give back what open streams still hold.
+        for stream in streams.values { release(stream) }
         nghttp2_session_del(session)
+    }
+
+    /// Makes room for `length` more body bytes on `stream`, taking the capacity it grows by
+    /// from this connection's bound and the server's budget; false (nothing taken) when either
+    /// is spent.
+    func reserveBody(_ length: Int, on stream: ServerStream) -> Bool {
+        let needed = stream.body.count + length
+        guard needed > stream.chargedBytes else { return true }
+        // Grown by doubling, as Array would, but never past the body limit, and paid for first.
+        let target = min(max(needed, stream.chargedBytes * 2), configuration.limits.maxBodyBytes)
+        let extra = target - stream.chargedBytes
+        guard bufferedBodyBytes + extra <= configuration.maxBufferedBodyBytes else { return false }
+        if let budget = configuration.bodyBudget, !budget.reserve(extra) { return false }
+        bufferedBodyBytes += extra
+        stream.chargedBytes = target
+        stream.body.reserveCapacity(target)
+        return true
+    }
+
+    /// Gives back what `stream` holds against the bounds (its body is gone or handed over
+    /// and answered).
+    func release(_ stream: ServerStream) {
+        guard stream.chargedBytes > 0 else { return }
+        bufferedBodyBytes -= stream.chargedBytes
+        configuration.bodyBudget?.release(stream.chargedBytes)
+        stream.chargedBytes = 0
+    }
+
+    /// The connection or the server holds as many unfinished bodies as it may: `streamID` is
+    /// answered 503 at once and its further data dropped, so uploads that never end cost
+    /// nothing more, and a client can retry later.
+    func refuseBody(on streamID: Int32, _ stream: ServerStream) {
+        stream.bodyRefused = true
+        stream.delivered = true
+        stream.body = []
+        release(stream)
+        events.append(
+            .rejected(
+                streamID: streamID,
+                HTTPParseError(
+                    status: 503,
+                    message:
+                        "the server holds as many unfinished request bodies as it may (per connection and in all); retry later"
+                )
+            )
+        )
     }
 
     /// Whether an `HTTP2-Settings` header can start an `Upgrade: h2c`: base64url of whole
@@ -338,6 +403,10 @@ final class ServerStream {
     @exclusivity(unchecked) var targetTooLong = false
     @exclusivity(unchecked) var headersTooLarge = false
     @exclusivity(unchecked) var bodyTooLarge = false
+    /// Refused for want of body memory (``HTTP2ServerSession/refuseBody(on:_:)``).
+    @exclusivity(unchecked) var bodyRefused = false
+    /// Body capacity taken from the connection's bound and the server's budget.
+    @exclusivity(unchecked) var chargedBytes = 0
     @exclusivity(unchecked) var delivered = false
     @exclusivity(unchecked) var responded = false
     @exclusivity(unchecked) var responseBody: [UInt8] = []

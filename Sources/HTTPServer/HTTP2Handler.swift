@@ -81,7 +81,11 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
     }
 
     static func sessionConfiguration(_ context: ServerContext) -> HTTP2ServerSession.Configuration {
-        HTTP2ServerSession.Configuration(limits: context.configuration.limits)
+        HTTP2ServerSession.Configuration(
+            limits: context.configuration.limits,
+            maxBufferedBodyBytes: context.configuration.maxBufferedBodyBytesPerConnection,
+            bodyBudget: context.bodyBudget
+        )
     }
 
     var activity: ConnectionActivity {

@@ -40,6 +40,13 @@ extension HTTPServer {
         /// When set, the port speaks TLS (ALPN h2 and http/1.1) to clients whose first byte is a
         /// TLS handshake, and plain HTTP/1.1 and h2c to the rest. Make it with ``TLSContext/server(certificateFile:keyFile:now:)``.
         public var tls: TLSContext?
+        /// Request-body bytes one HTTP/2 connection may hold over all its streams (at least one
+        /// whole body, ``HTTPLimits/maxBodyBytes``); past it a stream is answered 503.
+        public var maxBufferedBodyBytesPerConnection = 4 << 20
+        /// Request-body bytes the whole server may hold at once, HTTP/1.1 and HTTP/2 together:
+        /// uploads that never finish, each within its connection's bound, must not add up to
+        /// more memory than the machine has. Past it a request is answered 503.
+        public var maxBufferedBodyBytes = 128 << 20
         /// Off: the port speaks HTTP/1.1 only and answers an HTTP/2 preface with 505 (as a
         /// server built without HTTP/2 would); on by default.
         public var speaksHTTP2 = true

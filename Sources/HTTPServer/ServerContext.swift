@@ -18,6 +18,8 @@ final class ServerContext: Sendable {
     let headerReadTimeout: UInt64
     let idleTimeout: UInt64
     let requestReadTimeout: UInt64
+    /// Request-body memory shared by every connection (``HTTPServer/Configuration/maxBufferedBodyBytes``).
+    let bodyBudget: BodyBudget
     let compression = ResponseCompression()
     let caching = ResponseCaching()
 
@@ -32,6 +34,7 @@ final class ServerContext: Sendable {
         self.endsBatches = responder.wantsBatchEnds
         self.log = log
         self.http2 = http2
+        self.bodyBudget = BodyBudget(limit: configuration.maxBufferedBodyBytes)
         self.headerReadTimeout = configuration.headerReadTimeout.nanosecondsClamped
         self.idleTimeout = configuration.idleTimeout.nanosecondsClamped
         self.requestReadTimeout = configuration.requestReadTimeout.nanosecondsClamped

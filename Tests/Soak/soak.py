@@ -14,14 +14,18 @@ accepts TCP and never speaks for FCM. During the load:
   slow clients  slowloris heads and bodies trickled at 1 byte/s
   never readers HTTP/1.1 connections pipelining 1600 x GET /openapi.json, never reading
   h2 abuse      rapid reset (HEADERS + RST_STREAM), zero-window peers with 128 streams
+  h2 uploads    32 h2c connections, 128 POST streams each, ~1 MB sent on every stream and never
+                ended (once 3.4 GB and an abort): the server must stay under SOAK_PEAK_MB
+  cross-site    what a web page could send: text/plain and form admin writes, another Origin,
+                Sec-Fetch-Site cross-site, a rebound Host name; every one must be refused (403/415)
 
 It passes when the probes' p99 stays under SOAK_P99_MS (default 500; the machine is shared) with no failed probe,
-the server's RSS returns near its baseline once the load stops (at most SOAK_RSS_SLACK_MB,
-default 48, above it), and after a kill -9 and a restart on the same --state file every
+the server's RSS stays under SOAK_PEAK_MB (default 512) and returns near its baseline once the load
+stops (at most SOAK_RSS_SLACK_MB, default 48, above it), no cross-site request is taken, and after a kill -9 and a restart on the same --state file every
 acknowledged write is there (and every acknowledged delete is gone).
 
 usage: soak.py BINARY   (Makefile: make soak [SOAK_SECONDS=N])
-SOAK_ONLY=checks,admin,faults,slow,never-readers,rapid-reset,zero-window picks the load
+SOAK_ONLY=checks,admin,faults,slow,never-readers,rapid-reset,zero-window,h2-uploads,cross-site picks the load
 (default: all), to find which one hurts.
 """
 import json
@@ -41,6 +45,7 @@ BIN = sys.argv[1] if len(sys.argv) > 1 else ".build/release/lerix-mock"
 DURATION = int(os.environ.get("SOAK_SECONDS", "150"))
 P99_LIMIT_MS = float(os.environ.get("SOAK_P99_MS", "500"))
 RSS_SLACK_MB = float(os.environ.get("SOAK_RSS_SLACK_MB", "48"))
+PEAK_MB = float(os.environ.get("SOAK_PEAK_MB", "512"))
 BASE_PORT = int(os.environ.get("SOAK_PORT", "25100"))
 SERVER_PORT, GATEWAY_PORT, BLACKHOLE_PORT = BASE_PORT, BASE_PORT + 1, BASE_PORT + 2
 HOST = "127.0.0.1"
@@ -169,6 +174,11 @@ def hpack_string(text):
 def headers(stream, path):
     block = b"\x82\x86" + b"\x04" + hpack_string(path) + b"\x01" + hpack_string("soak")
     return frame(1, 0x5, stream, block)
+
+
+def post_headers(stream, path):
+    block = b"\x83\x86" + b"\x04" + hpack_string(path) + b"\x01" + hpack_string("127.0.0.1")
+    return frame(1, 0x4, stream, block)  # END_HEADERS, no END_STREAM: a body follows
 
 
 def rst(stream):
@@ -412,6 +422,82 @@ def zero_window(index):
             stop.wait(1)
 
 
+def h2_uploads(index):
+    """4 connections a thread (8 threads: 32), each 128 POST streams with ~1 MB sent on every one
+    and never ended, held open for 20 s, then again."""
+    chunk = frame(0, 0, 0, b"u" * 16384)[:9]  # a DATA frame header, stream patched below
+    body = b"u" * 16384
+    while not stop.is_set():
+        sockets = []
+        try:
+            for _ in range(4):
+                s = connect()
+                s.sendall(PREFACE + settings([]) + frame(4, 1, 0)
+                          + b"".join(post_headers(2 * k + 1, "/admin/state") for k in range(128)))
+                s.setblocking(False)
+                sockets.append(s)
+            for _ in range(64):  # 64 x 16 KiB = 1 MiB a stream
+                for s in sockets:
+                    for k in range(128):
+                        if stop.is_set():
+                            raise OSError("stopping")
+                        data = memoryview(chunk[:5] + struct.pack(">I", 2 * k + 1) + body)
+                        while data:
+                            try:
+                                data = data[s.send(data):]
+                            except BlockingIOError:
+                                drain(s)
+                                if stop.wait(0.002):
+                                    raise OSError("stopping")
+                    drain(s)
+            count("h2 unfinished uploads (1 MB x 128 streams)", len(sockets))
+            for _ in range(20):
+                if stop.wait(1):
+                    break
+                for s in sockets:
+                    drain(s)
+        except OSError:
+            count("h2 upload connections ended")
+        for s in sockets:
+            s.close()
+
+
+CROSS_SITE = [
+    # (method, path, body, headers): what a page on another origin, or a rebinding one, can send
+    ("POST", "/admin/projects/{p}/rules", b'{"type": "optional_update", "below": "99.0"}',
+     {"Content-Type": "text/plain;charset=UTF-8", "Origin": "http://127.0.0.1:1", "Sec-Fetch-Site": "same-site"}),
+    ("POST", "/admin/projects/{p}/rules", b'{"type": "optional_update", "below": "99.0"}',
+     {"Content-Type": "text/plain"}),
+    ("POST", "/admin/reset", b"", {"Content-Type": "application/x-www-form-urlencoded", "Origin": "null"}),
+    ("POST", "/admin/reset", b"", {"Origin": "http://evil.example"}),
+    ("POST", "/admin/recording", b"{}", {"Content-Type": "application/json", "Sec-Fetch-Site": "cross-site"}),
+    ("GET", "/admin/state", None, {"Host": "attacker.example:%d" % SERVER_PORT}),
+]
+
+
+def cross_site(taken):
+    rng = random.Random(7)
+    while not stop.is_set():
+        method, path, body, headers = rng.choice(CROSS_SITE)
+        try:
+            conn = http.client.HTTPConnection(HOST, SERVER_PORT, timeout=10)
+            conn.putrequest(method, path.format(p=rng.choice(PROJECTS)), skip_host="Host" in headers,
+                            skip_accept_encoding=True)
+            for name, value in headers.items():
+                conn.putheader(name, value)
+            conn.putheader("Content-Length", str(len(body or b"")))
+            conn.endheaders(body or None)
+            response = conn.getresponse()
+            response.read()
+            conn.close()
+            count(f"cross-site {response.status}")
+            if response.status < 400:
+                taken.append(f"{method} {path} {headers} answered {response.status}")
+        except OSError:
+            count("cross-site transport errors")
+        stop.wait(0.2)
+
+
 # ---------------------------------------------------------------- verdict
 
 def percentile(values, p):
@@ -464,6 +550,7 @@ def main():
         log(f"server pid {server.pid}, baseline RSS {baseline:.1f} MB, load for {DURATION} s")
 
         uncertain = []
+        cross_site_taken = []
         load = {
             "checks": [(checker, (i,)) for i in range(3)],
             "admin": [(admin_writer, (expected, deleted, uncertain))],
@@ -472,6 +559,8 @@ def main():
             "never-readers": [(never_reader, (i,)) for i in range(10)],
             "rapid-reset": [(rapid_reset, (i,)) for i in range(2)],
             "zero-window": [(zero_window, (i,)) for i in range(6)],
+            "h2-uploads": [(h2_uploads, (i,)) for i in range(8)],
+            "cross-site": [(cross_site, (cross_site_taken,))],
         }
         chosen = os.environ.get("SOAK_ONLY", ",".join(load)).split(",")
         workers = [threading.Thread(target=f, args=a) for name in chosen for f, a in load.get(name, [])]
@@ -528,6 +617,10 @@ def main():
         problems.append(f"{len(failures)} probes failed, e.g. {failures[0]}")
     if not p99 <= P99_LIMIT_MS:
         problems.append(f"probe p99 {p99:.1f} ms is over {P99_LIMIT_MS:.0f} ms")
+    if peak > PEAK_MB:
+        problems.append(f"peak RSS {peak:.1f} MB is over {PEAK_MB:.0f} MB")
+    if cross_site_taken:
+        problems.append(f"{len(cross_site_taken)} cross-site requests were taken, e.g. {cross_site_taken[0]}")
     if after > baseline + RSS_SLACK_MB:
         problems.append(f"RSS {after:.1f} MB did not return within {RSS_SLACK_MB:.0f} MB of the {baseline:.1f} MB baseline")
     if missing or resurrected:
