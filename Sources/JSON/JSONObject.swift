@@ -1,5 +1,5 @@
-/// An ordered JSON object. Duplicate keys from a parse keep the last value (in the first
-/// key's place), as most parsers do.
+/// An ordered JSON object. ``JSON/parse(_:)`` refuses a repeated key (as the YAML reader
+/// does); built from pairs, a repeated key keeps the last value in the first key's place.
 ///
 /// Pairs are stored in order; objects beyond a handful of keys also keep a hash index from
 /// key to position, so building or reading an object of n keys costs O(n) overall rather
@@ -75,6 +75,19 @@ public struct JSONObject: Equatable, Sendable, Sequence {
                 }
             }
         }
+    }
+
+    /// Adds `key` at the end unless the object has it already (then nothing changes): one
+    /// look-up, for a parser that refuses repeated keys.
+    public mutating func insertIfAbsent(_ key: String, _ value: JSON) -> Bool {
+        guard position(of: key) == nil else { return false }
+        pairs.append((key, value))
+        if index != nil {
+            index?[key] = pairs.count - 1
+        } else if pairs.count > Self.indexThreshold {
+            buildIndex()
+        }
+        return true
     }
 
     /// Removing shifts later pairs: O(n), and rare (parsing never removes).

@@ -120,6 +120,7 @@ struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw error(index < bytes.count ? "expected a quoted member name" : "unexpected end of input in object")
             }
+            let keyStart = index
             let key = try parseString()
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
@@ -127,7 +128,11 @@ struct JSONParser {
             }
             index += 1
             skipWhitespace()
-            object[key] = try parseValue()
+            // A repeated name is refused, as YAML refuses it: "last one wins" would let a config
+            // or an admin body say two things and mean one without anyone noticing.
+            guard object.insertIfAbsent(key, try parseValue()) else {
+                throw error("duplicate member name \"\(key)\"", at: keyStart)
+            }
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input in object") }
             if bytes[index] == UInt8(ascii: ",") {

@@ -45,9 +45,15 @@ public enum ConfigFile {
     }
 
     static func readFile(path: String) throws(ConfigError) -> [UInt8] {
-        let fd = open(path, O_RDONLY)
+        // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer for ever.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw ConfigError(file: path, message: "cannot open: \(errnoText())") }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw ConfigError(file: path, message: "cannot open: \(errnoText())") }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw ConfigError(file: path, message: "not a regular file (a FIFO, device or folder): give a file")
+        }
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {

@@ -14,12 +14,20 @@ enum FileSystem {
 
     /// The file's first `count` bytes, or `.missing` when there is no file at `path`.
     static func readPrefix(_ path: String, count: Int) -> Result<Prefix, FileSystemError> {
-        let fd = retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer for ever.
+        let fd = retrying { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         if fd < 0 {
             let code = errno
             return code == ENOENT ? .success(.missing) : .failure(FileSystemError(code: code, doing: "reading"))
         }
         defer { close(fd) }
+        var info = stat()
+        if fstat(fd, &info) != 0 { return .failure(FileSystemError(code: errno, doing: "reading")) }
+        if info.st_mode & S_IFMT != S_IFREG {
+            return .failure(
+                FileSystemError(code: EINVAL, doing: "reading", detail: "not a regular file (a FIFO, device or folder)")
+            )
+        }
         var buffer = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
@@ -47,6 +55,16 @@ enum FileSystem {
         if rename(source, destination) != 0 { return FileSystemError(code: errno, doing: "renaming") }
         syncDirectory(of: destination)
         return nil
+    }
+
+    /// Whether this process may create files in the folder that holds `path`.
+    static func canCreateFiles(beside path: String) -> Bool {
+        access(directory(of: path), W_OK) == 0
+    }
+
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// Makes a rename durable: fsync on the directory that holds `path`.
@@ -89,8 +107,10 @@ enum FileSystem {
 struct FileSystemError: Error, Equatable, CustomStringConvertible {
     var code: Int32
     var doing: String
+    /// Said instead of `strerror(code)` when the system's words would mislead.
+    var detail: String? = nil
 
     var description: String {
-        "\(doing) failed: " + String(cString: strerror(code))
+        "\(doing) failed: " + (detail ?? String(cString: strerror(code)))
     }
 }

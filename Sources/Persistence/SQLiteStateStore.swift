@@ -59,10 +59,17 @@ public final class SQLiteStateStore: StateStore {
         seed: StateSnapshot,
         durability: StateDurability = .default
     ) throws(StateFileError) -> SQLiteStateStore {
+        // Rows that do not read back as a state are refused before the file is opened for
+        // writing (which would change its header): a refused file keeps every byte.
+        let readsBack = { (stored: StoredState) throws(StateFileError) -> Void in
+            _ = try StateSnapshot.restoring(stored.projects, path: path)
+            if let json = stored.seed { _ = try StateSnapshot.restoring(json, what: "the stored seed", path: path) }
+        }
         let file = try StateFile.open(
             path: path,
             seed: StoredState(seed: seed.json, projects: seed.storedProjects),
-            durability: durability
+            durability: durability,
+            validate: readsBack
         )
         do {
             let stored = file.initialState

@@ -19,7 +19,8 @@ extension StateDatabase {
     static func open(
         path: String,
         seed: StoredState,
-        durability: StateDurability
+        durability: StateDurability,
+        validate: (StoredState) throws(StateFileError) -> Void = { _ throws(StateFileError) in }
     ) throws(StateFileError) -> (database: StateDatabase, created: Bool) {
         var created = false
         switch FileSystem.readPrefix(path, count: 100) {
@@ -39,8 +40,13 @@ extension StateDatabase {
                 throw .foreign(path: path, applicationID: applicationID)
             case .sqlite(_, let version) where version > StateSchema.currentVersion:
                 throw .newerSchema(path: path, found: version, supported: StateSchema.currentVersion)
+            case .sqlite(_, let version) where version == StateSchema.currentVersion:
+                // Opening for writing switches the log mode, folds the token log and checkpoints:
+                // it writes the header (bytes 24-27, the change counter, and 92-95). A file whose
+                // rows do not read back must be refused before that, so it is read first, read-only.
+                try inspectReadOnly(path: path, validate: validate)
             case .sqlite:
-                break
+                break  // an older schema is migrated forward on open; its rows read back after
             }
         }
         return (try openExisting(path: path, durability: durability), created)
@@ -88,7 +94,9 @@ extension StateDatabase {
         var connection: SQLiteConnection
         do {
             connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE)
-            if connection.isReadOnly {
+            // A writable file in a folder it may not write is served read-only too: the write-ahead
+            // log (FILE-wal) could not be created beside it, so writing would fail at start.
+            if connection.isReadOnly || !FileSystem.canCreateFiles(beside: path) {
                 connection = try openReadOnly(path: path)
             }
         } catch {
@@ -146,6 +154,36 @@ extension StateDatabase {
         } catch {
             throw .cannotOpen(path: path, detail: "\(error)")
         }
+    }
+
+    /// Reads the whole file without writing a byte and hands its state to `validate`: every
+    /// refusal a read-write open would make, made before anything is written.
+    private static func inspectReadOnly(
+        path: String,
+        validate: (StoredState) throws(StateFileError) -> Void
+    ) throws(StateFileError) {
+        let state: StoredState
+        do {
+            let connection = try openReadOnly(path: path)
+            sqlite3_busy_timeout(connection.handle, 1000)
+            let applicationID = UInt32(truncatingIfNeeded: try connection.pragmaInteger("application_id"))
+            guard applicationID == StateSchema.applicationID else {
+                throw StateFileError.foreign(path: path, applicationID: applicationID)
+            }
+            let problems = try connection.pragmaTexts("quick_check")
+            guard problems == ["ok"] else {
+                let detail = problems.prefix(3).joined(separator: "; ")
+                throw StateFileError.corrupt(path: path, detail: "integrity check: \(detail)")
+            }
+            state = try StateDatabase(connection: connection).load()
+        } catch let error as StateFileError {
+            throw error
+        } catch let error as SQLiteError {
+            throw classify(error, path: path)
+        } catch {
+            throw .cannotOpen(path: path, detail: "\(error)")
+        }
+        try validate(state)
     }
 
     /// A file we may not write (read-only file or directory): served from what it holds, every

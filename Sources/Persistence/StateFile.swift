@@ -36,9 +36,15 @@ final class StateFile: Sendable {
     static func open(
         path: String,
         seed: StoredState,
-        durability: StateDurability = .default
+        durability: StateDurability = .default,
+        validate: (StoredState) throws(StateFileError) -> Void = { _ throws(StateFileError) in }
     ) throws(StateFileError) -> StateFile {
-        let (database, created) = try StateDatabase.open(path: path, seed: seed, durability: durability)
+        let (database, created) = try StateDatabase.open(
+            path: path,
+            seed: seed,
+            durability: durability,
+            validate: validate
+        )
         let state = try database.load()
         let committer = GroupCommitter(
             database: database,

@@ -56,7 +56,15 @@ import Testing
         #expect(throws: JSONSyntaxError.self) { try JSON.parse([0x22, 0xFF, 0x22]) }
     }
 
-    @Test func duplicateKeysKeepTheLastValue() throws {
-        #expect(try JSON.parse(#"{"a":1,"a":2}"#) == .object([("a", 2)]))
+    /// As the YAML reader refuses them (a JSON config once said two things and meant the last).
+    @Test func aRepeatedMemberNameIsRefusedWhereItRepeats() {
+        #expect {
+            try JSON.parse(Array("{\"a\":1,\n \"a\":2}".utf8))
+        } throws: { error in
+            guard let error = error as? JSONSyntaxError else { return false }
+            return error.message == "duplicate member name \"a\"" && error.line == 2 && error.column == 2
+        }
+        #expect(throws: JSONSyntaxError.self) { try JSON.parse(#"[{"x":{"b":1,"b":1}}]"#) }
+        #expect((try? JSON.parse(#"{"a":{"a":1},"b":{"a":2}}"#)) != nil, "the same name in other objects is fine")
     }
 }

@@ -44,13 +44,21 @@ import Testing
 
     @Test func duplicateKeysKeepTheLastValueInTheFirstPlaceAtAnySize() throws {
         for size in [3, 40] {
-            var text = "{\"dup\":1"
-            for i in 0..<size { text += ",\"k\(i)\":\(i)" }
-            text += ",\"dup\":2}"
-            let object = try #require(try JSON.parse(text).objectValue)
+            let pairs: [(String, JSON)] =
+                [("dup", 1)] + (0..<size).map { ("k\($0)", JSON.number(Double($0))) } + [("dup", 2)]
+            let object = JSONObject(pairs)
             #expect(object.count == size + 1)
             #expect(object.keys.first == "dup")
             #expect(object["dup"] == 2)
+        }
+    }
+
+    @Test func aParseRefusesARepeatedKeyAtAnySize() {
+        for size in [3, 40] {
+            var text = "{\"dup\":1"
+            for i in 0..<size { text += ",\"k\(i)\":\(i)" }
+            text += ",\"dup\":2}"
+            #expect(throws: JSONSyntaxError.self) { try JSON.parse(text) }
         }
     }
 

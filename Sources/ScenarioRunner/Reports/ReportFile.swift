@@ -9,7 +9,12 @@ public enum ReportFile {
         var isDirectory: ObjCBool = false
         let existed = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         if existed, isDirectory.boolValue { return "cannot write \(path): it is a folder" }
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        // A FIFO (or device) is no report file: opening one to write waits for a reader for ever.
+        var info = stat()
+        if existed, stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            return "cannot write \(path): not a regular file (a FIFO or device); give a file path"
+        }
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0o644)
         guard fd >= 0 else { return "cannot write \(path): \(String(cString: strerror(errno)))" }
         close(fd)
         if !existed { unlink(path) }
