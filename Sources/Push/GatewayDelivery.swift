@@ -34,6 +34,13 @@ public struct GatewayDelivery: Sendable, Equatable {
     }
 
     /// As `GET /deliveries` lists it: the body shown as JSON when it parses.
+    /// About what keeping this delivery costs in memory: its bytes and the fixed part of the
+    /// value (the log's byte bound counts this).
+    public var keptBytes: Int {
+        256 + body.count + token.utf8.count + (topic?.utf8.count ?? 0) + (project?.utf8.count ?? 0)
+            + (priority?.utf8.count ?? 0)
+    }
+
     public var json: JSON {
         var pairs: [(String, JSON)] = [
             ("provider", .string(provider.rawValue)), ("token", .string(token)),

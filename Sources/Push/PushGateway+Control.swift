@@ -81,6 +81,14 @@ extension PushGateway {
     /// answer never grows with the log (250k records once made one 1.4 GB answer).
     static let defaultDeliveryPage = 1000
     static let maxDeliveryPage = 10_000
+    /// About the most bytes of deliveries one page holds, whatever `limit` says (10,000 kept FCM
+    /// deliveries once made a 166 MB answer); `next` continues.
+    static let maxDeliveryPageBytes = 4 << 20
+    /// Tokens with a rejection armed at once, and the longest token and reason taken: `GET
+    /// /control` lists them all, so they bound its answer (120 huge tokens once made 45 MB).
+    static let maxRejections = 10_000
+    static let maxRejectionTokenBytes = 512
+    static let maxRejectionReasonBytes = 256
 
     /// `GET /deliveries[?token=&provider=&limit=&after=]`: one page, oldest first; `next` is
     /// the link to the following page (the same filters, `after` the last `seq` shown), or null.
@@ -116,7 +124,7 @@ extension PushGateway {
             after = n
         }
         let (page, more, total, dropped) = state.withLock { s in
-            let found = s.log.page(after: after, limit: limit) { d in
+            let found = s.log.page(after: after, limit: limit, maxBytes: Self.maxDeliveryPageBytes) { d in
                 (token == nil || d.token == token) && (provider == nil || d.provider == provider)
             }
             return (found.items, found.more, s.log.total, s.log.dropped)
@@ -179,6 +187,13 @@ extension PushGateway {
         guard let token = body["token"]?.stringValue, !token.isEmpty else {
             return Self.problem(422, "Unprocessable Content", "token (a non-empty string) is required")
         }
+        guard token.utf8.count <= Self.maxRejectionTokenBytes else {
+            return Self.problem(
+                422,
+                "Unprocessable Content",
+                "token is at most \(Self.maxRejectionTokenBytes) bytes (APNs tokens are 64, FCM tokens about 160)"
+            )
+        }
         guard let status = body["status"]?.intValue, (400...599).contains(status) else {
             return Self.problem(
                 422,
@@ -189,6 +204,13 @@ extension PushGateway {
         var reason: String?
         if let r = body["reason"], !r.isNull {
             guard let text = r.stringValue else { return Self.problem(400, "Bad Request", "reason must be a string") }
+            guard text.utf8.count <= Self.maxRejectionReasonBytes else {
+                return Self.problem(
+                    422,
+                    "Unprocessable Content",
+                    "reason is at most \(Self.maxRejectionReasonBytes) bytes"
+                )
+            }
             reason = text
         }
         let count: Int?
@@ -196,7 +218,20 @@ extension PushGateway {
         case .success(let c): count = c
         case .failure(let p): return p.response
         }
-        reject(token: token, status: status, reason: reason, count: count)
+        let armed = state.withLock { s -> Bool in
+            guard s.controls.rejections[token] != nil || s.controls.rejections.count < Self.maxRejections else {
+                return false
+            }
+            s.controls.reject(token: token, status: status, reason: reason, count: count)
+            return true
+        }
+        guard armed else {
+            return Self.problem(
+                422,
+                "Unprocessable Content",
+                "\(Self.maxRejections) tokens already have a rejection armed; DELETE /control/reject clears them"
+            )
+        }
         return HTTPResponse(status: 204)
     }
 

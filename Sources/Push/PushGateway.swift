@@ -77,16 +77,23 @@ public final class PushGateway: Responder, Sendable {
     /// - Parameters:
     ///   - scheduler: the time deliveries are stamped with, and the clock delayed answers wait on.
     ///   - maxRecordedDeliveries: how many of the latest deliveries `GET /deliveries` keeps.
+    ///   - maxRecordedBytes: how much memory they may take together (the oldest go first).
     ///   - authentication: provider auth to check (none by default).
     public init(
         scheduler: any Scheduler,
         maxRecordedDeliveries: Int = 200_000,
+        maxRecordedBytes: Int = 64 << 20,
         authentication: Authentication = Authentication()
     ) {
         self.scheduler = scheduler
         self.apnsTokenCheck = authentication.apns
         self.tokenPath = authentication.fcm?.account.tokenPath
-        self.state = Mutex(State(log: DeliveryLog(capacity: maxRecordedDeliveries), fcmTokens: authentication.fcm))
+        self.state = Mutex(
+            State(
+                log: DeliveryLog(capacity: maxRecordedDeliveries, maxBytes: maxRecordedBytes),
+                fcmTokens: authentication.fcm
+            )
+        )
     }
 
     // MARK: In-process API (the same controls as the HTTP endpoints)

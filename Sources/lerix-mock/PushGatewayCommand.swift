@@ -22,6 +22,7 @@ enum PushGatewayCommand: CLICommand {
           --host HOST              address to listen on (default 127.0.0.1)
           --port N                 port (default 8081; 0 picks a free port)
           --max-recorded N         deliveries kept for GET /deliveries (default 200000; the oldest go first)
+          --max-recorded-mb N      and the memory they may take, in MiB (default 64; the oldest go first)
           --tls-cert FILE          also speak TLS on the port (ALPN h2, http/1.1), as APNs and FCM do; PEM chain
           --tls-key FILE           the certificate's private key, PEM (PKCS#8 or traditional)
           --apns-auth-public-key PEM
@@ -34,7 +35,7 @@ enum PushGatewayCommand: CLICommand {
 
     static let parser = ArgumentParser(
         valued: [
-            "--host", "--port", "--max-recorded", "--tls-cert", "--tls-key",
+            "--host", "--port", "--max-recorded", "--max-recorded-mb", "--tls-cert", "--tls-key",
             "--apns-auth-public-key", "--fcm-credentials",
         ],
         flags: ["--quiet"]
@@ -44,6 +45,7 @@ enum PushGatewayCommand: CLICommand {
         let host: String
         let port: Int
         let maxRecorded: Int
+        let maxRecordedBytes: Int
         let quiet: Bool
         let tlsFiles: TLSFiles?
         let apnsPublicKey: String?
@@ -66,6 +68,13 @@ enum PushGatewayCommand: CLICommand {
                 )
             }
             maxRecorded = m
+            let mbText = parsed.value("--max-recorded-mb") ?? "64"
+            guard let mb = Int(mbText), (2...65_536).contains(mb) else {
+                throw ArgumentParser.Failure(
+                    description: "--max-recorded-mb needs a whole number of MiB from 2 to 65536, not '\(mbText)'"
+                )
+            }
+            maxRecordedBytes = mb << 20
             quiet = parsed.flag("--quiet")
             tlsFiles = try TLSFiles(parsed)
             apnsPublicKey = parsed.value("--apns-auth-public-key")
@@ -89,6 +98,7 @@ enum PushGatewayCommand: CLICommand {
             let gateway = PushGateway(
                 scheduler: SystemScheduler(),
                 maxRecordedDeliveries: maxRecorded,
+                maxRecordedBytes: maxRecordedBytes,
                 authentication: authentication
             )
             let tls = try tlsFiles?.serverContext()
