@@ -238,9 +238,10 @@ enum OpenAPI {
         }
         return .object([("anyOf", [schema, type("null")])])
     }
-    static func array(_ item: JSON, minItems: Int = 0) -> JSON {
+    static func array(_ item: JSON, minItems: Int = 0, uniqueItems: Bool = false) -> JSON {
         var extra: [(String, JSON)] = [("items", item)]
         if minItems > 0 { extra.append(("minItems", .number(Double(minItems)))) }
+        if uniqueItems { extra.append(("uniqueItems", true)) }
         return type("array", extra)
     }
     static func integer(_ minimum: Int, _ maximum: Int) -> JSON {
@@ -281,10 +282,12 @@ enum OpenAPI {
     static let projectKey = type("string", [("pattern", .string(StateSnapshot.projectKeyPattern))])
     static let platform = type("string", [("enum", .array(Platform.allCases.map { .string($0.rawValue) }))])
     static let pushPlatform = type("string", [("enum", ["ios", "android", "macos"])])
-    static let platforms = array(platform, minItems: 1)
+    /// Each platform and module at most once (a repeat is a 422, not merged).
+    static let platforms = array(platform, minItems: 1, uniqueItems: true)
     static let modules = array(
         type("string", [("enum", .array(SDKModule.allCases.map { .string($0.rawValue) }))]),
-        minItems: 1
+        minItems: 1,
+        uniqueItems: true
     )
     static let sdks = array(
         object([("name", nonEmpty), ("below", nullable(version))], required: ["name"]),

@@ -117,7 +117,14 @@ struct RuleBodyReader {
                 ok = false
                 continue
             }
-            if !platforms.contains(platform) { platforms.append(platform) }
+            // Listed twice is refused, not merged: the schema says uniqueItems, and what GET shows
+            // must be what was sent.
+            guard !platforms.contains(platform) else {
+                fail(pointer, "\"\(name)\" is listed twice")
+                ok = false
+                continue
+            }
+            platforms.append(platform)
         }
         return ok ? Present(value: platforms) : nil
     }
@@ -205,7 +212,12 @@ struct RuleBodyReader {
                 ok = false
                 continue
             }
-            if !modules.contains(module) { modules.append(module) }
+            guard !modules.contains(module) else {
+                fail(pointer, "\"\(name)\" is listed twice")
+                ok = false
+                continue
+            }
+            modules.append(module)
         }
         return ok ? modules : nil
     }

@@ -247,11 +247,15 @@ import Testing
         #expect(body.update?.storeURL == nil)
     }
 
-    @Test func duplicatePlatformsAndModulesCollapse() throws {
-        let body = try RuleBody.decode(
-            Fixture.json(#"{"type":"required_update","below":"1.0","platforms":["ios","ios","web"]}"#)
+    /// Once merged silently (GET then showed less than was sent); now refused at the repeat,
+    /// as the schema's `uniqueItems` says.
+    @Test func aRepeatedPlatformOrModuleIsRefusedAtTheRepeat() {
+        let platforms = failure(#"{"type":"required_update","below":"1.0","platforms":["ios","ios","web"]}"#)
+        #expect(pointers(platforms) == ["/platforms/1"])
+        let modules = failure(
+            #"{"type":"sdk_switch","modules":["errors","errors"],"ends_at":"2026-12-03T00:00:00.000Z"}"#
         )
-        #expect(body.update?.platforms == [.ios, .web])
+        #expect(pointers(modules) == ["/modules/1"])
     }
 
     @Test func pointersCanBePrefixedForNestedDocuments() {
