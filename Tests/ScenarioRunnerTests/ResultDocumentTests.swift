@@ -120,6 +120,7 @@ import Testing
     @Test func markdownEscapesWhatARunSays() {
         #expect(MarkdownReport.text("a|b *c* <x>") == #"a\|b \*c\* \<x\>"#)
         #expect(MarkdownReport.code("x `y` z") == "``x `y` z``")
-        #expect(MarkdownReport.fenced("```\nq\u{1B}[2J") == "````\n```\nq?[2J\n````\n")
+        // The ESC written out by SafeText (the one place text is made safe), not sent raw.
+        #expect(MarkdownReport.fenced("```\nq\u{1B}[2J") == "````\n```\nq\\u{1B}[2J\n````\n")
     }
 }

@@ -21,6 +21,16 @@ import FoundationXML
         #expect(SafeText.terminal("línea\n\tok 🎉\u{FFFF}") == "línea\n\tok 🎉\u{FFFF}")
     }
 
+    /// The Markdown summary (issue 39) goes through the same place: a pull-request comment or a
+    /// terminal showing it gets no escape sequence, C1 control or bidi override raw.
+    @Test func markdownTextIsMadeSafeTheSameWay() {
+        let hostile = "name\u{1B}[31m\u{9B}x\u{202E}y"
+        for shown in [MarkdownReport.text(hostile), MarkdownReport.code(hostile), MarkdownReport.fenced(hostile)] {
+            #expect(!shown.unicodeScalars.contains { !SafeText.showsInTerminal($0) }, "\(shown)")
+            #expect(shown.contains("u{1B}") && shown.contains("u{9B}") && shown.contains("u{202E}"), "\(shown)")
+        }
+    }
+
     @Test func xmlHasNoCharacterXMLForbids() {
         #expect(SafeText.xml("<a & \"b\" 'c'>") == "&lt;a &amp; &quot;b&quot; &apos;c&apos;&gt;")
         #expect(SafeText.xml("x\u{FFFE}y\u{FFFF}z\u{01}\r") == #"x\u{FFFE}y\u{FFFF}z\u{01}&#13;"#)

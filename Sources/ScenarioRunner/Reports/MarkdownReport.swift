@@ -140,16 +140,9 @@ public enum MarkdownReport {
 
 /// Text from a run (scenario names, SDK answers) made safe to put in a text report.
 enum ReportText {
-    /// Control characters other than newline and tab shown as `?` (no terminal escapes).
-    static func printable(_ value: String) -> String {
-        String(
-            String.UnicodeScalarView(
-                value.unicodeScalars.map { scalar in
-                    scalar == "\n" || scalar == "\t" || (scalar.value >= 0x20 && scalar.value != 0x7f) ? scalar : "?"
-                }
-            )
-        )
-    }
+    /// Control characters other than newline and tab written out as `\u{…}` by SafeText, the
+    /// one place text is made safe to show (no terminal escapes reach a reader of the file).
+    static func printable(_ value: String) -> String { SafeText.terminal(value) }
 
     static func oneLine(_ value: String) -> String {
         printable(value).replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\t", with: " ")
