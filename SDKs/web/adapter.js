@@ -203,7 +203,7 @@ export class AdapterHost {
   // Every device's requests answered, and those their answers started.
   async settle() {
     for (;;) {
-      const busy = [...this.devices.values()].filter((d) => d.sdk._pending.size);
+      const busy = [...this.devices.values()].filter((d) => d.sdk.busy);
       if (!busy.length) return;
       await Promise.all(busy.map((d) => d.sdk.idle()));
     }

@@ -8,12 +8,25 @@
 //                             storage: new LocalStorage(), online: navigator.onLine });
 //   const unbind = bindPage(lerix);   // calls lerix.start()
 
-export function bindPage(lerix, { window: win = globalThis.window, document: doc = globalThis.document } = {}) {
+/**
+ * The page events bindPage listens to (a window and a document, or fakes in tests).
+ * @typedef {{ addEventListener(type: string, listener: (event: any) => void): void,
+ *   removeEventListener(type: string, listener: (event: any) => void): void }} EventSource
+ */
+
+/**
+ * Starts `lerix` and follows the page; returns a function that stops following it.
+ * @param {import('./lerix.js').Lerix} lerix
+ * @param {{ window?: EventSource, document?: EventSource & { visibilityState: string } }} [page]
+ * @returns {() => void}
+ */
+export function bindPage(lerix, { window: win = /** @type {any} */ (globalThis).window, document: doc = /** @type {any} */ (globalThis).document } = {}) {
   const visibility = () => (doc.visibilityState === 'hidden' ? lerix.background() : lerix.foreground());
   const online = () => lerix.setOnline(true);
   const offline = () => lerix.setOnline(false);
   // pagehide (not unload): fired on bfcache entry too; a page restored from it starts again.
   const hide = () => lerix.shutdown();
+  /** @param {{ persisted?: boolean }} event */
   const show = (event) => {
     if (event.persisted) lerix.start();
   };

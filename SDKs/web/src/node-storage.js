@@ -5,19 +5,26 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 // One JSON file per key in a folder that survives the process (the adapter's `storage`).
+/** @implements {import('./io.js').Storage} */
 export class FileStorage {
+  /** @param {string} folder created when missing */
   constructor(folder) {
     this.folder = folder;
     fs.mkdirSync(folder, { recursive: true });
   }
+  /** @param {string} key */
   load(key) {
     try {
       return fs.readFileSync(path.join(this.folder, key), 'utf8');
     } catch (e) {
-      if (e.code === 'ENOENT') return null;
+      if (/** @type {NodeJS.ErrnoException} */ (e).code === 'ENOENT') return null;
       throw e;
     }
   }
+  /**
+   * @param {string} key
+   * @param {string} text
+   */
   save(key, text) {
     // Write then rename: a process killed mid-write leaves the previous answer, never half a file.
     const file = path.join(this.folder, key);
