@@ -2,7 +2,7 @@
 // server speaking the check contract (ETag, 304, Lerix-Server-Time, faults), and a harness
 // that builds an SDK on them.
 
-import { Lerix, MemoryStorage } from '../src/lerix.js';
+import { Lerix, MemoryStorage, STORAGE_KEY } from '../src/lerix.js';
 import { formatTime } from '../src/answer.js';
 
 export const T0 = Date.parse('2026-12-02T09:32:00.000Z');
@@ -99,4 +99,18 @@ export function harness({ offsetMs = 0, config = {}, storage = new MemoryStorage
     clock, transport: server.transport, storage, log: (l) => logs.push(l),
   });
   return { clock, server, storage, logs, make };
+}
+
+// The set-up most tests begin with: a harness whose server answers with `answer`'s parts (and
+// `lifetime`), a saved file already in storage when `savedFile` is given, and an SDK on it that
+// started and whose launch check (with what it started) finished.
+export async function started({ answer = {}, lifetime, savedFile, ...options } = {}) {
+  const h = harness(options);
+  Object.assign(h.server.answer, answer);
+  if (lifetime !== undefined) h.server.lifetime = lifetime;
+  if (savedFile !== undefined) h.storage.save(STORAGE_KEY, savedFile);
+  const sdk = h.make();
+  sdk.start();
+  await sdk.idle();
+  return { h, sdk };
 }

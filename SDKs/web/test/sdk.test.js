@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { harness, iso, T0, S, MIN, H, D } from './helpers.js';
+import { harness, started, iso, T0, S, MIN, H, D } from './helpers.js';
 import { STORAGE_KEY } from '../src/lerix.js';
 
 const block = { rule: 'r1', below: '2.4.0', store_url: null, message: 'Please update' };
@@ -27,32 +27,21 @@ test('start applies the saved answer before any request, then checks', async () 
 });
 
 test('the check names the web platform, version, build and SDK', async () => {
-  const h = harness({ config: { build: '230' } });
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started({ config: { build: '230' } });
   const url = new URL(h.server.checks[0].url);
   assert.equal(url.pathname, '/v1/projects/demo/release-control');
   assert.deepEqual(Object.fromEntries(url.searchParams), { platform: 'web', version: '2.3.0', build: '230', sdk: 'js', sdk_version: '1.0.0' });
 });
 
 test('a device without a version sends none and is never blocked', async () => {
-  const h = harness({ config: { appVersion: null } });
-  h.server.answer.required_update = block;
-  h.server.answer.optional_update = nudge;
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started({ config: { appVersion: null }, answer: { required_update: block, optional_update: nudge } });
   assert.equal(new URL(h.server.checks[0].url).searchParams.has('version'), false);
   assert.equal(sdk.state.screen, 'none');
   assert.equal(sdk.state.required_update, null);
 });
 
 test('a visible tab refetches only when the saved answer outlived its lifetime', async () => {
-  const h = harness();
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started();
   sdk.background();
   await h.clock.advanceBy(4 * MIN, [sdk]);
   sdk.foreground();
@@ -66,10 +55,7 @@ test('a visible tab refetches only when the saved answer outlived its lifetime',
 });
 
 test('back online refetches a stale answer, and only on a real change to online', async () => {
-  const h = harness();
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started();
   sdk.setOnline(false);
   await h.clock.advanceBy(2 * MIN, [sdk]);
   sdk.setOnline(true);
@@ -100,11 +86,7 @@ test('a check missed offline goes out when the network returns, even in a hidden
 });
 
 test('with a 60 s lifetime a visible tab polls every 60 s, and stops when hidden', async () => {
-  const h = harness();
-  h.server.lifetime = 60;
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started({ lifetime: 60 });
   assert.equal(sdk.state.polling, true);
   await h.clock.advanceBy(3 * MIN, [sdk]);
   assert.equal(h.server.checks.length, 4);
@@ -123,10 +105,7 @@ test('with a 60 s lifetime a visible tab polls every 60 s, and stops when hidden
 });
 
 test('refresh() checks at once and resolves with the new state', async () => {
-  const h = harness();
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started();
   h.server.answer.optional_update = nudge;
   const state = await sdk.refresh();
   assert.equal(state.screen, 'optional_update');
@@ -135,11 +114,7 @@ test('refresh() checks at once and resolves with the new state', async () => {
 });
 
 test('refresh() offline resolves at once with the saved state and sends nothing', async () => {
-  const h = harness();
-  h.server.answer.required_update = block;
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started({ answer: { required_update: block } });
   sdk.setOnline(false);
   const state = await sdk.refresh();
   assert.equal(state.screen, 'required_update');
@@ -147,10 +122,7 @@ test('refresh() offline resolves at once with the saved state and sends nothing'
 });
 
 test('an unchanged answer comes back 304 and renews the lifetime', async () => {
-  const h = harness();
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started();
   const etag = sdk.state.etag;
   assert.match(etag, /^W\/"/);
   await h.clock.advanceBy(6 * MIN, [sdk]);
@@ -171,11 +143,7 @@ test('an unchanged answer comes back 304 and renews the lifetime', async () => {
 });
 
 test('a required update keeps blocking offline and through failures; only a successful answer lifts it', async () => {
-  const h = harness();
-  h.server.answer.required_update = block;
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started({ answer: { required_update: block } });
   h.server.faults.push(503, 'reset', 'malformed');
   await sdk.refresh();
   await sdk.refresh();
@@ -198,10 +166,7 @@ test('a required update keeps blocking offline and through failures; only a succ
 });
 
 test('failures are recorded by kind and logged once per new reason', async () => {
-  const h = harness();
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started();
   h.server.faults.push(503, 503, 'reset');
   await h.clock.advanceBy(MIN, [sdk]);
   await sdk.refresh();
@@ -217,11 +182,7 @@ test('failures are recorded by kind and logged once per new reason', async () =>
 });
 
 test('an optional update is dropped 7 days after the last successful check, also across restarts', async () => {
-  const h = harness();
-  h.server.answer.optional_update = nudge;
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started({ answer: { optional_update: nudge } });
   sdk.setOnline(false);
   await h.clock.advanceBy(7 * D - MIN, [sdk]);
   assert.equal(sdk.state.screen, 'optional_update');
@@ -262,11 +223,7 @@ test('Later hides the prompt until the next start; Skip hides that rule for good
 
 test('a maintenance window applies offline on the server time, whatever the device clock reads', async () => {
   for (const offsetMs of [-3 * H, 2 * H]) {
-    const h = harness({ offsetMs });
-    h.server.answer.maintenance = [window(T0 + H, T0 + 2 * H)];
-    const sdk = h.make();
-    sdk.start();
-    await sdk.idle();
+    const { h, sdk } = await started({ offsetMs, answer: { maintenance: [window(T0 + H, T0 + 2 * H)] } });
     sdk.setOnline(false);
     await h.clock.advanceTo(T0 + H - 1, [sdk]);
     assert.equal(sdk.state.screen, 'none', `offset ${offsetMs}`);
@@ -279,11 +236,7 @@ test('a maintenance window applies offline on the server time, whatever the devi
 });
 
 test('setting the device clock while running moves no window, and a restart keeps the correction', async () => {
-  const h = harness();
-  h.server.answer.maintenance = [window(T0 + H, T0 + 2 * H)];
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started({ answer: { maintenance: [window(T0 + H, T0 + 2 * H)] } });
   sdk.setOnline(false);
   await h.clock.advanceTo(T0 + 30 * MIN, [sdk]);
   h.clock.offsetMs = 5 * H; // the user moves the clock five hours ahead
@@ -303,11 +256,7 @@ test('setting the device clock while running moves no window, and a restart keep
 });
 
 test('an optional update whose last success lies in the device future (clock set back) is not shown', async () => {
-  const h = harness();
-  h.server.answer.optional_update = nudge;
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started({ answer: { optional_update: nudge } });
   sdk.shutdown();
   h.clock.offsetMs = -2 * H; // set back between runs: the age of the saved answer is unknown
   const again = h.make();
@@ -321,11 +270,7 @@ test('an optional update whose last success lies in the device future (clock set
 });
 
 test('installing another version or build drops the saved update, even offline', async () => {
-  const h = harness({ config: { build: '230' } });
-  h.server.answer.required_update = block;
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started({ config: { build: '230' }, answer: { required_update: block } });
   sdk.shutdown();
   const updated = h.make({ appVersion: '2.4.0', build: '240' });
   updated.setOnline(false);
@@ -341,13 +286,9 @@ test('installing another version or build drops the saved update, even offline',
 });
 
 test('a wrong-typed part keeps its saved value; the ETag is not kept', async () => {
-  const h = harness();
-  h.server.answer.optional_update = nudge;
-  h.server.answer.maintenance = [window(T0 + H, T0 + 2 * H)];
-  h.server.answer.sdk_switch = [{ rule: 'r4', modules: ['analytics'], ends_at: iso(T0 + D) }];
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started({
+    answer: { optional_update: nudge, maintenance: [window(T0 + H, T0 + 2 * H)], sdk_switch: [{ rule: 'r4', modules: ['analytics'], ends_at: iso(T0 + D) }] },
+  });
   h.server.faults.push('wrong_types');
   await h.clock.advanceBy(MIN, [sdk]);
   await sdk.refresh();
@@ -364,11 +305,9 @@ test('a wrong-typed part keeps its saved value; the ETag is not kept', async () 
 });
 
 test('an SDK switch pauses its modules, keeps their queue on the device and flushes it at the end', async () => {
-  const h = harness();
-  h.server.answer.sdk_switch = [{ rule: 'r4', modules: ['analytics', 'tracing'], ends_at: iso(T0 + 2 * H) }];
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started({
+    answer: { sdk_switch: [{ rule: 'r4', modules: ['analytics', 'tracing'], ends_at: iso(T0 + 2 * H) }] },
+  });
   assert.deepEqual(sdk.state.paused_modules, ['analytics', 'tracing']);
   sdk.track('analytics', [{ n: 1 }, { n: 2 }, { n: 3 }]);
   sdk.track('errors', { n: 1 });
@@ -386,11 +325,7 @@ test('an SDK switch pauses its modules, keeps their queue on the device and flus
 });
 
 test('a switch pausing all modules lets the check run, so it can be lifted', async () => {
-  const h = harness();
-  h.server.answer.sdk_switch = [{ rule: 'r4', modules: ['all'], ends_at: iso(T0 + D) }];
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started({ answer: { sdk_switch: [{ rule: 'r4', modules: ['all'], ends_at: iso(T0 + D) }] } });
   assert.deepEqual(sdk.state.paused_modules, ['errors', 'analytics', 'tracing', 'feedback', 'surveys', 'push_token_registration']);
   sdk.track('surveys', [{ a: 1 }]);
   h.server.answer.sdk_switch = [];
@@ -413,10 +348,7 @@ test('on a first start items wait for the first answer, which may pause them', a
 });
 
 test('items tracked while the app is not running wait in storage for the next start', async () => {
-  const h = harness();
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started();
   sdk.shutdown();
   sdk.track('errors', [{ e: 1 }, { e: 2 }]);
   await sdk.idle();
@@ -452,11 +384,9 @@ test('release control off: no checks, nothing shown, yet a saved switch applies 
 });
 
 test('on the web a recommended update stays recommended offline past its deadline', async () => {
-  const h = harness();
-  h.server.answer.optional_update = { ...nudge, kind: 'recommended', becomes_required_on: iso(T0 + D) };
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started({
+    answer: { optional_update: { ...nudge, kind: 'recommended', becomes_required_on: iso(T0 + D) } },
+  });
   sdk.setOnline(false);
   await h.clock.advanceTo(T0 + D, [sdk]);
   assert.equal(sdk.state.screen, 'optional_update');
@@ -464,11 +394,10 @@ test('on the web a recommended update stays recommended offline past its deadlin
 });
 
 test('where deadlines pass offline, a recommended update turns required and keeps blocking past 7 days', async () => {
-  const h = harness({ config: { deadlinesOffline: true } });
-  h.server.answer.optional_update = { ...nudge, kind: 'recommended', becomes_required_on: iso(T0 + D) };
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started({
+    config: { deadlinesOffline: true },
+    answer: { optional_update: { ...nudge, kind: 'recommended', becomes_required_on: iso(T0 + D) } },
+  });
   sdk.setOnline(false);
   await h.clock.advanceTo(T0 + D - 1, [sdk]);
   assert.equal(sdk.state.screen, 'optional_update');
@@ -484,11 +413,7 @@ test('where deadlines pass offline, a recommended update turns required and keep
 });
 
 test('a window over 7 days ends 7 days after its start on the client', async () => {
-  const h = harness();
-  h.server.answer.maintenance = [window(T0, T0 + 30 * D)];
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started({ answer: { maintenance: [window(T0, T0 + 30 * D)] } });
   assert.equal(sdk.state.maintenance[0].ends_at, iso(T0 + 7 * D));
   sdk.setOnline(false);
   await h.clock.advanceTo(T0 + 7 * D, [sdk]);
@@ -496,12 +421,7 @@ test('a window over 7 days ends 7 days after its start on the client', async () 
 });
 
 test('a required update shows before maintenance, maintenance before an optional update', async () => {
-  const h = harness();
-  h.server.answer.maintenance = [window(T0 - MIN, T0 + H)];
-  h.server.answer.optional_update = nudge;
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started({ answer: { maintenance: [window(T0 - MIN, T0 + H)], optional_update: nudge } });
   assert.equal(sdk.state.screen, 'maintenance');
   h.server.answer.required_update = block;
   await sdk.refresh();
@@ -521,11 +441,7 @@ test('answers to a process that ended are not applied', async () => {
 });
 
 test('an unreadable saved file starts afresh instead of failing', async () => {
-  const h = harness();
-  h.storage.save(STORAGE_KEY, '{"required_update": 12, "maintenance": "x", "lifetime": -3');
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started({ savedFile: '{"required_update": 12, "maintenance": "x", "lifetime": -3' });
   assert.equal(sdk.state.screen, 'none');
   assert.equal(h.server.checks.length, 1);
   assert.ok(h.logs.some((l) => l.includes('unreadable')));
@@ -544,11 +460,7 @@ test('never more than one check in flight; refresh during one adds exactly one m
 });
 
 test('Later lasts until the next start of the same instance too', async () => {
-  const h = harness();
-  h.server.answer.optional_update = nudge;
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { sdk } = await started({ answer: { optional_update: nudge } });
   sdk.later();
   assert.equal(sdk.state.screen, 'none');
   sdk.shutdown();
@@ -558,10 +470,7 @@ test('Later lasts until the next start of the same instance too', async () => {
 });
 
 test('a receipt in the device future never looks fresh: after a failed launch check a visible tab checks', async () => {
-  const h = harness();
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started();
   sdk.shutdown();
   h.clock.offsetMs = -2 * H; // set back between runs
   h.server.faults.push(503);
@@ -575,19 +484,12 @@ test('a receipt in the device future never looks fresh: after a failed launch ch
 });
 
 test('a device without a version saves no update from an answer that carries one', async () => {
-  const h = harness({ config: { appVersion: null } });
-  h.server.answer.required_update = block;
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started({ config: { appVersion: null }, answer: { required_update: block } });
   assert.equal(JSON.parse(h.storage.load(STORAGE_KEY)).required_update, null);
 });
 
 test('a failing ingest keeps the items and retries at the next opportunity, not in a loop', async () => {
-  const h = harness();
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started();
   const handle = h.server.handle.bind(h.server);
   let failing = true;
   h.server.handle = async (request) => {
@@ -611,11 +513,7 @@ test('a failing ingest keeps the items and retries at the next opportunity, not 
 });
 
 test('a clock change noticed at any event is saved at once, so a crash right after keeps windows on time', async () => {
-  const h = harness();
-  h.server.answer.maintenance = [window(T0 + H, T0 + 2 * H)];
-  const sdk = h.make();
-  sdk.start();
-  await sdk.idle();
+  const { h, sdk } = await started({ answer: { maintenance: [window(T0 + H, T0 + 2 * H)] } });
   sdk.setOnline(false);
   h.clock.offsetMs = 3 * H; // the user sets the clock three hours ahead
   sdk.later(); // an event that writes nothing by itself; then the page is killed without shutdown
