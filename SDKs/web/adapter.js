@@ -13,6 +13,14 @@ import { FileStorage } from './src/node-storage.js';
 import { formatTime } from './src/answer.js';
 import { CommandError, Fields, hint } from './src/protocol.js';
 
+/** @typedef {import('./src/io.js').Transport} Transport */
+/** @typedef {import('./src/io.js').Storage} Storage */
+/** @typedef {import('./src/io.js').Clock} Clock */
+/** @typedef {import('./src/lerix.js').LerixConfigInput} LerixConfigInput */
+/** @typedef {import('./src/lerix.js').CheckFailure} CheckFailure */
+/** @typedef {import('./src/answer.js').Module} Module */
+/** @typedef {{ at: number, seq: number, fn: () => void, cancelled: boolean }} Timer */
+
 export const ADAPTER_NAME = 'lerix-web-sdk';
 // Only what this adapter truly emulates. No `push` (web pages get no silent push), no
 // `offline_deadline` (the spec applies it on Android and Flutter only), no other platform.
@@ -21,6 +29,7 @@ export const CAPABILITIES = ['platform:web', 'flavor:native', 'refresh', 'track'
 export const PROTOCOLS = [1];
 
 const DEVICE = ['device'];
+/** @type {Record<string, string[]>} */
 const COMMAND_FIELDS = {
   hello: ['protocol'], next_deadline: [],
   create: ['device', 'now', 'config', 'replace'],
@@ -43,22 +52,30 @@ const BEFORE_ANY_TIME = -62_167_219_200_000;
 export class Scheduler {
   constructor() {
     this.now = BEFORE_ANY_TIME;
+    /** @type {Timer[]} */
     this.timers = [];
     this.seq = 0;
   }
+  /**
+   * @param {number} at true time, ms since the epoch
+   * @param {() => void} fn
+   */
   add(at, fn) {
     const timer = { at, seq: this.seq++, fn, cancelled: false };
     this.timers.push(timer);
     return { cancel: () => { timer.cancelled = true; } };
   }
+  /** @returns {Timer | null} the earliest timer */
   next() {
     this.timers = this.timers.filter((t) => !t.cancelled);
+    /** @type {Timer | null} */
     let best = null;
     for (const t of this.timers) if (!best || t.at < best.at || (t.at === best.at && t.seq < best.seq)) best = t;
     return best;
   }
   // Fires the earliest timers due at or before `to`, all those of one instant together; false
   // when none is due.
+  /** @param {number} to */
   fireNext(to) {
     const first = this.next();
     if (!first || first.at > to) return false;
@@ -71,6 +88,13 @@ export class Scheduler {
 }
 
 class Device {
+  /**
+   * @param {AdapterHost} host
+   * @param {string} id
+   * @param {LerixConfigInput} config
+   * @param {number} offsetMs
+   * @param {Storage} storage
+   */
   constructor(host, id, config, offsetMs, storage) {
     this.host = host;
     this.id = id;
@@ -79,10 +103,12 @@ class Device {
     this.storage = storage;
     this.online = true;
     this.running = false;
-    this.earlier = { checks: 0, notModified: 0, failedChecks: 0, sent: Object.fromEntries(MODULES.map((m) => [m, 0])) };
+    this.earlier = { checks: 0, notModified: 0, failedChecks: 0, sent: /** @type {Record<Module, number>} */ (Object.fromEntries(MODULES.map((m) => [m, 0]))) };
+    /** @type {CheckFailure | null} */
     this.earlierFailure = null;
     const scheduler = host.scheduler;
     // The device clock: true time plus the offset; the monotonic clock and timers run on true time.
+    /** @type {Clock} */
     this.clock = {
       now: () => scheduler.now + this.offsetMs,
       monotonic: () => scheduler.now,
@@ -90,6 +116,7 @@ class Device {
     };
     const send = host.transport;
     // Offline, the device's requests fail at once (the SDK also knows, and does not try).
+    /** @type {Transport} */
     this.transport = (request) => (this.online ? send(request) : Promise.reject(new Error('the device is offline')));
     this.sdk = this.process();
   }
@@ -115,6 +142,10 @@ class Device {
     this.running = false;
   }
 
+  /**
+   * @param {string | null} appVersion
+   * @param {string | null} build
+   */
   install(appVersion, build) {
     this.terminate();
     this.config = { ...this.config, app_version: appVersion, build };
@@ -122,6 +153,7 @@ class Device {
     this.sdk = this.process();
   }
 
+  /** @param {boolean} online */
   setOnline(online) {
     this.online = online;
     if (this.running) this.sdk.setOnline(online);
@@ -165,33 +197,45 @@ class Device {
 export class AdapterHost {
   // requestTimeoutSeconds: what the transport waits for an answer, told in `hello` (adapter-check
   // arms a delay past it).
-  constructor({ transport = fetchTransport(), log = (line) => process.stderr.write(line + '\n'), requestTimeoutSeconds } = {}) {
+  /**
+   * @param {{ transport?: Transport, log?: (line: string) => void, requestTimeoutSeconds?: number }} options
+   */
+  constructor({ transport = fetchTransport(), log = (line) => { process.stderr.write(line + '\n'); }, requestTimeoutSeconds } = {}) {
     this.transport = transport;
     this.requestTimeoutSeconds = requestTimeoutSeconds;
     this.log = log;
     this.scheduler = new Scheduler();
     this.timeKnown = false;
+    /** @type {Map<string, Device>} */
     this.devices = new Map();
   }
 
   // One request line → one answer object. Never throws.
+  /**
+   * @param {string} line
+   * @returns {Promise<Record<string, unknown>>}
+   */
   async handleLine(line) {
+    /** @type {unknown} */
     let request;
     try {
       request = JSON.parse(line);
     } catch (e) {
-      return { id: null, ok: false, error: `the line is not JSON: ${e.message}` };
+      return { id: null, ok: false, error: `the line is not JSON: ${/** @type {Error} */ (e).message}` };
     }
     if (request === null || typeof request !== 'object' || Array.isArray(request)) {
       return { id: null, ok: false, error: `a request must be a JSON object, not ${request === null ? 'null' : Array.isArray(request) ? 'an array' : typeof request}` };
     }
     if (!Object.hasOwn(request, 'id')) return { id: null, ok: false, error: 'missing field id', pointer: '/id' };
-    const id = request.id;
+    const object = /** @type {Record<string, unknown>} */ (request);
+    const id = object.id;
     try {
-      const fields = await this.run(new Fields(request));
+      const fields = await this.run(new Fields(object));
       return { id, ok: true, ...fields };
-    } catch (e) {
+    } catch (caught) {
+      const e = /** @type {any} */ (caught);
       if (!(e instanceof CommandError)) this.log(`adapter: internal error: ${e?.stack ?? e}`);
+      /** @type {Record<string, unknown>} */
       const answer = { id, ok: false, error: e instanceof CommandError ? e.message : `internal error: ${e?.message ?? e}` };
       if (e instanceof CommandError && e.pointer) answer.pointer = e.pointer;
       return answer;
@@ -209,6 +253,7 @@ export class AdapterHost {
     }
   }
 
+  /** @param {Fields} f */
   device(f) {
     const id = f.string('device');
     const device = this.devices.get(id);
@@ -216,6 +261,10 @@ export class AdapterHost {
     return device;
   }
 
+  /**
+   * @param {Fields} f the request
+   * @returns {Promise<Record<string, unknown>>} the answer's fields besides `id` and `ok`
+   */
   async run(f) {
     const cmd = f.string('cmd');
     if (!Object.hasOwn(COMMAND_FIELDS, cmd)) throw new CommandError(`unknown command ${cmd}${hint(cmd, Object.keys(COMMAND_FIELDS))}`, '/cmd');
@@ -264,7 +313,7 @@ export class AdapterHost {
       }
       case 'track': {
         const d = this.device(f);
-        const module = f.string('module');
+        const module = /** @type {Module} */ (f.string('module'));
         if (!MODULES.includes(module)) throw new CommandError(`unknown module '${module}'${hint(module, MODULES)}`, '/module');
         const count = f.int('count', 0, 100_000);
         const items = Array.from({ length: count }, (_, n) => ({ device: d.id, module, n }));
@@ -291,6 +340,7 @@ export class AdapterHost {
     }
   }
 
+  /** @param {Fields} f */
   async create(f) {
     const id = f.string('device');
     const replace = f.bool('replace', false);
@@ -306,8 +356,8 @@ export class AdapterHost {
     const flavor = c.optionalString('flavor') ?? 'native';
     const appVersion = c.optionalString('app_version');
     const build = c.optionalString('build');
-    const sdk = c.optionalString('sdk', undefined);
-    const sdkVersion = c.optionalString('sdk_version', undefined);
+    const sdk = c.nullableString('sdk');
+    const sdkVersion = c.nullableString('sdk_version');
     const storage = c.optionalString('storage');
     const pushToken = c.optionalString('push_token');
     const enabled = c.bool('enabled', true);
@@ -343,7 +393,7 @@ export class AdapterHost {
     try {
       disk = storage === null ? new MemoryStorage() : new FileStorage(storage);
     } catch (e) {
-      throw new CommandError(`cannot use the storage folder: ${e.message}`, c.pointer('storage'));
+      throw new CommandError(`cannot use the storage folder: ${/** @type {Error} */ (e).message}`, c.pointer('storage'));
     }
     const config = {
       base_url: baseUrl, project, platform, app_version: appVersion, build, enabled,
@@ -359,6 +409,10 @@ export class AdapterHost {
 
   // True time moves to `to`, firing due timers in order; the requests a firing started are
   // answered before the next instant's timers fire.
+  /**
+   * @param {number} to
+   * @param {string} pointer the field that named `to`, for the error
+   */
   async advance(to, pointer) {
     if (to < this.scheduler.now) {
       throw new CommandError(`time cannot go backwards: ${formatTime(to)} is before ${formatTime(this.scheduler.now)}`, pointer);

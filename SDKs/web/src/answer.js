@@ -51,10 +51,15 @@
  * @property {boolean} complete whether every part was usable
  */
 
-/** The modules whose items go to the ingest endpoint. @type {readonly Module[]} */
+/**
+ * The modules whose items go to the ingest endpoint.
+ * @type {readonly Module[]}
+ */
 export const MODULES = ['errors', 'analytics', 'tracing', 'feedback', 'surveys'];
-// Order in which paused modules are listed: the ingest modules, then push token registration.
-/** @type {readonly PausableModule[]} */
+/**
+ * Order in which paused modules are listed: the ingest modules, then push token registration.
+ * @type {readonly PausableModule[]}
+ */
 export const PAUSABLE_MODULES = [...MODULES, 'push_token_registration'];
 export const MAX_WINDOW_MS = 7 * 86_400_000;
 
@@ -156,6 +161,16 @@ export function readSwitch(v) {
 }
 
 /**
+ * Whether `v` is not null: a type guard for `filter`, which drops what a reader refused.
+ * @template T
+ * @param {T | null} v
+ * @returns {v is T}
+ */
+export function isPresent(v) {
+  return v !== null;
+}
+
+/**
  * Whether `v` is a JSON object (not null, not an array).
  * @param {unknown} v
  * @returns {v is Record<string, unknown>}
@@ -171,23 +186,26 @@ export function isObject(v) {
  * @returns {AnswerParts}
  */
 export function parseAnswer(bodyText) {
+  /** @type {unknown} */
   let json;
   try {
     json = JSON.parse(bodyText);
   } catch (e) {
-    throw new Error(`the answer is not JSON: ${e.message}`);
+    throw new Error(`the answer is not JSON: ${/** @type {Error} */ (e).message}`);
   }
   if (!isObject(json)) throw new Error(`the answer is a JSON ${json === null ? 'null' : Array.isArray(json) ? 'array' : typeof json}, not an object`);
-  const parts = {};
+  /** @type {AnswerParts} */
+  const parts = { complete: false };
   const t = parseTime(json.server_time);
   if (t !== null) parts.serverTime = t;
-  if (Number.isInteger(json.lifetime) && json.lifetime > 0) parts.lifetime = json.lifetime;
+  const lifetime = json.lifetime;
+  if (typeof lifetime === 'number' && Number.isInteger(lifetime) && lifetime > 0) parts.lifetime = lifetime;
   if (json.required_update === null) parts.required = null;
   else if (readRequired(json.required_update)) parts.required = readRequired(json.required_update);
   if (json.optional_update === null) parts.optional = null;
   else if (readOptional(json.optional_update)) parts.optional = readOptional(json.optional_update);
-  if (Array.isArray(json.maintenance)) parts.maintenance = json.maintenance.map(readWindow).filter(Boolean);
-  if (Array.isArray(json.sdk_switch)) parts.switches = json.sdk_switch.map(readSwitch).filter(Boolean);
+  if (Array.isArray(json.maintenance)) parts.maintenance = json.maintenance.map(readWindow).filter(isPresent);
+  if (Array.isArray(json.sdk_switch)) parts.switches = json.sdk_switch.map(readSwitch).filter(isPresent);
   parts.complete = ['serverTime', 'lifetime', 'required', 'optional', 'maintenance', 'switches'].every((k) => k in parts);
   return parts;
 }

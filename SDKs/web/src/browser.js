@@ -17,7 +17,8 @@
 /**
  * Starts `lerix` and follows the page; returns a function that stops following it.
  * @param {import('./lerix.js').Lerix} lerix
- * @param {{ window?: EventSource, document?: EventSource & { visibilityState: string } }} [page]
+ * @param {{ window?: EventSource, document?: EventSource & { visibilityState: string } }} page the page's
+ *   `window` and `document` (default: the globals)
  * @returns {() => void}
  */
 export function bindPage(lerix, { window: win = /** @type {any} */ (globalThis).window, document: doc = /** @type {any} */ (globalThis).document } = {}) {

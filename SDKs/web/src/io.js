@@ -89,9 +89,8 @@ export class LocalStorage {
 // The default speaks through fetch. The timeout is the transport's (real time, like a socket
 // timeout), not the SDK's: the SDK itself reads no clock but the injected one.
 /**
- * @param {object} [options]
- * @param {typeof globalThis.fetch} [options.fetch]
- * @param {number} [options.timeoutMs] real milliseconds to wait for an answer (0: no limit)
+ * @param {{ fetch?: typeof globalThis.fetch, timeoutMs?: number }} options `timeoutMs`: real
+ *   milliseconds to wait for an answer (0: no limit)
  * @returns {Transport}
  */
 export function fetchTransport({ fetch: fetchImpl = globalThis.fetch, timeoutMs = 30_000 } = {}) {
@@ -99,7 +98,9 @@ export function fetchTransport({ fetch: fetchImpl = globalThis.fetch, timeoutMs 
     /** @type {RequestInit} */
     const init = { method: request.method, headers: request.headers };
     if (request.body !== undefined && request.body !== null) init.body = request.body;
-    if (timeoutMs && typeof AbortSignal?.timeout === 'function') init.signal = AbortSignal.timeout(timeoutMs);
+    // AbortSignal.timeout is newer than TypeScript 4.8's DOM library.
+    const Abort = /** @type {{ timeout?: (ms: number) => AbortSignal } | undefined} */ (globalThis.AbortSignal);
+    if (timeoutMs && typeof Abort?.timeout === 'function') init.signal = Abort.timeout(timeoutMs);
     let response;
     try {
       response = await fetchImpl(request.url, init);

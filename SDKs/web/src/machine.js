@@ -17,7 +17,7 @@
 
 import {
   MODULES, PAUSABLE_MODULES, formatTime, isObject, maxAge, parseAnswer, parseTime,
-  readOptional, readRequired, readSwitch, readWindow, statusReason, timeOf,
+  isPresent, readOptional, readRequired, readSwitch, readWindow, statusReason, timeOf,
 } from './answer.js';
 
 /** @typedef {import('./answer.js').Module} Module */
@@ -314,7 +314,9 @@ export class ReleaseControlMachine {
    * @returns {Action[]}
    */
   handle(event, r) {
-    const out = (this._out = []);
+    /** @type {Action[]} */
+    const out = [];
+    this._out = out;
     if (event.type === 'shutdown') {
       this._shutdown(r);
       return out;
@@ -942,13 +944,4 @@ export class ReleaseControlMachine {
     };
     this._out.push({ type: 'persist', text: JSON.stringify(file) });
   }
-}
-
-/**
- * @template T
- * @param {T | null} v
- * @returns {v is T}
- */
-function isPresent(v) {
-  return v !== null;
 }

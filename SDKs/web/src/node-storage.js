@@ -5,7 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 // One JSON file per key in a folder that survives the process (the adapter's `storage`).
-/** @implements {import('./io.js').Storage} */
+/** @typedef {import('./io.js').Storage} Storage */
+
+/** @implements {Storage} */
 export class FileStorage {
   /** @param {string} folder created when missing */
   constructor(folder) {
