@@ -63,7 +63,7 @@ serve: release
 
 test: test-deps py-test-tools node-deps
 	$(FORMAT_LINT)
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(IMPORT_CHECK)
 	rm -rf $(HTTPLINT_DIR)
 	LERIX_HTTPLINT_DIR=$(CURDIR)/$(HTTPLINT_DIR) $(SWIFT) test --skip-build
 	$(TEST_VENV)/bin/python Tests/HTTPLint/httplint_recorded.py $(HTTPLINT_DIR)
@@ -84,6 +84,12 @@ format:
 	$(SWIFT) format --in-place --recursive --parallel $(FORMAT_PATHS)
 format-lint:
 	$(FORMAT_LINT)
+
+# The build refuses an import of a package target the importing target does not declare (one that
+# compiles only because another target built the module first). SwiftPM skips targets with
+# embedded resources and those above them (MockServer up); PackageGraphTests checks every target,
+# both ways (no undeclared import, no unused dependency).
+IMPORT_CHECK := --explicit-target-dependency-import-check error
 
 # Tests/LerixMockFixture: a package outside this one that depends on a release of it BY VERSION
 # (`.package(url:from:)`, SwiftPM's rules for a pinned dependency: no unsafe flags) and uses only

@@ -2,9 +2,10 @@
 // The target graph is the architecture: each target depends only on those below it.
 //
 //   CNghttp2 CZlib CSQLite CYAML COpenSSL system libraries (Debian -dev packages)
+//   POSIX                                 the only target that makes system calls on files, pipes, poll, processes
 //   Clock  JSON                           instants, schedulers; JSON values (pure)
 //   HTTP                                  pure HTTP/1.1 request/response parsers + serializers (server and client side), HTTPURL
-//   Sockets                               the only target that makes socket calls (server and client side)
+//   Sockets                               the only target that makes socket calls (server and client side), on POSIX
 //   Reactor                               epoll + one serial queue + descriptor table + deadline sweep
 //   HTTP2                                 nghttp2 server/client sessions, fed bytes, no I/O
 //   TLS                                   OpenSSL sessions over memory BIOs (fed bytes, no I/O), keys, certificates
@@ -18,7 +19,7 @@
 //   Push                                  PushSink over HTTPClient's HTTP/2 (TLS or h2c) to APNs/FCM, provider auth, the push-gateway stand-in
 //   LerixSDK                              the client SDK (release control)
 //   AdapterProtocol                       the adapter protocol's commands, fields, capabilities, state keys (typed, no I/O)
-//   Adapter                               ADAPTER.md host for many SDK devices in virtual time
+//   Adapter                               ADAPTER.md host for many SDK devices in virtual time; ResponderTransport (SDK to an in-process Responder)
 //   LerixMock                             the mock in a Swift test's process: typed admin calls, one virtual clock (product)
 //   ScenarioRunner                        Scenarios/ suites, JUnit, coverage
 //   lerix-mock                            thin CLI
@@ -40,10 +41,11 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSockets"),
 
-        .target(name: "Clock"),
+        .target(name: "POSIX"),
+        .target(name: "Clock", dependencies: ["POSIX"]),
         .target(name: "JSON"),
         .target(name: "HTTP"),
-        .target(name: "Sockets", dependencies: ["CSockets"]),
+        .target(name: "Sockets", dependencies: ["CSockets", "POSIX"]),
         .target(name: "Reactor", dependencies: ["Sockets"]),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "HTTP"]),
         .target(name: "TLS", dependencies: ["COpenSSL"]),
@@ -53,19 +55,19 @@ let package = Package(
         .target(name: "ReleaseControl", dependencies: ["Clock", "JSON"]),
         .target(
             name: "MockServer",
-            dependencies: ["ReleaseControl", "HTTP", "JSON", "Clock", "YAML"],
+            dependencies: ["ReleaseControl", "HTTP", "JSON", "Clock", "YAML", "POSIX"],
             // The dashboard at /ui: plain files, compiled in so every copy of the binary serves them.
             resources: [
                 .embedInCode("Dashboard/index.html"), .embedInCode("Dashboard/dashboard.js"),
                 .embedInCode("Dashboard/dashboard.css"),
             ]
         ),
-        .target(name: "Persistence", dependencies: ["MockServer", "ReleaseControl", "CSQLite", "JSON", "Clock"]),
+        .target(name: "Persistence", dependencies: ["MockServer", "CSQLite", "JSON", "POSIX"]),
         .target(name: "ProviderAuth", dependencies: ["TLS", "HTTP", "JSON", "Clock"]),
         .target(
             name: "Push",
             dependencies: [
-                "MockServer", "ReleaseControl", "HTTP", "HTTP2", "HTTPClient", "Reactor", "HTTPServer", "Sockets",
+                "MockServer", "ReleaseControl", "HTTP", "HTTP2", "HTTPClient", "Reactor", "Sockets",
                 "TLS", "ProviderAuth", "JSON", "Clock",
             ]
         ),
@@ -86,8 +88,8 @@ let package = Package(
         .target(
             name: "ScenarioRunner",
             dependencies: [
-                "LerixMock", "Adapter", "AdapterProtocol", "LerixSDK", "MockServer", "ReleaseControl", "Push",
-                "HTTPServer", "Persistence", "YAML", "JSON", "Clock", "HTTP", "HTTPClient", "Sockets",
+                "Adapter", "AdapterProtocol", "LerixSDK", "MockServer", "ReleaseControl", "Push", "HTTPServer",
+                "YAML", "JSON", "Clock", "HTTP", "HTTPClient", "POSIX",
             ],
             resources: [
                 .embedInCode("Catalogue/spec-catalogue.yaml"), .embedInCode("Conformance/adapter-protocol.schema.json"),
@@ -98,7 +100,7 @@ let package = Package(
             name: "lerix-mock",
             dependencies: [
                 "MockServer", "HTTPServer", "Persistence", "Push", "ProviderAuth", "Adapter", "AdapterProtocol",
-                "ScenarioRunner", "YAML", "JSON", "Clock", "HTTP", "TLS",
+                "ScenarioRunner", "LerixSDK", "JSON", "Clock", "TLS", "POSIX",
             ]
         ),
 
@@ -125,7 +127,10 @@ let package = Package(
         .testTarget(name: "ReleaseControlTests", dependencies: ["TestSupport", "ReleaseControl", "Clock", "JSON"]),
         .testTarget(
             name: "PersistenceTests",
-            dependencies: ["TestSupport", "Persistence", "MockServer", "ReleaseControl", "Clock", "JSON"]
+            dependencies: [
+                "TestSupport", "Persistence", "MockServer", "ReleaseControl", "CSQLite", "HTTP", "Clock", "JSON",
+                "POSIX",
+            ]
         ),
         .testTarget(
             name: "MockServerTests",
@@ -134,8 +139,8 @@ let package = Package(
         .testTarget(
             name: "PushTests",
             dependencies: [
-                "TestSupport", "Push", "ProviderAuth", "MockServer", "HTTPServer", "HTTP2", "HTTP", "JSON", "Clock",
-                "TLS",
+                "TestSupport", "Push", "ProviderAuth", "MockServer", "ReleaseControl", "HTTPServer", "HTTP2", "HTTP",
+                "JSON", "Clock", "TLS",
             ]
         ),
         .testTarget(name: "LerixSDKTests", dependencies: ["LerixSDK", "Clock", "JSON"]),
@@ -145,9 +150,12 @@ let package = Package(
         ),
         .testTarget(
             name: "ScenarioRunnerTests",
-            dependencies: ["TestSupport", "ScenarioRunner", "Adapter", "LerixSDK", "YAML", "JSON", "Clock"]
+            dependencies: [
+                "TestSupport", "ScenarioRunner", "Adapter", "AdapterProtocol", "LerixSDK", "MockServer", "JSON",
+                "Clock",
+            ]
         ),
-        .testTarget(name: "LerixMockTests", dependencies: ["LerixMock", "LerixSDK", "Clock", "JSON"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "JSON", "HTTP", "YAML"]),
+        .testTarget(name: "LerixMockTests", dependencies: ["LerixMock", "LerixSDK"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "JSON", "HTTP", "YAML", "TLS"]),
     ]
 )

@@ -387,7 +387,7 @@ public final class ClientSocket: ReactorHandler, @unchecked Sendable {
     }
 
     /// "Connection refused", from `strerror`.
-    static func reason(_ errno: Int32) -> String {
-        SocketError(call: "", errno: errno).reason
+    static func reason(_ code: Int32) -> String {
+        SocketError(call: "", errno: code).reason
     }
 }

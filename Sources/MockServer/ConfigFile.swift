@@ -1,11 +1,6 @@
 import JSON
+import POSIX
 import ReleaseControl
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Reads a `--config` seed file: JSON, or YAML when the name ends in `.yaml`/`.yml`.
 ///
@@ -45,32 +40,16 @@ public enum ConfigFile {
     }
 
     static func readFile(path: String) throws(ConfigError) -> [UInt8] {
-        // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer for ever.
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw ConfigError(file: path, message: "cannot open: \(errnoText())") }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw ConfigError(file: path, message: "cannot open: \(errnoText())") }
-        guard info.st_mode & S_IFMT == S_IFREG else {
+        do {
+            return try Posix.readFile(path, limit: maximumBytes)
+        } catch where error.isNotRegularFile {
             throw ConfigError(file: path, message: "not a regular file (a FIFO, device or folder): give a file")
+        } catch where error.call == "open" {
+            throw ConfigError(file: path, message: "cannot open: \(error.reason)")
+        } catch where error.errno == SystemCallError.fileTooLarge {
+            throw ConfigError(file: path, message: "larger than \(maximumBytes) bytes")
+        } catch {
+            throw ConfigError(file: path, message: "cannot read: \(error.reason)")
         }
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ConfigError(file: path, message: "cannot read: \(errnoText())")
-            }
-            if n == 0 { break }
-            out.append(contentsOf: buffer[0..<n])
-            if out.count > maximumBytes { throw ConfigError(file: path, message: "larger than \(maximumBytes) bytes") }
-        }
-        return out
-    }
-
-    static func errnoText() -> String {
-        guard let text = strerror(errno) else { return "error \(errno)" }
-        return String(cString: text)
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import POSIX
 import Synchronization
 
 /// Group commit without a hand-off: whichever writer gets the file commits everything queued so
@@ -239,7 +240,7 @@ final class GroupCommitter: Sendable {
             // The log goes to disk first, without the file's lock, while writers go on: the
             // checkpoint's own sync of it then finds little left to write, and writers wait
             // about 10 ms for a checkpoint of 4,000 frames instead of 17.
-            FileSystem.syncData(path + "-wal")
+            Posix.syncData(path + "-wal")
             access.withLock { access in _ = try? access.database?.checkpointAndRestartLog() }
         }
         checkpointQueued.store(false, ordering: .releasing)

@@ -1,5 +1,6 @@
 import CSQLite
 import JSON
+import POSIX
 
 extension StateDatabase {
     /// Opens the state file at `path`, creating it from `seed` when there is none (or it is empty),
@@ -23,13 +24,17 @@ extension StateDatabase {
         validate: (StoredState) throws(StateFileError) -> Void = { _ throws(StateFileError) in }
     ) throws(StateFileError) -> (database: StateDatabase, created: Bool) {
         var created = false
-        switch FileSystem.readPrefix(path, count: 100) {
-        case .failure(let error):
+        let head: [UInt8]?
+        do {
+            head = try prefix(of: path, count: 100)
+        } catch {
             throw .cannotOpen(path: path, detail: error.description)
-        case .success(.missing):
+        }
+        switch head {
+        case nil:
             try create(path: path, seed: seed)
             created = true
-        case .success(.bytes(let bytes)):
+        case let bytes?:
             switch StateFileHeader.inspect(bytes) {
             case .empty:
                 try create(path: path, seed: seed)
@@ -52,13 +57,23 @@ extension StateDatabase {
         return (try openExisting(path: path, durability: durability), created)
     }
 
+    /// The file's first `count` bytes, or nil when there is no file at `path`.
+    private static func prefix(of path: String, count: Int) throws(SystemCallError) -> [UInt8]? {
+        do {
+            return try Posix.readPrefix(path, count: count)
+        } catch {
+            if error.isMissing { return nil }
+            throw error
+        }
+    }
+
     /// Builds a complete file beside `path` and renames it into place, so a crash while creating
     /// leaves either no state file or a whole one (schema and seed), never half of one.
     private static func create(path: String, seed: StoredState) throws(StateFileError) {
         // Named for this process, so two servers started at once on a new path never build
         // into the same temporary file (the loser of the rename then finds the file in use).
-        let temporary = path + ".creating-\(FileSystem.processID)"
-        for leftover in [temporary, temporary + "-journal"] where !FileSystem.remove(leftover) {
+        let temporary = path + ".creating-\(Posix.processID)"
+        for leftover in [temporary, temporary + "-journal"] where !Posix.remove(leftover) {
             throw .cannotOpen(path: path, detail: "cannot remove the leftover \(leftover)")
         }
         do {
@@ -77,11 +92,13 @@ extension StateDatabase {
                 context: "creating the state file"
             )
         } catch {
-            FileSystem.remove(temporary)
+            Posix.remove(temporary)
             throw .cannotOpen(path: path, detail: error.description)
         }
-        if let error = FileSystem.moveIntoPlace(temporary, to: path) {
-            FileSystem.remove(temporary)
+        do {
+            try Posix.moveIntoPlace(temporary, to: path)
+        } catch {
+            Posix.remove(temporary)
             throw .cannotOpen(path: path, detail: error.description)
         }
     }
@@ -96,7 +113,7 @@ extension StateDatabase {
             connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE)
             // A writable file in a folder it may not write is served read-only too: the write-ahead
             // log (FILE-wal) could not be created beside it, so writing would fail at start.
-            if connection.isReadOnly || !FileSystem.canCreateFiles(beside: path) {
+            if connection.isReadOnly || !Posix.canCreateFiles(beside: path) {
                 connection = try openReadOnly(path: path)
             }
         } catch {
@@ -192,16 +209,22 @@ extension StateDatabase {
     /// last server did not stop cleanly), SQLite must read the log, which works when the
     /// directory lets it create the `-shm` index.
     private static func openReadOnly(path: String) throws(SQLiteError) -> SQLiteConnection {
-        switch FileSystem.readPrefix(path + "-wal", count: 1) {
-        case .success(.missing), .success(.bytes([])):
+        // No log, or an empty one: nothing for SQLite to read but the file (a log that cannot
+        // be read is left to SQLite).
+        let noLog: Bool
+        do {
+            noLog = try prefix(of: path + "-wal", count: 1)?.isEmpty ?? true
+        } catch {
+            noLog = false
+        }
+        if noLog {
             return try SQLiteConnection(
                 path: path,
                 uri: SQLiteConnection.uri(forPath: path, parameters: "immutable=1"),
                 flags: SQLITE_OPEN_READONLY
             )
-        default:
-            return try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY)
         }
+        return try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY)
     }
 
     private static func classify(_ error: SQLiteError, path: String) -> StateFileError {

@@ -1,4 +1,3 @@
-import Glibc
 import HTTP
 import JSON
 
@@ -218,14 +217,7 @@ public enum APNsValidator {
 
     /// Byte for byte ``APNsRequest/body``: known good, so not parsed (most pushes in a fan-out).
     static func isLerixPayload(_ body: [UInt8]) -> Bool {
-        let known = APNsRequest.body
-        guard body.count == known.count else { return false }
-        return body.withUnsafeBytes { b in
-            known.withUnsafeBytes { k in
-                guard let bp = b.baseAddress, let kp = k.baseAddress else { return b.count == k.count }
-                return memcmp(bp, kp, k.count) == 0
-            }
-        }
+        body == APNsRequest.body
     }
 
     static func isUUID(_ text: String) -> Bool {

@@ -46,4 +46,27 @@ extension Posix {
         guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &value, &length) == 0 else { return errno }
         return value
     }
+
+    /// Connects a non-blocking TCP socket to `address`, waiting (on the calling thread) for at
+    /// most `timeoutMilliseconds`. The socket stays non-blocking, with `TCP_NODELAY`. Throws a
+    /// ``SocketError`` naming the address (refused, unreachable; `ETIMEDOUT` when time ran out).
+    public static func connect(
+        to address: SocketAddress,
+        timeoutMilliseconds: Int,
+        receiveBuffer: Int32? = nil
+    ) throws -> Int32 {
+        let opened = try startConnect(to: address, receiveBuffer: receiveBuffer)
+        if opened.connected { return opened.fd }
+        do {
+            guard try poll(opened.fd, for: .writable, timeoutMilliseconds: timeoutMilliseconds) else {
+                throw SocketError(call: "connect", errno: ETIMEDOUT, subject: address.description)
+            }
+            let error = pendingError(opened.fd)
+            guard error == 0 else { throw SocketError(call: "connect", errno: error, subject: address.description) }
+            return opened.fd
+        } catch {
+            close(opened.fd)
+            throw error
+        }
+    }
 }

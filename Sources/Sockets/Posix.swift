@@ -1,3 +1,6 @@
+// The socket calls extend the POSIX target's ``Posix``; code that imports Sockets sees both.
+@_exported import POSIX
+
 #if canImport(Glibc)
 import CSockets
 import Glibc
@@ -5,31 +8,16 @@ import Glibc
 import Darwin
 #endif
 
-/// Each socket system call wrapped once: `errno` is read at once, `EINTR` retried,
-/// `EAGAIN` turned into ``IOResult/wouldBlock``, end of stream reported as
-/// ``IOResult/endOfFile`` (never as an error with a stale `errno`).
-///
-/// ```swift
-/// switch try Posix.read(fd, into: buffer) {
-/// case .processed(let n): consume(buffer.prefix(n))
-/// case .wouldBlock: break            // wait for the read source
-/// case .endOfFile: close()
-/// }
-/// ```
-public enum Posix {
+/// The name socket code gives a failed system call.
+public typealias SocketError = SystemCallError
+
+/// Each socket system call wrapped once, as the POSIX target wraps the calls on any descriptor:
+/// `errno` read at once, `EINTR` retried, `EAGAIN` turned into ``IOResult/wouldBlock``.
+extension Posix {
     public static func socket(domain: Int32, type: Int32) throws -> Int32 {
         let fd = retrying { Glibc.socket(domain, type, 0) }
         guard fd >= 0 else { throw SocketError(call: "socket", errno: errno) }
         return fd
-    }
-
-    public static func setNonBlocking(_ fd: Int32) throws {
-        let flags = retrying { fcntl(fd, F_GETFL) }
-        guard flags >= 0 else { throw SocketError(call: "fcntl(F_GETFL)", errno: errno) }
-        if flags & O_NONBLOCK != 0 { return }
-        guard retrying({ fcntl(fd, F_SETFL, flags | O_NONBLOCK) }) >= 0 else {
-            throw SocketError(call: "fcntl(F_SETFL, O_NONBLOCK)", errno: errno)
-        }
     }
 
     public static func setOption(_ fd: Int32, level: Int32, name: Int32, value: Int32, label: String) throws {
@@ -73,20 +61,6 @@ public enum Posix {
         }
     }
 
-    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws -> IOResult {
-        while true {
-            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
-            if n > 0 { return .processed(n) }
-            if n == 0 { return buffer.isEmpty ? .processed(0) : .endOfFile }
-            let e = errno
-            switch e {
-            case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: return .wouldBlock
-            default: throw SocketError(call: "read", errno: e)
-            }
-        }
-    }
-
     /// `send` with `MSG_NOSIGNAL`: a peer that went away is an error, not a `SIGPIPE`.
     public static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws -> IOResult {
         while true {
@@ -123,11 +97,6 @@ public enum Posix {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))
     }
 
-    /// Closes `fd`. `EINTR` is not retried: on Linux the descriptor is gone either way.
-    public static func close(_ fd: Int32) {
-        _ = Glibc.close(fd)
-    }
-
     /// The local port a socket is bound to (the one the kernel picked for port 0).
     public static func localPort(_ fd: Int32) throws -> Int {
         var storage = sockaddr_storage()
@@ -149,19 +118,6 @@ public enum Posix {
             }
         default:
             throw SocketError(call: "getsockname", errno: EAFNOSUPPORT)
-        }
-    }
-
-    /// The number of online processors (at least 1).
-    public static var processorCount: Int {
-        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-    }
-
-    private static func retrying(_ call: () -> Int32) -> Int32 {
-        while true {
-            let rc = call()
-            if rc < 0 && errno == EINTR { continue }
-            return rc
         }
     }
 }

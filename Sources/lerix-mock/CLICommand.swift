@@ -1,8 +1,5 @@
+import POSIX
 import ScenarioRunner
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// One subcommand of `lerix-mock`. `run` returns the process exit status; it prints its own errors.
 protocol CLICommand {
@@ -63,13 +60,6 @@ enum CLI {
 
     /// Unbuffered, so lines reach pipes (tests, `make serve | tee`) at once; `FILE*` globals are not Sendable.
     static func writeAll(_ fd: Int32, _ text: String) {
-        let bytes = Array((text.hasSuffix("\n") ? text : text + "\n").utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
-            offset += n
-        }
+        Posix.writeAll(fd, Array((text.hasSuffix("\n") ? text : text + "\n").utf8))
     }
 }

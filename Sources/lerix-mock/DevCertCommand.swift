@@ -1,9 +1,6 @@
 import Clock
+import POSIX
 import TLS
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `lerix-mock dev-cert [DIR]`: a local certificate authority and a server certificate it signed
 /// for this machine, with how to make each kind of client trust it (as mkcert does).
@@ -131,35 +128,26 @@ enum DevCertCommand: CLICommand {
 
 /// File handling for `dev-cert`: private keys are created readable by their owner only.
 enum DevCertFiles {
-    static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+    static func exists(_ path: String) -> Bool { Posix.exists(path) }
 
     static func makeFolder(_ path: String) throws(TLSError) {
-        if mkdir(path, 0o755) != 0 && errno != EEXIST {
-            throw TLSError("cannot create the folder '\(path)': \(String(cString: strerror(errno)))")
+        do {
+            try Posix.makeFolder(path)
+        } catch {
+            throw TLSError("cannot create the folder '\(path)': \(error.reason)")
         }
     }
 
     static func write(_ bytes: [UInt8], to path: String, private isPrivate: Bool) throws(TLSError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, isPrivate ? 0o600 : 0o644)
-        guard fd >= 0 else { throw TLSError("cannot write '\(path)': \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        if isPrivate { fchmod(fd, 0o600) }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw TLSError("cannot write '\(path)': \(String(cString: strerror(errno)))") }
-            offset += n
+        do {
+            try Posix.writeFile(bytes, to: path, permissions: isPrivate ? 0o600 : 0o644)
+        } catch {
+            throw TLSError("cannot write '\(path)': \(error.reason)")
         }
     }
 
     static func hostName() -> String? {
-        let name = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer -> String? in
-            buffer.initialize(repeating: 0)
-            guard gethostname(buffer.baseAddress!, 255) == 0 else { return nil }
-            return String(cString: buffer.baseAddress!)
-        }
-        guard let name else { return nil }
+        guard let name = Posix.hostName() else { return nil }
         return name.isEmpty || name == "localhost" ? nil : name
     }
 }

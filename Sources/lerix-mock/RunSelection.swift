@@ -1,4 +1,5 @@
 import Foundation
+import POSIX
 import ScenarioRunner
 
 /// What `scenarios` reads to pick its part of a run: the shard (`--shard`, else Bazel's or
@@ -69,9 +70,11 @@ struct RunSelection {
     /// Bazel asks a test that understands sharding to touch this file.
     static func touchShardStatusFile(_ environment: [String: String]) -> String? {
         guard let path = environment["TEST_SHARD_STATUS_FILE"], !path.isEmpty else { return nil }
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return "cannot touch TEST_SHARD_STATUS_FILE \(path): \(String(cString: strerror(errno)))" }
-        close(fd)
-        return nil
+        do {
+            try Posix.touch(path)
+            return nil
+        } catch {
+            return "cannot touch TEST_SHARD_STATUS_FILE \(path): \(error.reason)"
+        }
     }
 }

@@ -2,11 +2,8 @@ import Clock
 import Dispatch
 import HTTPServer
 import MockServer
+import POSIX
 import ScenarioRunner
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `lerix-mock serve`: the mock backend on one port (HTTP/1.1 and h2c).
 enum ServeCommand: CLICommand {
@@ -245,13 +242,13 @@ enum ServeCommand: CLICommand {
 
     /// SIGTERM and SIGINT stop accepting, let in-flight requests finish, run `cleanup`, then exit 0.
     static func stopOnSignals(_ server: HTTPServer, then cleanup: @escaping @Sendable () -> Void = {}) {
-        for signalNumber in [SIGTERM, SIGINT] {
-            signal(signalNumber, SIG_IGN)
+        for signalNumber in Posix.stopSignals {
+            Posix.ignore(signal: signalNumber)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
             source.setEventHandler {
                 server.stop(graceful: true) {
                     cleanup()
-                    exit(0)
+                    Posix.exit(0)
                 }
             }
             source.resume()

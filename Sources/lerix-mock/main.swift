@@ -1,8 +1,6 @@
 // lerix-mock: one binary, several subcommands. Each subcommand lives in its own
 // `<Name>Command.swift` and is listed here; this file only dispatches.
-#if canImport(Glibc)
-import Glibc
-#endif
+import POSIX
 
 let commands: [any CLICommand.Type] = [
     ServeCommand.self,
@@ -16,4 +14,4 @@ let commands: [any CLICommand.Type] = [
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-exit(CLI.run(arguments, commands: commands))
+Posix.exit(CLI.run(arguments, commands: commands))

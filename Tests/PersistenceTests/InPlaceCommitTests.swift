@@ -3,6 +3,7 @@ import Foundation
 import HTTP
 import JSON
 import MockServer
+import POSIX
 import Synchronization
 import Testing
 
@@ -251,8 +252,8 @@ import Testing
         let file = try StateFile.open(path: path, seed: Fixtures.seedState)
         defer { file.close() }
         try file.write([.tokenUpserted(project: "demo", token: Fixtures.token("t"))])
-        #expect(FileSystem.syncData(path + "-wal"))
-        #expect(!FileSystem.syncData(dir.file("missing-wal")))
+        #expect(Posix.syncData(path + "-wal"))
+        #expect(!Posix.syncData(dir.file("missing-wal")))
         // The server's lock on the database file is untouched (only the log was opened and closed).
         try file.write([.tokenUpserted(project: "demo", token: Fixtures.token("u"))])
         #expect(throws: StateFileError.self) { try StateFile.open(path: path, seed: Fixtures.seedState) }

@@ -1,11 +1,6 @@
 import AdapterProtocol
-import Dispatch
 import JSON
-import Sockets
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import POSIX
 
 /// An adapter in another language, run as `/bin/sh -c CMD` in its own process group, speaking
 /// one JSON line per command on stdin and one answer line on stdout (ADAPTER.md).
@@ -46,7 +41,7 @@ public final class SubprocessAdapter: AdapterConnection {
 
     public let command: String
     let options: Options
-    private let pid: pid_t
+    private let pid: Int32
     private var input: Int32
     private let output: Int32
     private var errors: Int32
@@ -62,40 +57,17 @@ public final class SubprocessAdapter: AdapterConnection {
     public init(command: String, options: Options = Options()) throws(AdapterFailure) {
         self.command = command
         self.options = options
-        var toChild: [Int32] = [0, 0]
-        var fromChild: [Int32] = [0, 0]
-        var errChild: [Int32] = [0, 0]
-        guard pipe(&toChild) == 0, pipe(&fromChild) == 0, pipe(&errChild) == 0 else {
-            throw AdapterFailure("cannot create pipes for the adapter")
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errChild[1], 2)
-        for fd in toChild + fromChild + errChild { posix_spawn_file_actions_addclose(&actions, fd) }
         // Its own process group: a hung adapter is stopped with whatever it started (sh, node, …).
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var child: pid_t = 0
-        let argv: [String] = ["/bin/sh", "-c", command]
-        var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { for p in cArgs { free(p) } }
-        let status = posix_spawn(&child, "/bin/sh", &actions, &attributes, &cArgs, environ)
-        for fd in [toChild[0], fromChild[1], errChild[1]] { Glibc.close(fd) }
-        guard status == 0 else {
-            for fd in [toChild[1], fromChild[0], errChild[0]] { Glibc.close(fd) }
-            throw AdapterFailure("cannot start adapter `\(command)`: \(String(cString: strerror(status)))")
+        let child: Posix.Child
+        do {
+            child = try Posix.spawnShell(command)
+        } catch {
+            throw AdapterFailure("cannot start adapter `\(command)`: \(error)")
         }
-        signal(SIGPIPE, SIG_IGN)
-        pid = child
-        input = toChild[1]
-        output = fromChild[0]
-        errors = errChild[0]
+        pid = child.pid
+        input = child.input
+        output = child.output
+        errors = child.errors
         // Non-blocking both ways: a write to an adapter that stopped reading waits in poll,
         // under the command's deadline, never in write(2).
         for fd in [input, output, errors] { try? Posix.setNonBlocking(fd) }
@@ -155,7 +127,7 @@ public final class SubprocessAdapter: AdapterConnection {
     /// is killed), as the lifecycle asks.
     public func closeAndWait(seconds: Double) -> Bool {
         guard stopped != "closed" else { return reaped }
-        Glibc.close(input)
+        Posix.close(input)
         input = -1
         let exited = waitForExit(seconds: seconds) != nil
         close()
@@ -223,18 +195,17 @@ public final class SubprocessAdapter: AdapterConnection {
                         : "no answer within \(Self.seconds(options.commandTimeout)) (the deadline is `--adapter-timeout`); the adapter was stopped"
                 )
             }
-            var fds = [
-                pollfd(fd: output, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: errors, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: written < bytes.count ? input : -1, events: Int16(POLLOUT), revents: 0),
-            ]
+            let ready: [Bool]
             do {
-                try Posix.poll(&fds, timeoutMilliseconds: Int(min(1_000, deadline - now)))
+                ready = try Posix.poll(
+                    [(output, .readable), (errors, .readable), (written < bytes.count ? input : -1, .writable)],
+                    timeoutMilliseconds: Int(min(1_000, deadline - now))
+                )
             } catch {
                 throw fail(what, "cannot wait for the adapter: \(error)")
             }
-            if fds[1].revents != 0 { drainErrors() }
-            if fds[2].revents != 0 {
+            if ready[1] { drainErrors() }
+            if ready[2] {
                 do {
                     let result = try bytes[written...].withUnsafeBytes { try Posix.writeSome(input, $0) }
                     if case .processed(let n) = result { written += n }
@@ -242,14 +213,13 @@ public final class SubprocessAdapter: AdapterConnection {
                     throw fail(what, "the adapter closed its input before taking the request")
                 }
             }
-            if fds[0].revents != 0 { try readAnswers(for: what) }
+            if ready[0] { try readAnswers(for: what) }
         }
     }
 
     /// What the adapter wrote to stdout while no request was waiting for an answer, if anything.
     private func answerWrittenAhead(for what: String) throws(AdapterFailure) -> [UInt8]? {
-        var fds = [pollfd(fd: output, events: Int16(POLLIN), revents: 0)]
-        if answers.pendingCount == 0, (try? Posix.poll(&fds, timeoutMilliseconds: 0)) ?? 0 > 0 {
+        if answers.pendingCount == 0, (try? Posix.poll(output, for: .readable, timeoutMilliseconds: 0)) == true {
             try readAnswers(for: what)
         }
         return answers.pendingCount > 0 ? Array(answers.pending.prefix(200)) : nil
@@ -294,7 +264,7 @@ public final class SubprocessAdapter: AdapterConnection {
         case .wouldBlock:
             return
         case .endOfFile:  // the adapter closed stderr (it exited)
-            Glibc.close(errors)
+            Posix.close(errors)
             errors = -1
         }
     }
@@ -349,30 +319,28 @@ public final class SubprocessAdapter: AdapterConnection {
     private func stop() -> String? {
         guard !reaped else { return nil }
         if let status = waitForExit(seconds: 0) { return status }
-        kill(-pid, SIGKILL)
+        Posix.killGroup(pid)
         return waitForExit(seconds: 2)
     }
 
     /// Reaps the adapter if it exits within `seconds`; how it ended, or nil.
     private func waitForExit(seconds: Double) -> String? {
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        let deadline = Posix.monotonicMilliseconds() + Int64(seconds * 1000)
         while true {
-            var status: Int32 = 0
-            let result = waitpid(pid, &status, WNOHANG)
-            if result == pid {
-                reaped = true
-                drainErrors()
-                let signalled = status & 0x7f
-                return signalled == 0
-                    ? "it exited with status \((status >> 8) & 0xff)" : "it was ended by signal \(signalled)"
-            }
-            if result < 0, errno != EINTR {
+            switch Posix.reap(pid) {
+            case .unknown?:  // not ours to wait for any more
                 reaped = true
                 return nil
+            case let exit?:
+                reaped = true
+                drainErrors()
+                return exit.description
+            case nil:
+                break
             }
-            guard DispatchTime.now().uptimeNanoseconds < deadline else { return nil }
+            guard Posix.monotonicMilliseconds() < deadline else { return nil }
             drainErrors()
-            usleep(5_000)
+            Posix.sleep(milliseconds: 5)
         }
     }
 
@@ -381,14 +349,14 @@ public final class SubprocessAdapter: AdapterConnection {
     public func close() {
         guard stopped != "closed" else { return }
         stopped = "closed"
-        if input >= 0 { Glibc.close(input) }
+        if input >= 0 { Posix.close(input) }
         if !reaped, waitForExit(seconds: 2) == nil, !reaped {
-            kill(-pid, SIGKILL)
+            Posix.killGroup(pid)
             _ = waitForExit(seconds: 2)
         }
         drainErrors()
-        Glibc.close(output)
-        if errors >= 0 { Glibc.close(errors) }
+        Posix.close(output)
+        if errors >= 0 { Posix.close(errors) }
     }
 }
 

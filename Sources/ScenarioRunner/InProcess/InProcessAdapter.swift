@@ -3,7 +3,6 @@ import AdapterProtocol
 import Clock
 import HTTP
 import JSON
-import LerixMock
 
 /// The Swift SDK's ``AdapterHost`` in this process, behind ``AdapterConnection``. With a
 /// responder (the in-process MockServer), devices reach it through ``ResponderTransport`` and

@@ -8,9 +8,9 @@ import Synchronization
 /// A reply the responder does not give at once (a `delay` fault, which waits on the server's
 /// manual clock) counts as a timeout: the runner, which owns the clock, is the one waiting.
 /// Package-wide: ``LerixMock`` and the scenario runner's in-process adapter build on it.
-package final class ResponderTransport: Transport {
-    let responder: any Responder
-    let baseURL: String
+package final class ResponderTransport: Transport, AdapterNetwork {
+    package let responder: any Responder
+    package let baseURL: String
     /// The last URL sent and its target: a fleet's devices come one after another in creation
     /// order, so the next device mostly asks for the same URL, and comparing it costs less than
     /// cutting and copying a new target.
@@ -47,6 +47,10 @@ package final class ResponderTransport: Transport {
 }
 
 extension ResponderTransport {
+    /// The host's network as it is: every `send` has completed (answered, or given up as a
+    /// timeout) before it returns, so there is never anything to wait for, nor requests in flight.
+    package func runUntilIdle() {}
+
     /// The request target `url` names on the in-process server, or nil for another server.
     func target(of url: String) -> String? {
         if let last = lastTarget.withLock({ $0 }), last.url == url { return last.target }
