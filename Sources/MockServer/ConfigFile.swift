@@ -42,11 +42,11 @@ public enum ConfigFile {
     static func readFile(path: String) throws(ConfigError) -> [UInt8] {
         do {
             return try Posix.readFile(path, limit: maximumBytes)
-        } catch where error.isNotRegularFile {
+        } catch  where error.isNotRegularFile {
             throw ConfigError(file: path, message: "not a regular file (a FIFO, device or folder): give a file")
-        } catch where error.call == "open" {
+        } catch  where error.call == "open" {
             throw ConfigError(file: path, message: "cannot open: \(error.reason)")
-        } catch where error.errno == SystemCallError.fileTooLarge {
+        } catch  where error.errno == SystemCallError.fileTooLarge {
             throw ConfigError(file: path, message: "larger than \(maximumBytes) bytes")
         } catch {
             throw ConfigError(file: path, message: "cannot read: \(error.reason)")

@@ -122,6 +122,6 @@ extension Posix {
     public static func hostName() -> String? {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, 255) == 0 else { return nil }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
