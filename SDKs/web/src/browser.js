@@ -10,8 +10,8 @@
 
 /**
  * The page events bindPage listens to (a window and a document, or fakes in tests).
- * @typedef {{ addEventListener(type: string, listener: (event: any) => void): void,
- *   removeEventListener(type: string, listener: (event: any) => void): void }} EventSource
+ * @typedef {{ addEventListener(type: string, listener: (event: { persisted?: boolean }) => void): void,
+ *   removeEventListener(type: string, listener: (event: { persisted?: boolean }) => void): void }} EventSource
  */
 
 /**

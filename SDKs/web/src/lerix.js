@@ -51,17 +51,19 @@ export class Lerix {
     this.transport = transport;
     this.storage = storage;
     this.log = log;
-    /** @type {Set<Promise<void>>} */
+    /** @private @type {Set<Promise<void>>} */
     this._pending = new Set();
-    /** @type {{ cancel(): void } | null} */
+    /** @private @type {{ cancel(): void } | null} */
     this._timer = null;
+    /** @private */
     this._generation = 0; // bumped on shutdown: answers to an ended process are not applied
-    /** @type {Set<(state: LerixState) => void>} */
+    /** @private @type {Set<(state: LerixState) => void>} */
     this._observers = new Set();
-    /** @type {string | undefined} the state observers last saw, as JSON */
+    /** @private @type {string | undefined} the state observers last saw, as JSON */
     this._lastNotified = undefined;
-    /** @type {(() => void)[]} `refresh()` callers waiting for the checks to settle */
+    /** @private @type {(() => void)[]} `refresh()` callers waiting for the checks to settle */
     this._waiters = [];
+    /** @private */
     this._machine = new ReleaseControlMachine({ config: normalizeConfig(config), savedFile: this._load(), online, reading: this._read() });
   }
 
@@ -208,18 +210,18 @@ export class Lerix {
 
   // ---- plumbing -----------------------------------------------------------------------
 
-  /** @returns {Reading} */
+  /** @private @returns {Reading} */
   _read() {
     return { wall: this.clock.now(), mono: this.clock.monotonic() };
   }
 
-  /** @param {Event} event */
+  /** @private @param {Event} event */
   _handle(event) {
     this._machine.reportsState = this._observers.size > 0;
     this._perform(this._machine.handle(event, this._read()));
   }
 
-  /** @param {Action[]} actions */
+  /** @private @param {Action[]} actions */
   _perform(actions) {
     for (const action of actions) {
       switch (action.type) {
@@ -237,6 +239,7 @@ export class Lerix {
    * Sends a request; its result goes back to the machine unless the process ended meanwhile.
    * @param {Purpose} purpose
    * @param {import('./io.js').TransportRequest} request
+   * @private
    */
   _send(purpose, request) {
     const generation = this._generation;
@@ -248,7 +251,7 @@ export class Lerix {
     p.finally(() => this._pending.delete(p));
   }
 
-  /** @param {number | null} delayMs */
+  /** @private @param {number | null} delayMs */
   _setTimer(delayMs) {
     this._timer?.cancel();
     this._timer = null;
@@ -260,18 +263,24 @@ export class Lerix {
     }
   }
 
+  /**
+   * Resolves once no check runs or is queued.
+   * @private
+   * @returns {Promise<void>}
+   */
   _checksSettled() {
     if (!this._machine.checking) return Promise.resolve();
-    return new Promise((resolve) => this._waiters.push(() => resolve(undefined)));
+    return new Promise((resolve) => this._waiters.push(resolve));
   }
 
+  /** @private */
   _settleWaiters() {
     const waiting = this._waiters;
     this._waiters = [];
     waiting.forEach((resolve) => resolve());
   }
 
-  /** @param {LerixState} s */
+  /** @private @param {LerixState} s */
   _notify(s) {
     if (!this._observers.size) return;
     const key = JSON.stringify(s);
@@ -288,7 +297,7 @@ export class Lerix {
 
   // ---- storage ------------------------------------------------------------------------
 
-  /** @returns {unknown} the saved file as JSON, or null (none, or unreadable: starts afresh) */
+  /** @private @returns {unknown} the saved file as JSON, or null (none, or unreadable: starts afresh) */
   _load() {
     try {
       const text = this.storage.load(STORAGE_KEY);
@@ -299,7 +308,7 @@ export class Lerix {
     }
   }
 
-  /** @param {string} text */
+  /** @private @param {string} text */
   _save(text) {
     try {
       this.storage.save(STORAGE_KEY, text);

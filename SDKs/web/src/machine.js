@@ -268,27 +268,29 @@ export class ReleaseControlMachine {
     this.reportsState = false;
     /** @type {CheckPhase} */
     this.check = IDLE;
+    /** @private */
     this._failedSinceSuccess = false;
-    /** @type {Set<Module>} */
+    /** @private @type {Set<Module>} */
     this._ingestInFlight = new Set();
     // Modules whose last send failed: retried at the next opportunity (start, back online, a
     // successful check, a timer, new items), never in a loop against a failing server.
-    /** @type {Set<Module>} */
+    /** @private @type {Set<Module>} */
     this._ingestFailed = new Set();
-    /** @type {number | null} the monotonic instant the timer is set for */
+    /** @private @type {number | null} the monotonic instant the timer is set for */
     this._timerAt = null;
-    /** @type {Reading | null} */
+    /** @private @type {Reading | null} */
     this._lastReading = null;
+    /** @private */
     this._clockJumped = false;
-    /** @type {number | undefined} */
+    /** @private @type {number | undefined} */
     this._lastAttemptMono = undefined;
-    /** @type {Action[]} the actions of the event being handled */
+    /** @private @type {Action[]} the actions of the event being handled */
     this._out = [];
-    /** @type {{ mono: number, server: number } | null} the server's time at a monotonic instant */
+    /** @private @type {{ mono: number, server: number } | null} the server's time at a monotonic instant */
     this._anchor = null;
-    /** @type {number | null} when the saved answer was received (monotonic) */
+    /** @private @type {number | null} when the saved answer was received (monotonic) */
     this._receivedMono = null;
-    /** @type {number | null} */
+    /** @private @type {number | null} */
     this._lastSuccessMono = null;
     /** Whether an answer was ever received (this process or saved). */
     this.hasAnswer = false;
@@ -350,7 +352,7 @@ export class ReleaseControlMachine {
   // ---- events -------------------------------------------------------------------------
 
   // App start (page load): the saved answer applies at once, then a check goes out.
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _start(r) {
     this.running = true;
     this.visible = true;
@@ -372,7 +374,7 @@ export class ReleaseControlMachine {
   }
 
   // The tab became visible: fetch when the saved answer outlived its lifetime.
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _foreground(r) {
     if (!this.running) return;
     this.visible = true;
@@ -380,7 +382,7 @@ export class ReleaseControlMachine {
   }
 
   // The tab was hidden: polling stops until it is visible again.
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _background(r) {
     this.visible = false;
     this._persist(r);
@@ -391,6 +393,7 @@ export class ReleaseControlMachine {
   /**
    * @param {boolean} online
    * @param {Reading} r
+   * @private
    */
   _setOnline(online, r) {
     const cameOnline = online && !this.online;
@@ -404,18 +407,19 @@ export class ReleaseControlMachine {
   }
 
   // refresh(): checks now; offline or with release control off nothing goes out.
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _refresh(r) {
     if (this.running && this.config.enabled && this.online) this._check(false, r);
   }
 
   // Later: the optional prompt hides until the next start.
+  /** @private */
   _later() {
     this.deferredByLater = true;
   }
 
   // Skip: this rule's optional prompt hides for good (remembered in storage).
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _skip(r) {
     const rule = this.state(r).optional_update?.rule;
     if (rule !== undefined && !this.saved.skipped.includes(rule)) {
@@ -430,6 +434,7 @@ export class ReleaseControlMachine {
    * @param {Module} module
    * @param {unknown[]} list
    * @param {Reading} r
+   * @private
    */
   _track(module, list, r) {
     if (!list.length) return;
@@ -440,7 +445,7 @@ export class ReleaseControlMachine {
 
   // The page goes away: timers stop, answers still in flight are dropped (the owner drops
   // them too: it never hands back the result of a request from before).
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _shutdown(r) {
     if (this.running) this._persist(r);
     this.running = false;
@@ -451,7 +456,7 @@ export class ReleaseControlMachine {
     this._out.push({ type: 'timer', delayMs: null });
   }
 
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _fired(r) {
     this._timerAt = null;
     this._ingestFailed.clear();
@@ -459,7 +464,7 @@ export class ReleaseControlMachine {
   }
 
   // What follows every event: deadlines, a clock change saved, queued items, the timer.
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _afterEvent(r) {
     this._settleDeadline(r);
     if (this._clockJumped) {
@@ -536,6 +541,7 @@ export class ReleaseControlMachine {
   /**
    * @param {boolean} joining
    * @param {Reading} r
+   * @private
    */
   _check(joining, r) {
     if (!this.running || !this.config.enabled) return;
@@ -550,7 +556,7 @@ export class ReleaseControlMachine {
     this._sendCheck(r);
   }
 
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _sendCheck(r) {
     this.check = inFlight('done');
     this._lastAttemptMono = r.mono;
@@ -564,6 +570,7 @@ export class ReleaseControlMachine {
   /**
    * @param {TransportResponse} response
    * @param {Reading} r
+   * @private
    */
   _checkAnswered(response, r) {
     this._endCheck(() => {
@@ -588,6 +595,7 @@ export class ReleaseControlMachine {
   /**
    * @param {CheckFailure} failure
    * @param {Reading} r
+   * @private
    */
   _checkFailed(failure, r) {
     this._endCheck(() => this._recordFailure(failure, r), r);
@@ -597,6 +605,7 @@ export class ReleaseControlMachine {
    * The check's result is in: `handle` reads it, then what the phase says follows.
    * @param {() => void} handle
    * @param {Reading} r
+   * @private
    */
   _endCheck(handle, r) {
     const after = this.check.name === 'in-flight' ? this.check.after : 'done';
@@ -616,6 +625,7 @@ export class ReleaseControlMachine {
   /**
    * @param {CheckFailure} failure
    * @param {Reading} r
+   * @private
    */
   _recordFailure(failure, r) {
     this.stats.failedChecks += 1;
@@ -631,6 +641,7 @@ export class ReleaseControlMachine {
    * @param {AnswerParts} parts
    * @param {TransportResponse} response
    * @param {Reading} r
+   * @private
    */
   _apply(parts, response, r) {
     const serverTime = parts.serverTime ?? parseTime(response.headers['lerix-server-time']);
@@ -656,6 +667,7 @@ export class ReleaseControlMachine {
   /**
    * @param {TransportResponse} response
    * @param {Reading} r
+   * @private
    */
   _renew(response, r) {
     const serverTime = parseTime(response.headers['lerix-server-time']);
@@ -665,7 +677,7 @@ export class ReleaseControlMachine {
     this._succeeded(r);
   }
 
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _succeeded(r) {
     this._receivedMono = r.mono;
     this._lastSuccessMono = r.mono;
@@ -679,7 +691,7 @@ export class ReleaseControlMachine {
 
   // ---- module queues ------------------------------------------------------------------
 
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _flushQueues(r) {
     // With nothing saved the device knows no switch yet: items wait for the first answer,
     // which may pause their module. Release control off never gets one, so it does not wait.
@@ -707,6 +719,7 @@ export class ReleaseControlMachine {
    * @param {boolean} ok
    * @param {unknown} why
    * @param {Reading} r
+   * @private
    */
   _ingested({ module, count }, ok, why, r) {
     this._ingestInFlight.delete(module);
@@ -725,6 +738,7 @@ export class ReleaseControlMachine {
   /**
    * @param {Reading} r
    * @returns {PausableModule[]}
+   * @private
    */
   _paused(r) {
     const serverNow = this._serverNow(r);
@@ -736,7 +750,7 @@ export class ReleaseControlMachine {
 
   // ---- offline rules ------------------------------------------------------------------
 
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _isStale(r) {
     if (this._receivedMono === null) return true;
     const age = r.mono - this._receivedMono;
@@ -745,7 +759,7 @@ export class ReleaseControlMachine {
     return age < 0 || age >= this.saved.lifetime * 1000;
   }
 
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _freshOptional(r) {
     if (!this.saved.optional || this._lastSuccessMono === null) return null;
     const age = r.mono - this._lastSuccessMono;
@@ -757,6 +771,7 @@ export class ReleaseControlMachine {
   /**
    * @param {Reading} r
    * @returns {RequiredUpdate | null}
+   * @private
    */
   _turnedRequired(r) {
     const o = this.saved.optional;
@@ -770,7 +785,7 @@ export class ReleaseControlMachine {
 
   // Once turned, it is saved as required: it keeps blocking through restarts and clock
   // changes, and past the 7 days; only a successful check lifts it.
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _settleDeadline(r) {
     if (!this.saved.optional || this.saved.required || !this.config.enabled || !this.config.appVersion || !this._updatesBelong()) return;
     const turned = this._turnedRequired(r);
@@ -780,6 +795,7 @@ export class ReleaseControlMachine {
     this._persist(r);
   }
 
+  /** @private */
   _updatesBelong() {
     return (this.saved.appVersion ?? '') === (this.config.appVersion ?? '') && (this.saved.build ?? '') === (this.config.build ?? '');
   }
@@ -789,7 +805,7 @@ export class ReleaseControlMachine {
   // Follows one reading of the clock. A wall clock that moved unlike the monotonic one was
   // set by the user: nothing in memory depends on it, but the saved file's device times do,
   // so it is rewritten with the new reading.
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _now(r) {
     const last = this._lastReading;
     this._lastReading = r;
@@ -798,12 +814,12 @@ export class ReleaseControlMachine {
   }
 
   // The server's time as the device best knows it: the last answer's, moved on monotonically.
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _serverNow(r) {
     return this._anchor ? this._anchor.server + (r.mono - this._anchor.mono) : r.wall;
   }
 
-  /** @param {number} serverTime */
+  /** @private @param {number} serverTime */
   _monoAtServer(serverTime) {
     const last = /** @type {Reading} */ (this._lastReading);
     return this._anchor ? this._anchor.mono + (serverTime - this._anchor.server) : serverTime - last.wall + last.mono;
@@ -813,12 +829,13 @@ export class ReleaseControlMachine {
   /**
    * @param {number} mono
    * @param {Reading} r
+   * @private
    */
   _wallAt(mono, r) {
     return r.wall - (r.mono - mono);
   }
 
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _nextPoll(r) {
     const interval = Math.max(this.saved.lifetime, MIN_POLL_SECONDS) * 1000;
     return this._lastAttemptMono === undefined ? r.mono + interval : this._lastAttemptMono + interval;
@@ -826,7 +843,7 @@ export class ReleaseControlMachine {
 
   // The one timer: the next poll, a window's start or end, a switch's end (queues flush), the
   // optional update's drop, a deadline. Waits by the monotonic clock.
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _schedule(r) {
     /** @type {number | null} */
     let next = null;
@@ -855,20 +872,22 @@ export class ReleaseControlMachine {
 
   // ---- output -------------------------------------------------------------------------
 
-  /** @param {string} line */
+  /** @private @param {string} line */
   _log(line) {
     this._out.push({ type: 'log', line });
   }
 
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _notify(r) {
     if (this.reportsState) this._out.push({ type: 'notify', state: this.state(r) });
   }
 
+  /** @private */
   _projectUrl() {
     return `${this.config.baseUrl}/v1/projects/${encodeURIComponent(this.config.project)}`;
   }
 
+  /** @private */
   _checkUrl() {
     const q = new URLSearchParams();
     const c = this.config;
@@ -885,6 +904,7 @@ export class ReleaseControlMachine {
    * @param {unknown} f
    * @param {Reading} reading
    * @returns {Saved}
+   * @private
    */
   _restore(f, reading) {
     /** @type {Saved} */
@@ -921,7 +941,7 @@ export class ReleaseControlMachine {
     return s;
   }
 
-  /** @param {Reading} r */
+  /** @private @param {Reading} r */
   _persist(r) {
     const s = this.saved;
     /** @param {number | null} mono */
