@@ -158,9 +158,9 @@ contract: test-deps build py-test-tools
 LERIX_BIN = "$$($(SWIFT) build --show-bin-path)/lerix-mock"
 WEB_ADAPTER = node SDKs/web/adapter.js
 # The web SDK package's `npm test` (SDKs/web/package.json), spelt out so the build needs no npm:
-# its unit tests on Node's test runner, then its JSDoc types checked by tsc (strict,
-# SDKs/web/tsconfig.json).
-WEB_SDK_TEST = node --test SDKs/web/test/ && tsc -p SDKs/web
+# its unit tests on Node's test runner, then its JSDoc types checked by tsc: the SDK and adapter
+# strict (SDKs/web/tsconfig.json), the tests as typed users of it (SDKs/web/test/tsconfig.json).
+WEB_SDK_TEST = node --test SDKs/web/test/ && tsc -p SDKs/web && tsc -p SDKs/web/test
 ADAPTERS = $(WEB_SDK_TEST) && \
 	$(LERIX_BIN) adapter-check "$(LERIX_BIN) adapter --quiet --request-timeout 2" && \
 	$(LERIX_BIN) adapter-check "$(WEB_ADAPTER) --request-timeout 2" && \

@@ -10,8 +10,8 @@
 
 /**
  * The page events bindPage listens to (a window and a document, or fakes in tests).
- * @typedef {{ addEventListener(type: string, listener: (event: { persisted?: boolean }) => void): void,
- *   removeEventListener(type: string, listener: (event: { persisted?: boolean }) => void): void }} EventSource
+ * @typedef {{ addEventListener(type: string, listener: (event: Event) => void): void,
+ *   removeEventListener(type: string, listener: (event: Event) => void): void }} EventSource
  */
 
 /**
@@ -27,9 +27,9 @@ export function bindPage(lerix, { window: win = /** @type {any} */ (globalThis).
   const offline = () => lerix.setOnline(false);
   // pagehide (not unload): fired on bfcache entry too; a page restored from it starts again.
   const hide = () => lerix.shutdown();
-  /** @param {{ persisted?: boolean }} event */
+  /** @param {Event} event */
   const show = (event) => {
-    if (event.persisted) lerix.start();
+    if (/** @type {PageTransitionEvent} */ (event).persisted) lerix.start();
   };
   doc.addEventListener('visibilitychange', visibility);
   win.addEventListener('online', online);

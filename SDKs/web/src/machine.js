@@ -304,11 +304,6 @@ export class ReleaseControlMachine {
     return this.check.name === 'in-flight';
   }
 
-  /** Whether a check or an ingest request is in flight. */
-  get busy() {
-    return this.checking || this._ingestInFlight.size > 0;
-  }
-
   /**
    * Handles one event at one reading of the device clock; returns what the owner does, in order.
    * @param {Event} event

@@ -6,7 +6,7 @@ import { harness, MIN } from './helpers.js';
 // A page as bindPage sees it: EventTargets with the properties it reads.
 function page(visibilityState = 'visible') {
   const win = new EventTarget();
-  const doc = new EventTarget();
+  const doc = /** @type {EventTarget & { visibilityState: string }} */ (new EventTarget());
   doc.visibilityState = visibilityState;
   return { win, doc };
 }
@@ -33,7 +33,7 @@ test('bindPage: visibility, online/offline and pagehide reach the SDK', async ()
   assert.equal(sdk.online, true);
   win.dispatchEvent(new Event('pagehide'));
   assert.equal(sdk.running, false);
-  const restored = new Event('pageshow');
+  const restored = /** @type {Event & { persisted: boolean }} */ (new Event('pageshow'));
   restored.persisted = true;
   win.dispatchEvent(restored);
   assert.equal(sdk.running, true, 'back from the bfcache: started again');

@@ -5,17 +5,33 @@
 import { Lerix, MemoryStorage, STORAGE_KEY } from '../src/lerix.js';
 import { formatTime } from '../src/answer.js';
 
+/** @typedef {import('../src/io.js').TransportRequest} TransportRequest */
+/** @typedef {import('../src/io.js').TransportResponse} TransportResponse */
+/** @typedef {import('../src/lerix.js').LerixConfigInput} LerixConfigInput */
+
+/**
+ * @typedef {object} HarnessOptions
+ * @property {number} [offsetMs] the device clock's offset from true time
+ * @property {LerixConfigInput} [config] merged over the test configuration
+ * @property {MemoryStorage} [storage]
+ */
+
 export const T0 = Date.parse('2026-12-02T09:32:00.000Z');
 export const S = 1000;
 export const MIN = 60 * S;
 export const H = 60 * MIN;
 export const D = 24 * H;
+/** @type {(ms: number) => string} */
 export const iso = (ms) => formatTime(ms);
 
+/** @typedef {import('../src/io.js').Clock} Clock */
+
+/** @implements {Clock} */
 export class VirtualClock {
   constructor(start = T0, offsetMs = 0) {
     this.true = start;
     this.offsetMs = offsetMs;
+    /** @type {{ at: number, fn: () => void, cancelled: boolean }[]} */
     this.timers = [];
   }
   now() {
@@ -24,6 +40,10 @@ export class VirtualClock {
   monotonic() {
     return this.true;
   }
+  /**
+   * @param {number} delayMs
+   * @param {() => void} fn
+   */
   setTimer(delayMs, fn) {
     const t = { at: this.true + delayMs, fn, cancelled: false };
     this.timers.push(t);
@@ -33,6 +53,10 @@ export class VirtualClock {
     return this.timers.filter((t) => !t.cancelled);
   }
   // Moves true time to `to`, firing due timers in order and letting their requests finish.
+  /**
+   * @param {number} to
+   * @param {Lerix[]} [sdks]
+   */
   async advanceTo(to, sdks = []) {
     for (;;) {
       const due = this.pending().filter((t) => t.at <= to).sort((a, b) => a.at - b.at)[0];
@@ -44,6 +68,10 @@ export class VirtualClock {
     }
     this.true = to;
   }
+  /**
+   * @param {number} ms
+   * @param {Lerix[]} [sdks]
+   */
   advanceBy(ms, sdks) {
     return this.advanceTo(this.true + ms, sdks);
   }
@@ -51,13 +79,19 @@ export class VirtualClock {
 
 // The answer the server gives: set `answer` parts; `lifetime` defaults to 300.
 export class FakeServer {
+  /** @param {{ readonly true: number }} clock true time (a VirtualClock, or the adapter's scheduler) */
   constructor(clock) {
     this.clock = clock; // reads true time: the server's clock is right
+    /** @type {Record<string, unknown>} */
     this.answer = { required_update: null, optional_update: null, maintenance: [], sdk_switch: [] };
     this.lifetime = 300;
+    /** @type {TransportRequest[]} */
     this.requests = [];
+    /** @type {(number | 'reset' | 'malformed' | 'wrong_types')[]} */
     this.faults = [];
+    /** @type {Record<string, number>} */
     this.ingest = {};
+    /** @type {import('../src/io.js').Transport} */
     this.transport = (request) => this.handle(request);
   }
   get checks() {
@@ -69,6 +103,10 @@ export class FakeServer {
     for (const ch of text) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
     return `W/"${h.toString(16)}"`;
   }
+  /**
+   * @param {TransportRequest} request
+   * @returns {Promise<TransportResponse>}
+   */
   async handle(request) {
     this.requests.push(request);
     const serverTime = iso(this.clock.true);
@@ -90,10 +128,13 @@ export class FakeServer {
   }
 }
 
+/** @param {HarnessOptions} options */
 export function harness({ offsetMs = 0, config = {}, storage = new MemoryStorage() } = {}) {
   const clock = new VirtualClock(T0, offsetMs);
   const server = new FakeServer(clock);
+  /** @type {string[]} */
   const logs = [];
+  /** @type {(extra?: LerixConfigInput) => Lerix} */
   const make = (extra = {}) => new Lerix({
     config: { baseUrl: 'http://lerix.test', project: 'demo', appVersion: '2.3.0', ...config, ...extra },
     clock, transport: server.transport, storage, log: (l) => logs.push(l),
@@ -104,6 +145,7 @@ export function harness({ offsetMs = 0, config = {}, storage = new MemoryStorage
 // The set-up most tests begin with: a harness whose server answers with `answer`'s parts (and
 // `lifetime`), a saved file already in storage when `savedFile` is given, and an SDK on it that
 // started and whose launch check (with what it started) finished.
+/** @param {HarnessOptions & { answer?: Record<string, unknown>, lifetime?: number, savedFile?: string }} options */
 export async function started({ answer = {}, lifetime, savedFile, ...options } = {}) {
   const h = harness(options);
   Object.assign(h.server.answer, answer);

@@ -15,17 +15,28 @@ const ok = (time) => ({
   headers: { etag: 'W/"1"', 'cache-control': 'max-age=300' },
   body: JSON.stringify({ server_time: iso(time), lifetime: 300, required_update: null, optional_update: null, maintenance: [], sdk_switch: [] }),
 });
+/** @typedef {import('../src/machine.js').Action} Action */
+/** @typedef {import('../src/machine.js').Event} Event */
+/** @type {(time: number) => Event} */
 const answered = (time) => ({ type: 'answered', purpose: { kind: 'check' }, response: ok(time) });
+/**
+ * The first action of a type, typed as that action.
+ * @template {Action['type']} T
+ * @param {Action[]} actions
+ * @param {T} type
+ * @returns {Extract<Action, { type: T }>}
+ */
+const first = (actions, type) => /** @type {any} */ (actions.find((a) => a.type === type));
 
 test('start sends the check; its answer is persisted and settles the checks', () => {
   const m = fresh();
   const started = m.handle({ type: 'start' }, at(T0));
   assert.deepEqual(kinds(started), ['send:check']);
-  assert.equal(started[0].request.url, 'http://lerix.test/v1/projects/demo/release-control?platform=web&version=2.3.0&sdk=js&sdk_version=1.0.0');
+  assert.equal(first(started, 'send').request.url, 'http://lerix.test/v1/projects/demo/release-control?platform=web&version=2.3.0&sdk=js&sdk_version=1.0.0');
   assert.deepEqual(m.check, { name: 'in-flight', after: 'done' });
   const done = m.handle(answered(T0 + 1000), at(T0 + 1000));
   assert.deepEqual(kinds(done), ['persist', 'checks-settled'], 'a 300 s answer with nothing in it sets no timer');
-  assert.equal(JSON.parse(done[0].text).received_at, iso(T0 + 1000));
+  assert.equal(JSON.parse(first(done, 'persist').text).received_at, iso(T0 + 1000));
   assert.deepEqual(m.check, { name: 'idle' });
 });
 
@@ -124,7 +135,7 @@ test('observers get the state only when asked for it: reportsState', () => {
   m.reportsState = true;
   const actions = m.handle({ type: 'start' }, at(T0));
   assert.deepEqual(kinds(actions), ['notify', 'send:check', 'notify'], 'the saved state before the request, then after the event');
-  assert.equal(actions[0].state.screen, 'none');
+  assert.equal(first(actions, 'notify').state.screen, 'none');
 });
 
 test('the saved file comes back part by part', () => {

@@ -34,5 +34,5 @@ test('the Node that runs the tests satisfies the package engines', () => {
 });
 
 test('the test script runs the unit tests and the type check', () => {
-  assert.match(pkg.scripts.test, /^node --test test\/ && tsc -p \.$/);
+  assert.match(pkg.scripts.test, /^node --test test\/ && tsc -p \. && tsc -p test$/);
 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { harness, started, iso, T0, S, MIN, H, D } from './helpers.js';
-import { STORAGE_KEY } from '../src/lerix.js';
+import { Lerix, STORAGE_KEY } from '../src/lerix.js';
 
 const block = { rule: 'r1', below: '2.4.0', store_url: null, message: 'Please update' };
 const nudge = { rule: 'r2', kind: 'optional', below: '2.5.0', store_url: null, message: null, becomes_required_on: null };
@@ -17,7 +17,7 @@ test('start applies the saved answer before any request, then checks', async () 
 
   // A transport that never answers: whatever shows comes from storage.
   let sent = 0;
-  const second = new (first.constructor)({ config: first.config, clock: h.clock, storage: h.storage, transport: () => { sent += 1; return new Promise(() => {}); } });
+  const second = new Lerix({ config: first.config, clock: h.clock, storage: h.storage, transport: () => { sent += 1; return new Promise(() => {}); } });
   const seen = [];
   second.onChange((s) => seen.push({ screen: s.screen, sentBefore: sent }));
   second.start();

@@ -1,5 +1,5 @@
-// The few Node.js built-ins the SDK's Node files (src/node-storage.js, adapter.js) use, with
-// their real signatures (a subset). @types/node would be the usual source, but it is neither in
+// The few Node.js built-ins the SDK's Node files (src/node-storage.js, adapter.js) and its tests
+// use, with their real signatures (a subset). @types/node would be the usual source, but it is neither in
 // Debian's packages nor reachable here (Node built-ins only, no npm registry); a declaration the
 // code needs and this file lacks fails the type check, so it cannot go stale silently.
 
@@ -20,6 +20,8 @@ declare namespace NodeJS {
 
 declare var process: {
   readonly pid: number;
+  readonly execPath: string;
+  readonly versions: { readonly node: string };
   readonly argv: string[];
   readonly stdin: NodeJS.ReadableStream;
   readonly stdout: NodeJS.WritableStream;
@@ -29,19 +31,60 @@ declare var process: {
 
 declare module 'node:fs' {
   function mkdirSync(path: string, options?: { recursive?: boolean }): string | undefined;
+  function mkdtempSync(prefix: string): string;
   function readFileSync(path: string, encoding: 'utf8'): string;
   function writeFileSync(path: string, data: string): void;
   function renameSync(oldPath: string, newPath: string): void;
-  const fs: { mkdirSync: typeof mkdirSync; readFileSync: typeof readFileSync; writeFileSync: typeof writeFileSync; renameSync: typeof renameSync };
+  function existsSync(path: string): boolean;
+  function rmSync(path: string, options?: { recursive?: boolean; force?: boolean }): void;
+  const fs: {
+    mkdirSync: typeof mkdirSync; mkdtempSync: typeof mkdtempSync; readFileSync: typeof readFileSync;
+    writeFileSync: typeof writeFileSync; renameSync: typeof renameSync; existsSync: typeof existsSync; rmSync: typeof rmSync;
+  };
   export default fs;
-  export { mkdirSync, readFileSync, writeFileSync, renameSync };
+  export { mkdirSync, mkdtempSync, readFileSync, writeFileSync, renameSync, existsSync, rmSync };
 }
 
 declare module 'node:path' {
   function join(...paths: string[]): string;
-  const path: { join: typeof join };
+  function dirname(path: string): string;
+  const path: { join: typeof join; dirname: typeof dirname };
   export default path;
-  export { join };
+  export { join, dirname };
+}
+
+declare module 'node:os' {
+  function tmpdir(): string;
+  const os: { tmpdir: typeof tmpdir };
+  export default os;
+  export { tmpdir };
+}
+
+declare module 'node:child_process' {
+  interface ChildProcess {
+    stdin: { end(data: string): void };
+    stdout: { on(event: 'data', listener: (chunk: string | Uint8Array) => void): void };
+    stderr: { on(event: 'data', listener: (chunk: string | Uint8Array) => void): void };
+    on(event: 'error', listener: (error: Error) => void): this;
+    on(event: 'close', listener: (code: number | null) => void): this;
+  }
+  function spawn(command: string, args: string[], options?: { stdio?: ('pipe' | 'inherit' | 'ignore')[] }): ChildProcess;
+  export { spawn, ChildProcess };
+}
+
+declare module 'node:test' {
+  function test(name: string, fn: () => void | Promise<void>): Promise<void>;
+  export { test };
+}
+
+declare module 'node:assert/strict' {
+  function ok(value: unknown, message?: string): asserts value;
+  function equal(actual: unknown, expected: unknown, message?: string): void;
+  function deepEqual(actual: unknown, expected: unknown, message?: string): void;
+  function match(value: string, regexp: RegExp, message?: string): void;
+  function throws(fn: () => unknown, error?: RegExp | Function | object, message?: string): void;
+  const assert: { ok: typeof ok; equal: typeof equal; deepEqual: typeof deepEqual; match: typeof match; throws: typeof throws };
+  export default assert;
 }
 
 declare module 'node:readline' {
