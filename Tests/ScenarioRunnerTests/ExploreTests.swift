@@ -205,6 +205,87 @@ import Testing
         #expect(SpecProperties.check(running, seen) == nil)
     }
 
+    /// docs/behaviour.md `offline.clock-correction`: after a clock set while the app was closed,
+    /// the next process reads switch ends, an answer's age and the 7-day drop from its saved
+    /// clock difference, as it reads windows, so those properties hold back until a successful
+    /// check. Both SDKs read it this way; the Swift SDK's campaign of issue 40 broke
+    /// `paused-sends-nothing` so (history 1105:445, the first case, as explore shrank it). Judged
+    /// as if the clock had never moved, the same trace still breaks each property.
+    @Test func aClockSetWhileTheAppIsClosedHoldsBackSwitchAgeAndSevenDayPropertiesUntilACheck() {
+        let hour: Int64 = 3_600_000
+        let cases: [(history: History, unseen: Int, property: String)] = [
+            (
+                History(
+                    seed: 1105,
+                    run: 445,
+                    platform: "macos",
+                    flavor: "flutter",
+                    appVersion: "1.0.0",
+                    build: nil,
+                    push: false,
+                    clockOffsetSeconds: 0,
+                    moves: [
+                        .app(.launch), .after(milliseconds: 9 * hour),
+                        .createRule(
+                            name: "r1",
+                            body: .object([
+                                ("type", "sdk_switch"), ("modules", .array(["analytics"])), ("ends_at", "+2d11h25m37s"),
+                                ("sdks", .array([.object([("name", "flutter")])])),
+                            ])
+                        ),
+                        .setClock(offsetSeconds: -86_400), .after(milliseconds: 11 * hour),
+                        .updateRule(name: "r1", fields: .object([("modules", .array(["all"]))])),
+                        .after(milliseconds: 17 * hour), .app(.launch), .app(.terminate),
+                        .track(module: "surveys", count: 4), .setClock(offsetSeconds: 600), .app(.launch),
+                    ]
+                ), 10, "paused-sends-nothing"
+            ),
+            (
+                History(
+                    seed: 0,
+                    run: 0,
+                    platform: "ios",
+                    flavor: "native",
+                    appVersion: "2.0.0",
+                    build: nil,
+                    push: false,
+                    clockOffsetSeconds: 0,
+                    moves: [
+                        .app(.launch),
+                        .createRule(name: "r1", body: .object([("type", "optional_update"), ("below", "2.5.0")])),
+                        .app(.refresh), .app(.terminate), .setClock(offsetSeconds: -86_400), .network(online: false),
+                        .after(milliseconds: 169 * hour), .app(.launch),
+                    ]
+                ), 4, "optional-dropped-after-7-days"
+            ),
+            (
+                History(
+                    seed: 0,
+                    run: 1,
+                    platform: "web",
+                    flavor: "native",
+                    appVersion: "2.0.0",
+                    build: nil,
+                    push: false,
+                    clockOffsetSeconds: 0,
+                    moves: [
+                        .app(.launch), .app(.terminate), .setClock(offsetSeconds: -120),
+                        .fault(.object([("kind", "status"), ("status", .number(503))])), .app(.launch), .clearFaults,
+                        .app(.background), .after(milliseconds: 360_000), .app(.foreground),
+                    ]
+                ), 2, "foreground-checks-stale"
+            ),
+        ]
+        for (history, unseen, property) in cases {
+            let trace = HistoryJudge.trace(history, in: InProcessEnvironment(viaGateway: false))
+            #expect(trace.observations.count == history.moves.count, "\(property)")
+            #expect(SpecProperties.check(history, trace)?.message == nil, "\(property)")
+            var neverMoved = history
+            neverMoved.moves[unseen] = .clearFaults
+            #expect(SpecProperties.check(neverMoved, trace)?.judge == property)
+        }
+    }
+
     @Test func shrinkingDropsEditsOfRulesThatAreGone() {
         let moves: [HistoryMove] = [
             .app(.launch), .updateRule(name: "r1", fields: .object([("below", "2.5.0")])),

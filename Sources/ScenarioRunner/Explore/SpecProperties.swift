@@ -66,8 +66,11 @@ public enum SpecProperties {
         var skipped: Set<String> = []
         var laterHidden = false
         /// The device clock was set while the app was not running, and no successful check has
-        /// corrected it since: windows are judged by a stale offset (docs/behaviour.md
-        /// `offline.clock-correction`), so the maintenance properties hold back.
+        /// corrected it since. The next process has only the device clock and what it saved
+        /// (docs/behaviour.md `offline.clock-correction`): window starts and ends, switch ends, an
+        /// answer's age and the 7-day drop are all read from saved device-clock times and so are
+        /// off by as much as the clock moved. Every property that judges one of them holds back:
+        /// maintenance, paused modules, the stale foreground check, the 7-day drop.
         var clockUnseen = false
     }
 
@@ -213,7 +216,7 @@ public enum SpecProperties {
                     expected: JSONObject([("required_update", .null), ("optional_update", .null)])
                 )
             }
-            if !optional.isNull, m.lastSuccess.map({ now - $0 >= 7 * day }) ?? true {
+            if !optional.isNull, !m.clockUnseen, m.lastSuccess.map({ now - $0 >= 7 * day }) ?? true {
                 return broken(
                     "optional-dropped-after-7-days",
                     ["optional_update"],
@@ -257,7 +260,8 @@ public enum SpecProperties {
                     expected: JSONObject([("checks", .number(Double((prevState["checks"]?.intValue ?? 0) + 1)))])
                 )
             }
-            if case .app(.foreground) = move, before.running, !before.visible, before.online, checksDelta < 1,
+            if case .app(.foreground) = move, before.running, !before.visible, before.online, !before.clockUnseen,
+                checksDelta < 1,
                 let success = before.lastSuccess, moveStart - success >= Int64(before.lastLifetime) * 1000
             {
                 return broken(
@@ -269,7 +273,10 @@ public enum SpecProperties {
             }
             let pausedBefore = Set((prevState["paused_modules"]?.arrayValue ?? []).compactMap(\.stringValue))
             let pausedNow = Set((s["paused_modules"]?.arrayValue ?? []).compactMap(\.stringValue))
-            for module in pausedBefore.intersection(pausedNow).sorted() {
+            // A new process judges a switch's end by its saved clock difference: with the clock
+            // moved while the app was closed it may flush a module early (found by explore,
+            // histories 1105:445 and 1107:229 of the Swift SDK on macOS).
+            for module in pausedBefore.intersection(pausedNow).sorted() where !before.clockUnseen {
                 let sentBefore = prevState["sent"]?[module]?.intValue ?? 0
                 let sentNow = s["sent"]?[module]?.intValue ?? 0
                 if sentNow > sentBefore {
