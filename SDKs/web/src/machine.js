@@ -3,11 +3,14 @@
 // the device clock), sends nothing, stores nothing, sets no timer: `Lerix` (lerix.js) does the
 // I/O its actions ask for. The Swift SDK's ReleaseControlMachine has the same shape.
 //
-//   const machine = new ReleaseControlMachine({ config: normalizeConfig({ ... }), savedFile: null, online: true,
-//                                               reading: { wall: Date.now(), mono: 0 } });
-//   machine.handle({ type: 'start' }, { wall: Date.now(), mono: 0 });
-//   // → [{ type: 'send', purpose: { kind: 'check' }, request: { method: 'GET', url: '…/release-control?…', … } },
-//   //    { type: 'timer', delayMs: 300000 }]
+//   const at = { wall: Date.parse('2026-12-02T09:32:00Z'), mono: 0 };   // one reading of the device clock
+//   const machine = new ReleaseControlMachine({ config: normalizeConfig({ baseUrl, project: 'demo', appVersion: '4.2.0' }),
+//                                               savedFile: null, online: true, reading: at });
+//   machine.handle({ type: 'start' }, at);
+//   // → [{ type: 'send', purpose: { kind: 'check' }, request: { method: 'GET', url: '…/release-control?platform=web…', … } }]
+//   machine.check;                                  // { name: 'in-flight', after: 'done' }
+//   machine.handle({ type: 'answered', purpose: { kind: 'check' }, response }, at);
+//   // → [{ type: 'persist', text: '{"format":1,…}' }, { type: 'checks-settled' }]
 //
 // How time is kept: within one process every interval (an answer's age, the poll, the 7-day
 // drop) and the server's time are measured on the monotonic clock from the moment of the last
