@@ -33,24 +33,31 @@ final class Connection: ReactorHandler, @unchecked Sendable {
     /// ``enqueue(_:)``, which keeps the backlog count true.
     @exclusivity(unchecked) private var output: [UInt8] = []
     @exclusivity(unchecked) private var outputOffset = 0
-    @exclusivity(unchecked) private(set) var isClosed = false
-    @exclusivity(unchecked) private var closeWhenFlushed = false
-    @exclusivity(unchecked) private var lingerAfterFlush = false
-    /// Written out and shut down for writing; reading and discarding until the peer's EOF
-    /// (or a short deadline), so a client still sending does not get a reset that could
-    /// destroy the answer it has not read yet (RFC 9112 §9.6).
-    @exclusivity(unchecked) private var lingering = false
+
+    /// Open, closing after the flush, lingering, closed: one value (see ``ConnectionLifecycle``).
+    @exclusivity(unchecked) private(set) var lifecycle = ConnectionLifecycle()
+    var isClosed: Bool { lifecycle.isClosed }
+    private var isLingering: Bool { lifecycle.isLingering }
     private static let lingerTime: UInt64 = 2_000_000_000
     /// True while the connection handles a socket event: writes wait for its end.
     @exclusivity(unchecked) private(set) var inEvent = false
 
+    /// What carries the connection's bytes, decided by its first byte.
+    enum Transport {
+        /// Nothing received yet: a silent new connection gets the header-read timeout, not the
+        /// (longer) keep-alive one, so idle sockets opened in bulk are shed quickly.
+        case undecided
+        case plain
+        case tls(TLSSession)
+    }
+    @exclusivity(unchecked) private(set) var transport = Transport.undecided
     /// The TLS transport, once the first byte said TLS; nil for plain connections.
-    @exclusivity(unchecked) private(set) var tls: TLSSession?
-    @exclusivity(unchecked) private var sniffed = false
+    var tls: TLSSession? {
+        if case .tls(let session) = transport { session } else { nil }
+    }
     /// Ciphertext waiting for the socket (TLS only), from `sealedOffset` on.
     @exclusivity(unchecked) private var sealed: [UInt8] = []
     @exclusivity(unchecked) private var sealedOffset = 0
-    @exclusivity(unchecked) private var sentCloseNotify = false
 
     /// What epoll watches for now, and the wishes it is derived from.
     @exclusivity(unchecked) private var interest: Epoll.Events = []
@@ -72,9 +79,6 @@ final class Connection: ReactorHandler, @unchecked Sendable {
     /// Monotonic nanoseconds after which the connection is cut off; 0 for never.
     @exclusivity(unchecked) private(set) var deadline: UInt64 = 0
     @exclusivity(unchecked) private var headStartedAt: UInt64 = 0
-    /// Nothing received yet: a silent new connection gets the header-read timeout, not the
-    /// (longer) keep-alive one, so idle sockets opened in bulk are shed quickly.
-    @exclusivity(unchecked) private var fresh = true
     @exclusivity(unchecked) private var lastWriteProgress: UInt64 = 0
 
     #if DEBUG
@@ -100,7 +104,7 @@ final class Connection: ReactorHandler, @unchecked Sendable {
             try loop.reactor.register(self, fd: fd, interest: interest)
         } catch {
             handler = nil
-            isClosed = true
+            lifecycle.closed()
             return false
         }
         updateDeadline(now: Reactor.now())
@@ -151,18 +155,23 @@ final class Connection: ReactorHandler, @unchecked Sendable {
             do {
                 switch try Posix.read(fd, into: buffer) {
                 case .processed(let n):
-                    fresh = false
-                    if lingering { continue }
+                    if isLingering {
+                        if case .undecided = transport { transport = .plain }  // no longer fresh
+                        continue
+                    }
                     let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<n])
-                    if !sniffed { startTransport(firstBytes: bytes) }
-                    if let tls { receiveSealed(bytes, tls) } else { handler?.received(bytes) }
+                    switch transport {
+                    case .plain: handler?.received(bytes)
+                    case .tls(let tls): receiveSealed(bytes, tls)
+                    case .undecided: startTransport(firstBytes: bytes)
+                    }
                     if isClosed { return }
                     // A short read emptied the socket: level-triggered epoll reports more.
                     if n < buffer.count { return }
                 case .wouldBlock:
                     return
                 case .endOfFile:
-                    if lingering {
+                    if isLingering {
                         close()
                         return
                     }
@@ -178,12 +187,18 @@ final class Connection: ReactorHandler, @unchecked Sendable {
         }
     }
 
-    /// The first bytes of the connection: a TLS handshake record (content type 22) starts TLS.
+    /// The first bytes of the connection: a TLS handshake record (content type 22) starts TLS;
+    /// anything else is plain HTTP/1.1 or h2c. Then the bytes go where the transport says.
     private func startTransport(firstBytes bytes: UnsafeRawBufferPointer) {
-        sniffed = true
-        guard let context = self.context.tls, bytes.first == 0x16 else { return }
+        transport = .plain
+        guard let context = self.context.tls, bytes.first == 0x16 else {
+            handler?.received(bytes)
+            return
+        }
         do {
-            tls = try context.makeSession()
+            let session = try context.makeSession()
+            transport = .tls(session)
+            receiveSealed(bytes, session)
         } catch {
             close()
         }
@@ -265,21 +280,24 @@ final class Connection: ReactorHandler, @unchecked Sendable {
         guard !isClosed else { return }
         flushOutput()
         notifyIfDrained()
-        if !isClosed && closeWhenFlushed && !hasPendingOutput {
-            if let tls, !sentCloseNotify {
-                // Say goodbye inside TLS, so the client can tell the end from a truncation.
-                sentCloseNotify = true
-                tls.close()
+        while !isClosed && !hasPendingOutput {
+            switch lifecycle.outputFlushed(tls: tls != nil, reading: reading) {
+            case .none:
+                return
+            case .sendCloseNotify:
+                tls?.close()
                 flushOutput()
-                if isClosed || hasPendingOutput { return }
+            case .linger:
+                startLingering()
+                return
+            case .close:
+                close()
+                return
             }
-            if lingerAfterFlush && reading { startLingering() } else { close() }
         }
     }
 
     private func startLingering() {
-        closeWhenFlushed = false
-        lingering = true
         readPaused = false
         isOutputBacklogged = false
         Posix.shutdownWrite(fd)
@@ -400,22 +418,21 @@ final class Connection: ReactorHandler, @unchecked Sendable {
     /// Closes once pending output is written. With `linger`, the peer may still be sending
     /// (a rejected upload): the connection shuts down its side and drains the rest first.
     func closeAfterFlush(linger: Bool = false) {
-        closeWhenFlushed = true
-        if linger { lingerAfterFlush = true }
+        guard lifecycle.closeAfterFlush(linger: linger) else { return }  // lingering or gone already
         if !inEvent { flush() }
     }
 
     /// Closes now, dropping pending output and in-flight requests.
     func close() {
         guard !isClosed else { return }
-        isClosed = true
+        lifecycle.closed()
         loop.reactor.deregister(self, fd: fd)
         Posix.close(fd)
         output = []
         outputOffset = 0
         sealed = []
         sealedOffset = 0
-        tls = nil
+        if case .tls = transport { transport = .plain }  // the session goes with the socket
         deadline = 0
         let handler = self.handler
         self.handler = nil
@@ -426,7 +443,7 @@ final class Connection: ReactorHandler, @unchecked Sendable {
     /// Graceful stop: the handler finishes in-flight requests, then closes.
     func drain() {
         guard !isClosed else { return }
-        if lingering {
+        if isLingering {
             close()
             return
         }
@@ -445,9 +462,14 @@ final class Connection: ReactorHandler, @unchecked Sendable {
 
     // MARK: Timeouts
 
+    /// Nothing received yet (see ``Transport/undecided``).
+    private var isFresh: Bool {
+        if case .undecided = transport { true } else { false }
+    }
+
     /// Recomputes the deadline from what the connection is doing.
     func updateDeadline(now: UInt64) {
-        guard !isClosed, !lingering, let handler else { return }
+        guard !isClosed, !isLingering, let handler else { return }
         if hasPendingOutput {
             deadline = lastWriteProgress &+ context.idleTimeout
             return
@@ -457,7 +479,7 @@ final class Connection: ReactorHandler, @unchecked Sendable {
         switch handshaking ? .readingHead : handler.activity {
         case .idle:
             headStartedAt = 0
-            deadline = now &+ (fresh ? context.headerReadTimeout : context.idleTimeout)
+            deadline = now &+ (isFresh ? context.headerReadTimeout : context.idleTimeout)
         case .readingHead:
             if headStartedAt == 0 { headStartedAt = now }
             deadline = headStartedAt &+ context.headerReadTimeout
@@ -482,8 +504,8 @@ final class Connection: ReactorHandler, @unchecked Sendable {
         #if DEBUG
         dispatchPrecondition(condition: .onQueue(loop.queue))
         #endif
-        if !lingering, !hasPendingOutput,
-            var response = fresh ? HTTP1Handler.headTimedOut : handler?.timeoutResponse
+        if !isLingering, !hasPendingOutput,
+            var response = isFresh ? HTTP1Handler.headTimedOut : handler?.timeoutResponse
         {
             context.finalize(&response, for: HTTPRequest(method: "-", target: "-"))
             let bytes = HTTPResponseSerializer.bytes(response, keepAlive: false, date: loop.date.current())

@@ -6,8 +6,8 @@ extension ReleaseControlMachine {
     mutating func completed(_ purpose: Purpose, _ result: TransportResult, now: Instant, into actions: inout [Action]) {
         switch purpose {
         case .check:
-            guard checkInFlight else { return }  // from before a terminate
-            checkInFlight = false
+            guard case .inFlight(let followUp) = check else { return }  // from before a terminate
+            check = .idle
             switch result {
             case .success(let response) where response.status == 200:
                 do {
@@ -24,11 +24,8 @@ extension ReleaseControlMachine {
             case .failure(let error):
                 failed(CheckFailure(kind: .connection, reason: error.reason, at: now), into: &actions)
             }
-            if checkAgain {
-                checkAgain = false
-                startCheckAfterCompletion(now: now, into: &actions)
-            }
-            if !checkInFlight { actions.append(.checkSettled) }
+            if followUp { startCheckAfterCompletion(now: now, into: &actions) }
+            if check == .idle { actions.append(.checkSettled) }
         case .ingest(let module, let count):
             guard ingestInFlight.remove(module) != nil else { return }
             if case .success(let response) = result, (200..<300).contains(response.status) {
@@ -39,11 +36,12 @@ extension ReleaseControlMachine {
                 persist(into: &actions)
             }
         case .pushToken:
-            guard tokenRegistrationInFlight else { return }
-            tokenRegistrationInFlight = false
+            guard tokenRegistration == .inFlight else { return }
             if case .success(let response) = result, (200..<300).contains(response.status) {
-                tokenRegistrationDue = false
+                tokenRegistration = .notDue
                 statistics.tokenRegistrations += 1
+            } else {
+                tokenRegistration = .due
             }
         }
     }
@@ -59,7 +57,7 @@ extension ReleaseControlMachine {
 
     private mutating func startCheckAfterCompletion(now: Instant, into actions: inout [Action]) {
         guard isRunning, configuration.enabled, isOnline else { return }
-        checkInFlight = true
+        check = .inFlight(followUp: false)
         lastAttempt = now
         statistics.checks += 1
         actions.append(.send(checkRequest(), .check))

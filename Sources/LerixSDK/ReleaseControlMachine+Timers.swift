@@ -10,10 +10,8 @@ extension ReleaseControlMachine {
             ingestInFlight.insert(module)
             actions.append(.send(ingestRequest(module, batch), .ingest(module, count: batch.count)))
         }
-        if tokenRegistrationDue, !tokenRegistrationInFlight, let token = configuration.pushToken,
-            !isPaused(.pushTokenRegistration, at: now)
-        {
-            tokenRegistrationInFlight = true
+        if tokenRegistration == .due, let token = configuration.pushToken, !isPaused(.pushTokenRegistration, at: now) {
+            tokenRegistration = .inFlight
             actions.append(.send(pushTokenRequest(token), .pushToken))
         }
     }
@@ -28,7 +26,7 @@ extension ReleaseControlMachine {
     mutating func scheduleWakeUp(now: Instant, into actions: inout [Action]) {
         // A check in flight reschedules when it completes; doing it now too would only churn
         // the timer (set to a far boundary, then cancelled a moment later).
-        if checkInFlight && isRunning { return }
+        if check != .idle && isRunning { return }
         var next: Instant?
         func consider(_ instant: Instant) {
             guard instant > now else { return }

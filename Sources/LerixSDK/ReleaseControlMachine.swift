@@ -70,8 +70,9 @@ package struct ReleaseControlMachine: Sendable {
     package let configuration: LerixConfiguration
     package internal(set) var saved: SavedAnswer
     package internal(set) var statistics = LerixStatistics()
-    package internal(set) var isRunning = false
-    package internal(set) var isForeground = false
+    package internal(set) var app = AppPhase.stopped
+    package var isRunning: Bool { app != .stopped }
+    package var isForeground: Bool { app == .foreground }
     package internal(set) var isOnline = true
     package internal(set) var isDeferredByLater = false
     /// Why the last check that failed failed (this instance only, like ``statistics``).
@@ -82,17 +83,13 @@ package struct ReleaseControlMachine: Sendable {
         didSet { if reportsStateChanges != oldValue { lastReportedState = nil } }
     }
 
-    var checkInFlight = false
+    package internal(set) var check = CheckPhase.idle
+    package internal(set) var missedCheck = MissedCheck.none
     /// Whether a check failed since the last success (a repeated failure is not reported again).
     var failedSinceSuccess = false
-    var checkAgain = false
-    var missedCheck = false
-    /// The missed check was a push or refresh (so it must not join one already in flight).
-    var missedCheckNeedsFollowUp = false
     var lastAttempt: Instant?
     var ingestInFlight: Set<LerixModule> = []
-    var tokenRegistrationDue = false
-    var tokenRegistrationInFlight = false
+    package internal(set) var tokenRegistration = TokenRegistration.notDue
     var timerAt: Instant?
     var lastPersistedRenewal: Instant?
     /// A renewal not yet written: written on the next persist, background, offline or end.
@@ -142,10 +139,10 @@ package struct ReleaseControlMachine: Sendable {
             launch(now: now, into: &actions)
         case .foreground:
             guard isRunning else { break }
-            isForeground = true
+            app = .foreground
             if saved.isStale(at: now) { startCheck(now: now, joining: true, into: &actions) }
         case .background:
-            isForeground = false
+            if isRunning { app = .background }
             if renewalUnsaved { persist(into: &actions) }
         case .network(let online):
             let cameOnline = online && !isOnline
@@ -154,8 +151,8 @@ package struct ReleaseControlMachine: Sendable {
             if cameOnline && isRunning {
                 let pollDue = isPolling && nextPoll(now: now) <= now
                 let webBackOnline = configuration.platform == .web && isForeground && saved.isStale(at: now)
-                if missedCheck || pollDue || webBackOnline {
-                    startCheck(now: now, joining: !missedCheckNeedsFollowUp, into: &actions)
+                if missedCheck != .none || pollDue || webBackOnline {
+                    startCheck(now: now, joining: missedCheck != .owed(followUp: true), into: &actions)
                 }
             }
         case .push:
@@ -185,12 +182,10 @@ package struct ReleaseControlMachine: Sendable {
             completed(purpose, result, now: now, into: &actions)
         case .terminate:
             if renewalUnsaved { persist(into: &actions) }
-            isRunning = false
-            isForeground = false
-            checkInFlight = false
-            checkAgain = false
+            app = .stopped
+            check = .idle
             ingestInFlight = []
-            tokenRegistrationInFlight = false
+            if tokenRegistration == .inFlight { tokenRegistration = .due }
             if timerAt != nil { actions.append(.scheduleTimer(at: nil)) }
             timerAt = nil
             actions.append(.checkSettled)
@@ -210,7 +205,7 @@ package struct ReleaseControlMachine: Sendable {
     }
 
     /// Whether nothing is in flight: every request sent has completed.
-    package var isIdle: Bool { !checkInFlight && ingestInFlight.isEmpty && !tokenRegistrationInFlight }
+    package var isIdle: Bool { check == .idle && ingestInFlight.isEmpty && tokenRegistration != .inFlight }
 
     /// Follows a change of the device clock within this process. The wall clock moved by more
     /// (or less) than the uptime since the last reading: the user set the clock. Every saved
@@ -236,10 +231,9 @@ package struct ReleaseControlMachine: Sendable {
     }
 
     private mutating func launch(now: Instant, into actions: inout [Action]) {
-        isRunning = true
-        isForeground = true
+        app = .foreground
         isDeferredByLater = false
-        missedCheck = false
+        missedCheck = .none
         if !saved.updatesBelong(toVersion: configuration.appVersion, build: configuration.build) {
             // A saved update belongs to one app version: a new install never sees its old answer.
             let hadUpdate = saved.requiredUpdate != nil || saved.optionalUpdate != nil
@@ -253,7 +247,12 @@ package struct ReleaseControlMachine: Sendable {
         // The saved answer applies before any request: observers see it first.
         if reportsStateChanges { lastReportedState = state(at: now) }
         actions.append(.stateChanged)
-        tokenRegistrationDue = configuration.pushToken.map { !$0.isEmpty } == true && configuration.supportsPush
+        let registers = configuration.pushToken.map { !$0.isEmpty } == true && configuration.supportsPush
+        if !registers {
+            tokenRegistration = .notDue
+        } else if tokenRegistration == .notDue {
+            tokenRegistration = .due
+        }
         startCheck(now: now, joining: true, into: &actions)
     }
 
@@ -273,17 +272,15 @@ package struct ReleaseControlMachine: Sendable {
     private mutating func startCheck(now: Instant, joining: Bool, into actions: inout [Action]) {
         guard isRunning, configuration.enabled else { return }
         guard isOnline else {
-            missedCheck = true
-            if !joining { missedCheckNeedsFollowUp = true }
+            missedCheck = .owed(followUp: !joining || missedCheck == .owed(followUp: true))
             return
         }
-        guard !checkInFlight else {
-            if !joining { checkAgain = true }
+        if case .inFlight(let followUp) = check {
+            check = .inFlight(followUp: followUp || !joining)
             return
         }
-        missedCheckNeedsFollowUp = false
-        checkInFlight = true
-        missedCheck = false
+        check = .inFlight(followUp: false)
+        missedCheck = .none
         lastAttempt = now
         statistics.checks += 1
         actions.append(.send(checkRequest(), .check))
