@@ -2,7 +2,11 @@
 # Builds the libFuzzer targets in Fuzz/targets with swiftc -sanitize=fuzzer,address and runs
 # each for its share of a time budget. Usage: Fuzz/run.sh [total-seconds] [target ...]
 # Default budget 60 s. New corpus entries go to .build/fuzz/corpus/<target> (or $FUZZ_OUT/corpus); a crash leaves
-# its input in .build/fuzz/artifacts/<target>/ and makes the script exit 1.
+# its input in .build/fuzz/artifacts/<target>/ and makes the script exit 1. Each run also starts from the
+# kept corpus, Fuzz/corpus/<target> (minimized from earlier runs: `fuzz-<target> -merge=1 Fuzz/corpus/<target>
+# .build/fuzz/corpus/<target>` adds what a run found), and the hand-made seeds in Fuzz/seeds/<target>.
+# FUZZ_TIMEOUT (default 10 s) is how long one input may take: raise it on a loaded machine, where a
+# starved process trips it (check a timeout input with `fuzz-<target> -runs=1 FILE` and its CPU time).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -93,9 +97,10 @@ for entry in "${selected[@]}"; do
     artifacts=$OUT/artifacts/$name
     mkdir -p "$corpus" "$artifacts"
     seeds=()
+    [ -d "$ROOT/Fuzz/corpus/$name" ] && seeds+=("$ROOT/Fuzz/corpus/$name")
     [ -d "$ROOT/Fuzz/seeds/$name" ] && seeds+=("$ROOT/Fuzz/seeds/$name")
     echo "== $name: ${per}s"
-    if nice -n 10 "$OUT/fuzz-$name" -max_total_time="$per" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+    if nice -n 10 "$OUT/fuzz-$name" -max_total_time="$per" -max_len=8192 -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
         -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" "${seeds[@]}" >"$OUT/$name.log" 2>&1; then
         grep -E "^(Done|stat::number_of_executed_units|stat::peak_rss_mb)" "$OUT/$name.log" || true
     else
