@@ -11,11 +11,12 @@ import Testing
     /// which once crashed every restart) used to be opened for writing first: the log-mode switch
     /// and checkpoint rewrote its header (bytes 24-27, the change counter, and 92-95).
     @Test func aFileWhoseRowsDoNotReadBackIsRefusedWithEveryByteKept() throws {
-        let dir = try TemporaryDirectory()
-        let path = dir.file("state.db")
-        let file = try StateFile.open(path: path, seed: Fixtures.seedState)
-        try file.write([.ruleUpserted(project: "demo", rule: Fixtures.rule("r9223372036854775807", below: "2.0"))])
-        file.close()
+        let stored = try Fixtures.closedStateFile(
+            "state.db",
+            holding: [.ruleUpserted(project: "demo", rule: Fixtures.rule("r9223372036854775807", below: "2.0"))]
+        )
+        defer { withExtendedLifetime(stored.dir) {} }  // the folder goes with it
+        let path = stored.path
         let before = try #require(TemporaryDirectory.bytes(path))
         #expect {
             _ = try SQLiteStateStore.open(path: path, seed: .defaultSeed)
@@ -69,18 +70,12 @@ import Testing
     // As root, permissions do not bite (as in StateFileWriteFailureTests).
     @Test(.enabled(if: geteuid() != 0, "root ignores file permissions: run as another user to check read-only folders"))
     func aWritableFileInAReadOnlyFolderStartsAndRefusesWrites() throws {
-        let dir = try TemporaryDirectory()
-        let path = dir.file("state.db")
-        let file = try StateFile.open(path: path, seed: Fixtures.seedState)
-        try file.write([.tokenUpserted(project: "demo", token: Fixtures.token("kept"))])
-        file.close()
+        let (dir, path) = try Fixtures.closedStateFile(
+            "state.db",
+            holding: [.tokenUpserted(project: "demo", token: Fixtures.token("kept"))]
+        )
         chmod(dir.path, 0o555)
         defer { chmod(dir.path, 0o755) }
-        let reopened = try StateFile.open(path: path, seed: Fixtures.seedState)
-        defer { reopened.close() }
-        #expect(reopened.initialState.projects.first?.pushTokens == [Fixtures.token("kept")])
-        #expect(throws: StateStoreError.self) {
-            try reopened.write([.tokenUpserted(project: "demo", token: Fixtures.token("lost"))])
-        }
+        try Fixtures.expectLoadsButRefusesWrites(path)
     }
 }

@@ -60,21 +60,14 @@ import Testing
     // test is reported skipped with this reason (it used to return early and pass silently).
     @Test(.enabled(if: geteuid() != 0, "root ignores file permissions: run as another user to check read-only files"))
     func aReadOnlyFileLoadsButRefusesWrites() throws {
-        let dir = try TemporaryDirectory()
-        let path = dir.file("readonly.db")
-        let file = try StateFile.open(path: path, seed: Fixtures.seedState)
-        try file.write([.tokenUpserted(project: "demo", token: Fixtures.token("kept"))])
-        file.close()
+        let (dir, path) = try Fixtures.closedStateFile(
+            "readonly.db",
+            holding: [.tokenUpserted(project: "demo", token: Fixtures.token("kept"))]
+        )
         chmod(path, 0o444)
         chmod(dir.path, 0o555)
         defer { chmod(dir.path, 0o755) }
-        let reopened = try StateFile.open(path: path, seed: Fixtures.seedState)
-        defer { reopened.close() }
-        #expect(reopened.initialState.projects.first?.pushTokens == [Fixtures.token("kept")])
-        #expect(throws: StateStoreError.self) {
-            try reopened.write([.tokenUpserted(project: "demo", token: Fixtures.token("lost"))])
-        }
-        #expect(try reopened.loadSnapshot().projects.first?.pushTokens == [Fixtures.token("kept")])
+        try Fixtures.expectLoadsButRefusesWrites(path)
     }
 
     @Test func writesAfterCloseFailAsClosed() throws {
