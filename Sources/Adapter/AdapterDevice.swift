@@ -33,14 +33,7 @@ final class AdapterDevice {
         self.storage = storage
         self.transport = DeviceTransport(network: network)
         self.log = log
-        sdk = Lerix(
-            configuration: configuration,
-            clock: clock,
-            transport: transport,
-            storage: storage,
-            online: true,
-            log: log
-        )
+        sdk = Self.makeSDK(configuration, clock, transport, storage, online: true, log: log)
     }
 
     var isOnline: Bool { transport.isOnline }
@@ -49,14 +42,7 @@ final class AdapterDevice {
     func launch() {
         terminate()
         retire()
-        sdk = Lerix(
-            configuration: configuration,
-            clock: clock,
-            transport: transport,
-            storage: storage,
-            online: transport.isOnline,
-            log: log
-        )
+        sdk = newProcess()
         isRunning = true
         sdk.start()
     }
@@ -73,19 +59,35 @@ final class AdapterDevice {
         configuration.appVersion = appVersion
         configuration.build = build
         retire()
-        sdk = Lerix(
-            configuration: configuration,
-            clock: clock,
-            transport: transport,
-            storage: storage,
-            online: transport.isOnline,
-            log: log
-        )
+        sdk = newProcess()
     }
 
     func setOnline(_ online: Bool) {
         transport.setOnline(online)
         if isRunning { sdk.networkReachabilityChanged(isReachable: online) }
+    }
+
+    /// The SDK of a new process of this device, on its configuration as it is now.
+    private func newProcess() -> Lerix {
+        Self.makeSDK(configuration, clock, transport, storage, online: transport.isOnline, log: log)
+    }
+
+    private static func makeSDK(
+        _ configuration: LerixConfiguration,
+        _ clock: VirtualDeviceClock,
+        _ transport: DeviceTransport,
+        _ storage: any Storage,
+        online: Bool,
+        log: @escaping @Sendable (String) -> Void
+    ) -> Lerix {
+        Lerix(
+            configuration: configuration,
+            clock: clock,
+            transport: transport,
+            storage: storage,
+            online: online,
+            log: log
+        )
     }
 
     /// Keeps what the ending process counted before a new one replaces it.

@@ -1,3 +1,5 @@
+import MockServer
+
 /// What follows from a device's platform when the scenario does not say: the SDK a native app
 /// uses and the push token format of its provider. Decided here once, for parsing and for the
 /// runner putting a device with platform choices on the platform the adapter emulates.
@@ -14,9 +16,9 @@ extension DeviceSpec {
     static func defaultToken(name: String, platform: String) -> String {
         guard platform == "ios" || platform == "macos" else { return "fcm-\(name)" }
         var hex = ""
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        var h = FNV1a64.offsetBasis
         for round in 0..<4 {
-            for b in (name + "#\(round)").utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+            h = FNV1a64.hash((name + "#\(round)").utf8, continuing: h)
             let digits = String(h, radix: 16)
             hex += String(repeating: "0", count: 16 - digits.count) + digits
         }

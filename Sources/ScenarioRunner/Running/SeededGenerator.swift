@@ -1,11 +1,11 @@
+import MockServer
+
 /// SplitMix64: a tiny, fully deterministic generator, so `--seed N` replays a run exactly.
 struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
 
     init(seed: UInt64, salt: String) {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in salt.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-        state = seed ^ h
+        state = seed ^ FNV1a64.hash(salt.utf8)
     }
 
     mutating func next() -> UInt64 {
