@@ -19,7 +19,7 @@ extension LerixMock {
         try admin("PUT", projectPath + "/rules/\(id)", rule)
     }
 
-    /// Deletes rule `id` (a 404 problem when there is none).
+    /// Deletes rule `id` (a 404 problem when there is none, 410 when a change already removed it).
     public func deleteRule(_ id: String) throws(MockProblem) {
         try admin("DELETE", projectPath + "/rules/\(id)")
     }

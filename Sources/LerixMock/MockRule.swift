@@ -243,7 +243,7 @@ public enum MockFault: Sendable {
 
 /// The server refused an admin call: its problem+json, as a Swift error.
 public struct MockProblem: Error, Sendable, CustomStringConvertible {
-    /// The HTTP status the server answered (422 for a field at fault, 404 for a missing rule, …).
+    /// The HTTP status the server answered (422 for a field at fault, 404 for a missing rule, 410 for a removed one, …).
     public var status: Int
     /// The problem's title (`Invalid rule`).
     public var title: String

@@ -116,7 +116,10 @@ extension Endpoint {
         case .getRule:
             return EndpointDoc(
                 summary: "One rule",
-                responses: [(200, "the rule", "Rule"), (404, "unknown project or rule", problem)]
+                responses: [
+                    (200, "the rule", "Rule"), (404, "unknown project or rule", problem),
+                    (410, "the rule was deleted or lifted by an earlier change (ids are never reused)", problem),
+                ]
             )
         case .replaceRule:
             return EndpointDoc(
@@ -124,13 +127,18 @@ extension Endpoint {
                 body: "RuleBody",
                 responses: [
                     (200, "replaced", "Rule"), (400, "malformed JSON or wrong types", problem),
-                    (404, "unknown project or rule", problem), (422, "the rule breaks a constraint", problem),
+                    (404, "unknown project or rule", problem),
+                    (410, "the rule was deleted or lifted by an earlier change (ids are never reused)", problem),
+                    (422, "the rule breaks a constraint", problem),
                 ]
             )
         case .deleteRule:
             return EndpointDoc(
                 summary: "Deletes a rule (a release-control change)",
-                responses: [(204, "deleted", nil), (404, "unknown project or rule", problem)]
+                responses: [
+                    (204, "deleted", nil), (404, "unknown project or rule", problem),
+                    (410, "the rule was deleted or lifted by an earlier change (ids are never reused)", problem),
+                ]
             )
         case .liftAll:
             return EndpointDoc(

@@ -10,8 +10,29 @@ extension MockServer {
 
     func getRule(_ call: Call) throws(Problem) -> HTTPResponse {
         let project = try projectState(call.project)
-        guard let rule = project.rule(id: call["rule"]) else { throw unknownRule(call) }
+        guard let rule = project.rule(id: call["rule"]) else { throw missingRule(call, in: project) }
         return jsonResponse(200, rule.json)
+    }
+
+    /// A rule id the project does not hold: 410 naming the change that removed it when one did
+    /// (ids are never reused, so it is gone for good), else 404. A rule that lift-all took away
+    /// (a recommended update past its `becomes_required_on` is a blocking state, so lift-all
+    /// lifts it) would otherwise read as a rule that never was.
+    func missingRule(_ call: Call, in project: ProjectState) -> Problem {
+        let id = call["rule"]
+        guard let change = project.removal(ofRule: id) else { return unknownRule(call) }
+        let how =
+            change.kind == .liftedAll
+            ? "lifted by lift-all (it removes required updates, recommended updates past their "
+                + "becomes_required_on and maintenance windows)"
+            : "deleted"
+        return Problem(
+            status: 410,
+            title: "Rule removed",
+            detail:
+                "rule \"\(id)\" of project \"\(call.project)\" was \(how) in change \(change.id) at \(change.at.rfc3339); "
+                + "rule ids are never reused (GET /admin/projects/\(call.project)/changes lists the change)"
+        )
     }
 
     func unknownRule(_ call: Call) -> Problem {
@@ -40,7 +61,7 @@ extension MockServer {
 
     func replaceRule(_ call: Call) throws(Problem) -> HTTPResponse {
         let rule = try changeRules(call) { (state, now) throws(Problem) in
-            guard state.rule(id: call["rule"]) != nil else { throw unknownRule(call) }
+            guard state.rule(id: call["rule"]) != nil else { throw missingRule(call, in: state) }
             let body = try parseBody(call)
             let replaced: (Rule, Change)?
             do throws(ValidationFailure) {
@@ -48,7 +69,7 @@ extension MockServer {
             } catch {
                 throw Problem(error)
             }
-            guard let (rule, change) = replaced else { throw unknownRule(call) }
+            guard let (rule, change) = replaced else { throw missingRule(call, in: state) }
             return (rule, change, [.ruleUpserted(project: call.project, rule: rule)])
         }
         return jsonResponse(200, rule.json)
@@ -56,7 +77,7 @@ extension MockServer {
 
     func deleteRule(_ call: Call) throws(Problem) -> HTTPResponse {
         try changeRules(call) { (state, now) throws(Problem) in
-            guard let change = state.deleteRule(id: call["rule"], now: now) else { throw unknownRule(call) }
+            guard let change = state.deleteRule(id: call["rule"], now: now) else { throw missingRule(call, in: state) }
             return (0, change, [.ruleDeleted(project: call.project, ruleId: call["rule"])])
         }
         return noContent()

@@ -52,6 +52,18 @@ extension ProjectState {
         return (rule, change)
     }
 
+    /// The latest change that removed rule `id`: deleted it, or lifted it with lift-all; nil
+    /// when no change in the log did (the id was never this project's, or came from a snapshot).
+    public func removal(ofRule id: String) -> Change? {
+        changes.last { change in
+            switch change.kind {
+            case .deleted: change.ruleId == id
+            case .liftedAll: change.lifted.contains(id)
+            case .created, .updated: false
+            }
+        }
+    }
+
     /// Deletes rule `id`; nil when there is no such rule.
     public mutating func deleteRule(id: String, now: Instant) -> Change? {
         guard let index = rules.firstIndex(where: { $0.id == id }) else { return nil }

@@ -26,13 +26,39 @@ import Testing
         #expect(replaced["below"] == "3.1")
 
         #expect(h.delete("/admin/projects/demo/rules/r1").status == 204)
-        #expect(h.get("/admin/projects/demo/rules/r1").status == 404)
-        #expect(h.delete("/admin/projects/demo/rules/r1").status == 404)
+        #expect(h.get("/admin/projects/demo/rules/r1").status == 410, "deleted: gone for good")
+        #expect(h.delete("/admin/projects/demo/rules/r1").status == 410)
         #expect(h.put("/admin/projects/demo/rules/r9", #"{"type": "optional_update", "below": "3.1"}"#).status == 404)
 
         let changes = h.get("/admin/projects/demo/changes")["changes"]?.arrayValue ?? []
         #expect(changes.map { $0["id"] } == [1, 2, 3, 4])
         #expect(changes.allSatisfy { $0["blocking"] == false }, "optional updates and switches never block")
+    }
+
+    /// schemathesis's ST302 (issue 42 item 11): a recommended update created with its deadline
+    /// already past (year 596) is a blocking state, so a lift-all later in the same stateful
+    /// sequence lifted it, and the GET and PUT that followed the 201 said "no rule" (404), as if it
+    /// never was. It is gone for good, and the answer says so and names the change.
+    @Test func aRuleLiftAllTookAwayIsGoneAndNamesTheChange() throws {
+        let h = try Harness()
+        let created = h.post(
+            "/admin/projects/demo/rules",
+            #"{"type": "recommended_update", "below": "2.0", "becomes_required_on": "0596-01-01T00:00:00Z"}"#
+        )
+        #expect(created.status == 201)
+        #expect(created.header("Location") == "/admin/projects/demo/rules/r1")
+        let lifted = h.call("POST", "/admin/projects/demo/lift-all")
+        #expect(lifted["lifted"]?.arrayValue?.map { $0["id"] } == ["r1"])
+        let gone = h.get("/admin/projects/demo/rules/r1")
+        #expect(gone.status == 410)
+        #expect(gone["type"] == "urn:lerix-mock:problem:rule-removed")
+        #expect(gone["detail"]?.stringValue?.contains("lifted by lift-all") == true)
+        #expect(gone["detail"]?.stringValue?.contains("in change 2 ") == true, "\(gone.text)")
+        #expect(
+            h.put("/admin/projects/demo/rules/r1", #"{"type": "optional_update", "below": "3.1"}"#).status == 410
+        )
+        #expect(h.delete("/admin/projects/demo/rules/r1").status == 410)
+        #expect(h.get("/admin/projects/demo/rules/r2").status == 404, "an id never issued is still unknown")
     }
 
     @Test func malformedJSONIs400PointingAtTheBody() throws {
