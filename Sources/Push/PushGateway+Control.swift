@@ -23,6 +23,11 @@ extension PushGateway {
         """
 
     func control(_ request: HTTPRequest, path: String) -> HTTPResponse {
+        if Self.isGuarded(path), let refusal = crossSite.refusal(for: request) {
+            var response = Self.problem(refusal.status, HTTPResponse.reasonPhrase(refusal.status), refusal.detail)
+            for field in refusal.headers { response.headers.add(field.name, field.value) }
+            return response
+        }
         switch (request.method, path) {
         case ("GET", "/"), ("HEAD", "/"):
             var response = HTTPResponse(status: 200, body: Array(Self.index.utf8))
@@ -75,6 +80,13 @@ extension PushGateway {
             }
             return Self.problem(404, "Not Found", "no endpoint \(path); see GET / for the list")
         }
+    }
+
+    /// The endpoints a page must not reach: every control (a write changes how pushes are
+    /// answered), the delivery log (it holds device tokens) and its counters. The provider
+    /// endpoints, `/healthz` and the index stay open, as the real services' are.
+    static func isGuarded(_ path: String) -> Bool {
+        path == "/control" || path.hasPrefix("/control/") || path == "/deliveries" || path == "/stats"
     }
 
     /// Deliveries per page unless `limit` says otherwise, and the most one page may hold: an

@@ -32,6 +32,12 @@ import Synchronization
 /// - `GET /stats` → `{"requests", "accepted", "refused", "in_flight", "max_in_flight"}`.
 /// - `GET /healthz` → 200; `GET /` → this list as text.
 ///
+/// `/control…`, `/deliveries` and `/stats` answer only this machine's tools and tests, never a
+/// page in a browser (``CrossSiteGuard``, as serve's admin API): `Host` an IP address, `localhost`
+/// or an allowed name, no foreign `Origin` or `Sec-Fetch-Site`, and writes with a body in
+/// `application/json` (else 403 or 415). A page could otherwise reject every token or start an
+/// outage with a `no-cors` fetch, or read the delivered tokens after rebinding its name.
+///
 /// Provider authentication is checked when configured (``Authentication``): with the APNs
 /// auth key's public half, APNs requests need a valid ES256 provider token (else 403
 /// `MissingProviderToken`, `InvalidProviderToken` or `ExpiredProviderToken`); with a service
@@ -73,19 +79,25 @@ public final class PushGateway: Responder, Sendable {
     let apnsTokenCheck: APNsTokenCheck?
     /// The path of the OAuth token endpoint (FCM auth only).
     let tokenPath: String?
+    /// Keeps pages in a browser away from the controls and the log (as serve's admin API).
+    let crossSite: CrossSiteGuard
 
     /// - Parameters:
     ///   - scheduler: the time deliveries are stamped with, and the clock delayed answers wait on.
     ///   - maxRecordedDeliveries: how many of the latest deliveries `GET /deliveries` keeps.
     ///   - maxRecordedBytes: how much memory they may take together (the oldest go first).
     ///   - authentication: provider auth to check (none by default).
+    ///   - allowedHosts: host names `/control`, `/deliveries` and `/stats` answer to besides IP
+    ///     addresses and `localhost` (`push-gateway --allow-host`; ``CrossSiteGuard``).
     public init(
         scheduler: any Scheduler,
         maxRecordedDeliveries: Int = 200_000,
         maxRecordedBytes: Int = 64 << 20,
-        authentication: Authentication = Authentication()
+        authentication: Authentication = Authentication(),
+        allowedHosts: [String] = []
     ) {
         self.scheduler = scheduler
+        self.crossSite = CrossSiteGuard(surface: "the gateway's controls and log", allowedHosts: allowedHosts)
         self.apnsTokenCheck = authentication.apns
         self.tokenPath = authentication.fcm?.account.tokenPath
         self.state = Mutex(

@@ -103,3 +103,17 @@ struct ArgumentParser {
         return parsed
     }
 }
+
+extension ArgumentParser.Parsed {
+    /// Every `--allow-host NAME` (serve and push-gateway): bare host names, no port.
+    func allowedHosts() throws(ArgumentParser.Failure) -> [String] {
+        try allValues("--allow-host").map { name throws(ArgumentParser.Failure) in
+            guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }) else {
+                throw ArgumentParser.Failure(
+                    description: "--allow-host takes a host name without port (like lerix-mock), not '\(name)'"
+                )
+            }
+            return name
+        }
+    }
+}

@@ -30,15 +30,20 @@ enum PushGatewayCommand: CLICommand {
                                    itself): 403 MissingProviderToken / InvalidProviderToken / ExpiredProviderToken
           --fcm-credentials FILE   a service-account JSON: serve its OAuth token endpoint at the token_uri path and
                                    answer FCM sends without one of its access tokens with 401 UNAUTHENTICATED
+          --allow-host NAME        /control, /deliveries and /stats also answer requests whose Host is NAME
+                                   (repeatable; e.g. a Compose service name); by default only IP addresses,
+                                   localhost and the --host name, so a web page that rebinds its name cannot
+                                   reach them. Writes there take Content-Type: application/json only.
           --quiet                  no per-request log lines
         """
 
     static let parser = ArgumentParser(
         valued: [
             "--host", "--port", "--max-recorded", "--max-recorded-mb", "--tls-cert", "--tls-key",
-            "--apns-auth-public-key", "--fcm-credentials",
+            "--apns-auth-public-key", "--fcm-credentials", "--allow-host",
         ],
-        flags: ["--quiet"]
+        flags: ["--quiet"],
+        repeatable: ["--allow-host"]
     )
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -50,6 +55,7 @@ enum PushGatewayCommand: CLICommand {
         let tlsFiles: TLSFiles?
         let apnsPublicKey: String?
         let fcmCredentials: String?
+        let allowedHosts: [String]
         do {
             let parsed = try parser.parse(arguments)
             if let extra = parsed.positional.first {
@@ -79,6 +85,8 @@ enum PushGatewayCommand: CLICommand {
             tlsFiles = try TLSFiles(parsed)
             apnsPublicKey = parsed.value("--apns-auth-public-key")
             fcmCredentials = parsed.value("--fcm-credentials")
+            // The name it was told to listen on is its own, too.
+            allowedHosts = try parsed.allowedHosts() + [host]
         } catch {
             CLI.printError("lerix-mock push-gateway: \(error)\nrun `lerix-mock push-gateway --help` for the options")
             return 2
@@ -99,7 +107,8 @@ enum PushGatewayCommand: CLICommand {
                 scheduler: SystemScheduler(),
                 maxRecordedDeliveries: maxRecorded,
                 maxRecordedBytes: maxRecordedBytes,
-                authentication: authentication
+                authentication: authentication,
+                allowedHosts: allowedHosts
             )
             let tls = try tlsFiles?.serverContext()
             let server = HTTPServer(

@@ -114,14 +114,7 @@ enum ServeCommand: CLICommand {
                 }
                 adminToken = token
             }
-            for name in parsed.allValues("--allow-host") {
-                guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }) else {
-                    throw ArgumentParser.Failure(
-                        description: "--allow-host takes a host name without port (like lerix-mock), not '\(name)'"
-                    )
-                }
-                allowedHosts.append(name)
-            }
+            allowedHosts = try parsed.allowedHosts()
             tls = try TLSFiles(parsed)
             push = try ServeWiring.PushAuth(parsed)
             quiet = parsed.flag("--quiet")

@@ -74,7 +74,12 @@ import Testing
             if let reason { body.append(("reason", .string(reason))) }
             return send(
                 gateway,
-                HTTPRequest(method: "POST", target: "/control/reject", body: JSON.object(body).serialized())
+                HTTPRequest(
+                    method: "POST",
+                    target: "/control/reject",
+                    headers: ["Content-Type": "application/json"],
+                    body: JSON.object(body).serialized()
+                )
             ).status
         }
         #expect(reject(String(repeating: "a", count: PushGateway.maxRejectionTokenBytes)) == 204)

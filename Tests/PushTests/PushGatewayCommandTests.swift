@@ -39,6 +39,26 @@ import Testing
         #expect(json(gone)["reason"]?.stringValue == "Unregistered")
     }
 
+    @Test func allowHostNamesTheGatewaysControlsAnswerTo() throws {
+        let gateway = try ServerProcess.start([
+            "push-gateway", "--port", "0", "--quiet", "--allow-host", "push-gateway",
+        ])
+        defer { _ = gateway.stop() }
+        let client = try TestHTTPClient(port: gateway.port)
+        func status(_ method: String, _ target: String, _ headers: HTTPHeaders, body: String = "") throws -> Int {
+            try client.send(HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)))
+                .status
+        }
+        #expect(try status("GET", "/control", ["Host": "push-gateway:8090"]) == 200)
+        #expect(try status("GET", "/deliveries", ["Host": "rebound.example:8090"]) == 403)
+        #expect(
+            try status("POST", "/control/delay", ["Content-Type": "text/plain"], body: #"{"milliseconds":5}"#) == 415
+        )
+        let badName = try ServerProcess.run(["push-gateway", "--port", "0", "--allow-host", "gw:8090"])
+        #expect(badName.status == 2)
+        #expect(badName.stderr.contains("--allow-host takes a host name without port"))
+    }
+
     @Test func badFlagsAndGatewayURLsStopTheStartWithAMessage() throws {
         let badPort = try ServerProcess.run(["push-gateway", "--port", "x"])
         #expect(badPort.status == 2)

@@ -10,6 +10,8 @@ import Testing
 @Suite struct PushGatewayTests {
     static let token = "3f1a9c0e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a"
     let clock = ManualScheduler(now: Instant(rfc3339: "2026-12-02T11:00:00.000Z")!)
+    /// Control writes take JSON only (a page on another site cannot send that type).
+    static let json: HTTPHeaders = ["Content-Type": "application/json"]
 
     func send(_ gateway: PushGateway, _ request: HTTPRequest) -> HTTPResponse {
         let box = Mutex<HTTPResponse?>(nil)
@@ -202,6 +204,7 @@ import Testing
             HTTPRequest(
                 method: "POST",
                 target: "/control/reject",
+                headers: Self.json,
                 body: Array(#"{"token":"t1","status":410,"reason":"ExpiredToken"}"#.utf8)
             )
         )
@@ -215,7 +218,12 @@ import Testing
         #expect(
             send(
                 gateway,
-                HTTPRequest(method: "POST", target: "/control/delay", body: Array(#"{"milliseconds":20}"#.utf8))
+                HTTPRequest(
+                    method: "POST",
+                    target: "/control/delay",
+                    headers: Self.json,
+                    body: Array(#"{"milliseconds":20}"#.utf8)
+                )
             ).status == 204
         )
         #expect(gateway.controls.delayMilliseconds == 20)
@@ -224,12 +232,20 @@ import Testing
         #expect(send(gateway, HTTPRequest(method: "DELETE", target: "/control")).status == 204)
         #expect(gateway.controls == GatewayControls())
         #expect(
-            send(gateway, HTTPRequest(method: "POST", target: "/control/reject", body: Array("{".utf8))).status == 400
+            send(
+                gateway,
+                HTTPRequest(method: "POST", target: "/control/reject", headers: Self.json, body: Array("{".utf8))
+            ).status == 400
         )
         #expect(
             send(
                 gateway,
-                HTTPRequest(method: "POST", target: "/control/reject", body: Array(#"{"token":"x","status":200}"#.utf8))
+                HTTPRequest(
+                    method: "POST",
+                    target: "/control/reject",
+                    headers: Self.json,
+                    body: Array(#"{"token":"x","status":200}"#.utf8)
+                )
             ).status == 422
         )
         let wrongMethod = send(gateway, HTTPRequest(method: "PUT", target: "/control/reject"))

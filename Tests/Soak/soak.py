@@ -17,7 +17,8 @@ accepts TCP and never speaks for FCM. During the load:
   h2 uploads    32 h2c connections, 128 POST streams each, ~1 MB sent on every stream and never
                 ended (once 3.4 GB and an abort): the server must stay under SOAK_PEAK_MB
   cross-site    what a web page could send: text/plain and form admin writes, another Origin,
-                Sec-Fetch-Site cross-site, a rebound Host name; every one must be refused (403/415)
+                Sec-Fetch-Site cross-site, a rebound Host name, to serve's admin API and to the
+                push-gateway's controls and log; every one must be refused (403/415)
 
 It passes when the probes' p99 stays under SOAK_P99_MS (default 500; the machine is shared) with no failed probe,
 the server's RSS stays under SOAK_PEAK_MB (default 512) and returns near its baseline once the load
@@ -473,14 +474,23 @@ CROSS_SITE = [
     ("POST", "/admin/recording", b"{}", {"Content-Type": "application/json", "Sec-Fetch-Site": "cross-site"}),
     ("GET", "/admin/state", None, {"Host": "attacker.example:%d" % SERVER_PORT}),
 ]
+# The same against the push-gateway's controls and log (its own port).
+GATEWAY_CROSS_SITE = [
+    ("POST", "/control/unavailable", b'{"status": 503}', {"Content-Type": "text/plain"}),
+    ("POST", "/control/reject", b'{"token": "a", "status": 410}', {"Content-Type": "application/json",
+                                                                  "Origin": "http://127.0.0.1:1"}),
+    ("DELETE", "/deliveries", b"", {"Sec-Fetch-Site": "cross-site"}),
+    ("GET", "/deliveries", None, {"Host": "attacker.example:%d" % GATEWAY_PORT}),
+]
 
 
 def cross_site(taken):
     rng = random.Random(7)
     while not stop.is_set():
-        method, path, body, headers = rng.choice(CROSS_SITE)
+        port = rng.choice([SERVER_PORT, SERVER_PORT, GATEWAY_PORT])
+        method, path, body, headers = rng.choice(CROSS_SITE if port == SERVER_PORT else GATEWAY_CROSS_SITE)
         try:
-            conn = http.client.HTTPConnection(HOST, SERVER_PORT, timeout=10)
+            conn = http.client.HTTPConnection(HOST, port, timeout=10)
             conn.putrequest(method, path.format(p=rng.choice(PROJECTS)), skip_host="Host" in headers,
                             skip_accept_encoding=True)
             for name, value in headers.items():
@@ -490,7 +500,7 @@ def cross_site(taken):
             response = conn.getresponse()
             response.read()
             conn.close()
-            count(f"cross-site {response.status}")
+            count(f"cross-site {'gateway ' if port == GATEWAY_PORT else ''}{response.status}")
             if response.status < 400:
                 taken.append(f"{method} {path} {headers} answered {response.status}")
         except OSError:
