@@ -5,3 +5,7 @@
 
 struct sockaddr;
 extern int accept4(int sockfd, struct sockaddr *addr, unsigned int *addrlen, int flags);
+
+// glibc's malloc_trim (<malloc.h>, which Glibc's Swift module leaves out): hands free heap
+// pages back to the kernel after large releases (Posix.returnFreeMemory).
+#include <malloc.h>

@@ -35,9 +35,37 @@ public struct HTTPRequestParser: Sendable {
     var pending = HTTPRequest(method: "", target: "")
     var pendingKeepAlive = true
     private var chunks = ChunkedBodyDecoder()
+    /// What the body being read holds of the server's budget; nil: no budget.
+    private var charge: BodyCharge?
 
-    public init(limits: HTTPLimits = HTTPLimits()) {
+    /// - Parameter bodyBudget: the server-wide budget every body being read is taken from (one
+    ///   body at a time per connection, at most ``HTTPLimits/maxBodyBytes``); a body that would
+    ///   pass it fails with ``BodyBudget/exhausted`` (503). nil: bounded per connection only.
+    public init(limits: HTTPLimits = HTTPLimits(), bodyBudget: BodyBudget? = nil) {
         self.limits = limits
+        self.charge = bodyBudget.map(BodyCharge.init(budget:))
+    }
+
+    /// Bytes the body being read holds of the budget (0 without one, or between bodies).
+    public var chargedBodyBytes: Int { charge?.bytes ?? 0 }
+
+    /// Drops a body being read and gives its bytes back: the connection closed under it.
+    public mutating func abandon() {
+        pending.body = []
+        charge?.releaseAll()
+        state = .failed
+    }
+
+    /// Makes room for the body to reach `needed` bytes (at most `cap`), paid from the budget
+    /// first: grown by doubling, as Array would, so a body costs a few reservations, and sized
+    /// exactly to what was paid. False when the budget is spent.
+    private mutating func reserveBody(_ needed: Int, cap: Int) -> Bool {
+        guard let charge else { return true }
+        guard needed > charge.bytes else { return true }
+        let target = min(max(needed, charge.bytes * 2), cap)
+        guard charge.grow(to: target) else { return false }
+        pending.body.reserveCapacity(target)
+        return true
     }
 
     /// True when no partial request is held: the connection is between requests.
@@ -129,6 +157,8 @@ public struct HTTPRequestParser: Sendable {
         state = .failed
         buffer = []
         bufferStart = 0
+        pending.body = []
+        charge?.releaseAll()
         return (.failure(error), Int.max)
     }
 
@@ -136,6 +166,8 @@ public struct HTTPRequestParser: Sendable {
         state = .head
         let request = pending
         pending = HTTPRequest(method: "", target: "")
+        // The body is the responder's now (answered before the next body is read).
+        charge?.releaseAll()
         return .request(request, keepAlive: pendingKeepAlive)
     }
 
@@ -210,7 +242,12 @@ public struct HTTPRequestParser: Sendable {
                         return fail(limits.bodyTooLarge)
                     }
                     // Reserve what has arrived or a modest start, not what the client claims.
-                    pending.body.reserveCapacity(min(length, max(count - pos, 16 << 10)))
+                    let start = min(length, max(count - pos, 16 << 10))
+                    if charge == nil {
+                        pending.body.reserveCapacity(start)
+                    } else if !reserveBody(start, cap: length) {
+                        return fail(BodyBudget.exhausted)
+                    }
                     state = .fixedBody(remaining: length)
                 }
                 if framing.expectContinue && pos == count {
@@ -219,6 +256,9 @@ public struct HTTPRequestParser: Sendable {
 
             case .fixedBody(let remaining):
                 let take = min(remaining, count - pos)
+                if !reserveBody(pending.body.count + take, cap: pending.body.count + remaining) {
+                    return fail(BodyBudget.exhausted)
+                }
                 if take > 0 {
                     pending.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[pos..<pos + take]))
                     pos += take
@@ -228,6 +268,10 @@ public struct HTTPRequestParser: Sendable {
                 return (nil, pos)
 
             case .chunked:
+                // At most every byte still to parse is body: paid for before it is copied.
+                if !reserveBody(min(pending.body.count + count - pos, limits.maxBodyBytes), cap: limits.maxBodyBytes) {
+                    return fail(BodyBudget.exhausted)
+                }
                 switch chunks.decode(
                     data,
                     from: pos,

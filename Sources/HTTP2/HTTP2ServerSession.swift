@@ -148,6 +148,15 @@ public final class HTTP2ServerSession {
         return true
     }
 
+    /// The connection closed: every open stream's body is dropped and its bytes given back now,
+    /// not when the session is freed (the server then hands the freed memory to the kernel).
+    public func releaseBodies() {
+        for stream in streams.values {
+            stream.body = []
+            release(stream)
+        }
+    }
+
     /// Gives back what `stream` holds against the bounds (its body is gone or handed over
     /// and answered).
     func release(_ stream: ServerStream) {
@@ -165,16 +174,7 @@ public final class HTTP2ServerSession {
         stream.delivered = true
         stream.body = []
         release(stream)
-        events.append(
-            .rejected(
-                streamID: streamID,
-                HTTPParseError(
-                    status: 503,
-                    message:
-                        "the server holds as many unfinished request bodies as it may (per connection and in all); retry later"
-                )
-            )
-        )
+        events.append(.rejected(streamID: streamID, BodyBudget.exhausted))
     }
 
     /// Whether an `HTTP2-Settings` header can start an `Upgrade: h2c`: base64url of whole

@@ -438,6 +438,7 @@ final class Connection: ReactorHandler, @unchecked Sendable {
         self.handler = nil
         handler?.connectionClosed()
         loop.connectionEnded()
+        context.freedMemory.connectionClosed()
     }
 
     /// Graceful stop: the handler finishes in-flight requests, then closes.

@@ -60,7 +60,7 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     init(connection: Connection) {
         self.connection = connection
         let configuration = connection.context.configuration
-        self.parser = HTTPRequestParser(limits: configuration.limits)
+        self.parser = HTTPRequestParser(limits: configuration.limits, bodyBudget: connection.context.bodyBudget)
         self.maxPipelined = max(1, configuration.maxPipelinedRequests)
         self.logging = connection.context.log != nil
     }
@@ -374,6 +374,7 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     func connectionClosed() {
         connection.assertOnLoop()
         acceptingRequests = false
+        parser.abandon()  // an unfinished body gives its bytes back to the server's budget now
         slots = []
         head = 0
         streaming?.stop()

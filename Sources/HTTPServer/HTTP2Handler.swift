@@ -264,6 +264,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
         outgoing = [:]
         heartbeat?.cancel()
         heartbeat = nil
+        session?.releaseBodies()
     }
 
     // MARK: Streams

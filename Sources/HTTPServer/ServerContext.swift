@@ -20,6 +20,8 @@ final class ServerContext: Sendable {
     let requestReadTimeout: UInt64
     /// Request-body memory shared by every connection (``HTTPServer/Configuration/maxBufferedBodyBytes``).
     let bodyBudget: BodyBudget
+    /// Gives freed body memory back to the kernel after connections close.
+    let freedMemory: FreedMemoryReturn
     let compression = ResponseCompression()
     let caching = ResponseCaching()
 
@@ -35,6 +37,7 @@ final class ServerContext: Sendable {
         self.log = log
         self.http2 = http2
         self.bodyBudget = BodyBudget(limit: configuration.maxBufferedBodyBytes)
+        self.freedMemory = FreedMemoryReturn(budget: bodyBudget)
         self.headerReadTimeout = configuration.headerReadTimeout.nanosecondsClamped
         self.idleTimeout = configuration.idleTimeout.nanosecondsClamped
         self.requestReadTimeout = configuration.requestReadTimeout.nanosecondsClamped

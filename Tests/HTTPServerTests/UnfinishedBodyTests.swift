@@ -1,6 +1,10 @@
 import HTTP
 import HTTP2
+import Synchronization
+import TestSupport
 import Testing
+
+@testable import HTTPServer
 
 /// HTTP/2 uploads that never finish (issue 42 item 2): 128 streams a connection, each with a
 /// 1 MiB window, once let 32 connections hold 3.4 GB. A connection now holds at most its bound,
@@ -74,4 +78,59 @@ import Testing
         #expect(budget.heldBytes == 0)
         #expect(!budget.reserve(Int.max), "no overflow")
     }
+}
+
+/// The same budget over HTTP/1.1, on a live server: connections part-way through uploads hold
+/// at most the server's budget between them, past it an upload is answered 503, the server
+/// keeps answering, and a closed connection gives its bytes back.
+@Suite struct UnfinishedHTTP1BodyTests {
+    static func upload(_ length: Int, sending bytes: Int) -> [UInt8] {
+        Array("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: \(length)\r\n\r\n".utf8)
+            + [UInt8](repeating: 0x61, count: bytes)
+    }
+
+    @Test func http1UploadsShareTheServersBudgetAndGiveItBackWhenTheyClose() throws {
+        try withServer({ $0.maxBufferedBodyBytes = 1 << 20 }) { port, server, _ in
+            let budget = server.context.bodyBudget
+            var first: TestConnection? = try TestConnection(port: port)
+            try first?.send(Self.upload(1_000_000, sending: 700_000))
+            #expect(settledValue { budget.heldBytes } >= 700_000)
+            let second = try TestConnection(port: port)
+            try second.send(Self.upload(1_000_000, sending: 700_000))
+            #expect(try second.readResponse().status == 503)
+            let check = try TestConnection(port: port)
+            try check.send("GET /item/1 HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try check.readResponse().status == 200, "answered while the budget is spent")
+            first = nil  // closes with its upload unfinished
+            #expect(settledValue { budget.heldBytes } == 0)
+            let third = try TestConnection(port: port)
+            try third.send(Self.upload(100, sending: 100))
+            #expect(try third.readResponse().status == 200, "room again")
+        }
+    }
+
+    @Test func freedBodyMemoryIsHandedBackOnceEnoughWasReleased() {
+        let budget = BodyBudget(limit: 64 << 20)
+        let trims = Counter()
+        let freed = FreedMemoryReturn(budget: budget) { trims.add() }
+        #expect(budget.reserve(4 << 20))
+        budget.release(4 << 20)
+        freed.connectionClosed()
+        freed.waitForTrim()
+        #expect(trims.value == 0, "4 MiB freed: not worth a trim yet")
+        #expect(budget.reserve(6 << 20))
+        budget.release(6 << 20)
+        freed.connectionClosed()
+        freed.waitForTrim()
+        #expect(trims.value == 1)
+        freed.connectionClosed()
+        freed.waitForTrim()
+        #expect(trims.value == 1, "nothing freed since")
+    }
+}
+
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+    func add() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }
