@@ -1,6 +1,7 @@
 import AdapterProtocol
 import Foundation
 import JSON
+import MockServer
 import Testing
 
 @testable import ScenarioRunner
@@ -41,6 +42,35 @@ import Testing
                 #expect(!["refresh", "push", "install", "track", "set_clock"].contains(Self.kind(move)))
             }
         }
+    }
+
+    /// The runs of moves a spec row needs come together often (motifs), not only when
+    /// independent draws happen to line them up: a return to the foreground after a wait, a
+    /// fault followed by a check, Skip or Later after a check.
+    @Test func historiesPutTogetherTheShapesSpecRowsNeed() {
+        let generator = HistoryGenerator(platform: "web", capabilities: Self.every)
+        var leaveAndReturn = 0
+        var faultThenCheck = 0
+        var promptAnswered = 0
+        for run in 0..<100 {
+            let kinds = generator.history(seed: 1, run: run).moves.map(Self.kind)
+            func has(_ shape: [String]) -> Bool {
+                kinds.indices.contains { i in
+                    i + shape.count <= kinds.count
+                        && zip(shape, kinds[i...]).allSatisfy { want, seen in seen.hasPrefix(want) }
+                }
+            }
+            if has(["background", "after", "foreground"]) { leaveAndReturn += 1 }
+            if has(["fault:", "refresh"]) || has(["fault:", "terminate", "launch"]) { faultThenCheck += 1 }
+            if has(["refresh", "skip"]) || has(["refresh", "later"]) || has(["launch", "skip"])
+                || has(["launch", "later"])
+            {
+                promptAnswered += 1
+            }
+        }
+        #expect(leaveAndReturn >= 30, "\(leaveAndReturn) of 100 histories leave and return")
+        #expect(faultThenCheck >= 30, "\(faultThenCheck) of 100 histories check right after a fault")
+        #expect(promptAnswered >= 30, "\(promptAnswered) of 100 histories answer a prompt right after a check")
     }
 
     static func kind(_ move: HistoryMove) -> String {

@@ -5,11 +5,15 @@ import JSON
 /// boolean, null, or something with YAML syntax in it); otherwise it is double-quoted with
 /// ``quoted(_:)``, which escapes whatever YAML would not read back as written. Versions are always quoted, as Scenarios/README.md asks.
 ///
+/// Recorded sessions and the files `explore` writes both go through it, so a scenario file is
+/// written one way.
+///
 /// ```swift
 /// FlowYAML.text(.object([("type", "required_update"), ("below", "2.4.0")]))   // {type: required_update, below: "2.4.0"}
+/// FlowYAML.duration(5_400_000, signed: true)                                  // +1h30m
 /// ```
-enum FlowYAML {
-    static func text(_ value: JSON) -> String {
+public enum FlowYAML {
+    public static func text(_ value: JSON) -> String {
         switch value {
         case .string(let s): return scalar(s)
         case .array(let items): return "[" + items.map(text).joined(separator: ", ") + "]"
@@ -21,7 +25,7 @@ enum FlowYAML {
 
     static let words: Set<String> = ["true", "false", "null", "yes", "no", "on", "off", "y", "n", "~"]
 
-    static func scalar(_ s: String) -> String {
+    public static func scalar(_ s: String) -> String {
         guard let first = s.first, first.isLetter || first == "_" || first == "+" || first == "-" && s.count > 1,
             s.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "_-.+/".contains($0)) }),
             !words.contains(s.lowercased()), !s.contains(where: \.isNumber) || first.isLetter && !s.contains(".")
@@ -33,7 +37,7 @@ enum FlowYAML {
     /// may not hold raw (C0 and C1 controls, DEL, U+FFFE/FFFF) or would read as a line break
     /// or drop (NEL, U+2028/2029, a BOM) is a `\u` escape, so the file stays readable and each
     /// string round-trips.
-    static func quoted(_ s: String) -> String {
+    public static func quoted(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {
@@ -54,5 +58,19 @@ enum FlowYAML {
             }
         }
         return out + "\""
+    }
+
+    /// `90s`, `1h30m`, `2d`, `1500ms`: a duration as steps write it; with `signed` a leading `+`
+    /// or `-` (times relative to time 0, clock offsets).
+    public static func duration(_ milliseconds: Int64, signed: Bool) -> String {
+        var rest = milliseconds.magnitude
+        var out = signed ? (milliseconds < 0 ? "-" : "+") : ""
+        if rest == 0 { return out + "0s" }
+        for (unit, size) in [("d", UInt64(86_400_000)), ("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1)]
+        where rest >= size {
+            out += "\(rest / size)\(unit)"
+            rest %= size
+        }
+        return out
     }
 }

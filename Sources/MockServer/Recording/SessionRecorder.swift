@@ -235,18 +235,8 @@ public struct SessionRecorder: Sendable {
         if notes.count < 50 { notes.append(text) }
     }
 
-    /// `1m30s`, `2d4h`, `1500ms`: a duration as steps write it.
-    static func offset(_ ms: Int64) -> String {
-        guard ms > 0 else { return "0s" }
-        var rest = ms
-        var out = ""
-        for (unit, size) in [("d", Int64(86_400_000)), ("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1)]
-        where rest >= size {
-            out += "\(rest / size)\(unit)"
-            rest %= size
-        }
-        return out
-    }
+    /// `1m30s`, `2d4h`, `1500ms`: a duration as steps write it (none below zero).
+    static func offset(_ ms: Int64) -> String { FlowYAML.duration(max(0, ms), signed: false) }
 
     /// A time in a rule body, relative to the start (`+600s`, `-3600s`), so the replay's own
     /// time 0 keeps the same windows and deadlines.
@@ -255,7 +245,7 @@ public struct SessionRecorder: Sendable {
         let ms = t.milliseconds(since: start)
         // Scenario durations reach a year; a time further off keeps its date.
         guard abs(ms) <= 365 * 86_400_000 else { return .string(text) }
-        return .string((ms < 0 ? "-" : "+") + offset(abs(ms)))
+        return .string(FlowYAML.duration(ms, signed: true))
     }
 
     static let timeFields: Set<String> = ["starts_at", "ends_at", "becomes_required_on"]

@@ -1,5 +1,6 @@
 import AdapterProtocol
 import JSON
+import MockServer
 
 /// The first judge: the same history on a reference SDK against an identical fresh server.
 /// After every move the observable state (screen, each part of the answer in force, paused

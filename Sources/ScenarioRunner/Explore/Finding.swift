@@ -15,6 +15,9 @@ public struct Finding: Sendable {
     public var covers: [String]
     /// What the device should have shown after the move, as a scenario's `expect` writes it.
     public var expected: JSONObject
+    /// For a finding about what the SDK asked rather than what it showed: what the server's
+    /// journal should hold after the move, as `expect_server` writes it (then `expected` is unused).
+    public var expectedServer: JSONObject? = nil
     /// For a check made at another time than the reference's within one time move: the
     /// virtual time (ms since time 0) to split that move at, so an expectation can see it.
     public var splitAt: Int64? = nil

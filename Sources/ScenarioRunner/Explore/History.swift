@@ -1,5 +1,6 @@
 import AdapterProtocol
 import JSON
+import MockServer
 import YAML
 
 /// One generated app life: a single device and the moves made to it, to the server and to
@@ -45,19 +46,11 @@ public struct History: Sendable, Equatable {
     func scenario(name: String) -> Scenario {
         let file = "explore \(seed):\(run)"
         let location = SourceLocation(file: file, mark: YAMLMark(line: 0, column: 0))
-        return Scenario(
-            file: file,
-            name: name,
-            description: nil,
-            tags: [],
-            covers: [],
-            needs: [],
-            project: "demo",
-            rules: [],
-            devices: [deviceSpec],
-            groups: ["all": [Self.device]],
-            steps: moves.map { Step(action: $0.action, location: location, text: $0.yaml) }
-        )
+        var scenario = Scenario(file: file, name: name)
+        scenario.devices = [deviceSpec]
+        scenario.groups = ["all": [Self.device]]
+        scenario.steps = moves.map { Step(action: $0.action, location: location, text: $0.yaml) }
+        return scenario
     }
 
     /// Moves in which time passes, in milliseconds, and the total.

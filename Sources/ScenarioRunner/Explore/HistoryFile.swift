@@ -1,4 +1,5 @@
 import JSON
+import MockServer
 
 /// A shrunk history written as a scenario file in the `Scenarios/` format: its moves up to the
 /// one that failed, then an `expect` of what the reference showed (or the property demands),
@@ -20,8 +21,12 @@ public enum HistoryFile {
             if first > 0, first <= ms { moves[moves.count - 1] = .after(milliseconds: first) }
         }
         var expectation = JSONObject()
-        expectation["device"] = .string(History.device)
-        for (k, v) in finding.expected { expectation[k] = v }
+        if let server = finding.expectedServer {
+            expectation = server
+        } else {
+            expectation["device"] = .string(History.device)
+            for (k, v) in finding.expected { expectation[k] = v }
+        }
 
         var device: [(String, JSON)] = [
             ("platform", .string(history.platform)), ("app_version", history.appVersion.map(JSON.string) ?? .null),
@@ -44,7 +49,9 @@ public enum HistoryFile {
         lines.append("  \(History.device): " + FlowYAML.text(.object(device)))
         lines.append("steps:")
         for move in moves { lines.append("  - " + move.yaml) }
-        lines.append("  - expect: " + FlowYAML.text(.object(expectation)))
+        lines.append(
+            "  - \(finding.expectedServer == nil ? "expect" : "expect_server"): " + FlowYAML.text(.object(expectation))
+        )
         return lines.joined(separator: "\n") + "\n"
     }
 }

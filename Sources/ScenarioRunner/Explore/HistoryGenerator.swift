@@ -1,5 +1,6 @@
 import AdapterProtocol
 import JSON
+import MockServer
 
 /// Draws random valid histories from the scenario vocabulary, the same for the same seed and
 /// run on every machine (the runner's SplitMix64, ``SeededGenerator``).
@@ -56,7 +57,9 @@ public struct HistoryGenerator: Sendable {
         history.moves.append(.app(.launch))
         world.running = true
         while history.moves.count < steps {
-            if let move = nextMove(&draw, &world) { history.moves.append(move) }
+            // One move, or one of the short runs the spec's rows are about (``motif(_:_:)``).
+            let moves = draw.chance(Self.motifShare) ? motif(&draw, &world) : nextMove(&draw, &world).map { [$0] } ?? []
+            history.moves += moves.prefix(steps - history.moves.count)
         }
         return history
     }
@@ -69,6 +72,118 @@ public struct HistoryGenerator: Sendable {
         var rules: [(name: String, body: JSON)] = []
         var created = 0
         var build = 100
+
+        /// Modules a live SDK switch pauses now (by the times the history wrote).
+        var pausedModules: [String] {
+            var out: [String] = []
+            for (_, body) in rules where body["type"]?.stringValue == "sdk_switch" {
+                guard let end = body["ends_at"]?.stringValue.flatMap(TimeSyntax.milliseconds), end > nowMilliseconds
+                else { continue }
+                for m in (body["modules"]?.arrayValue ?? []).compactMap(\.stringValue) {
+                    // Push token registration queues nothing a history can track.
+                    out += m == "all" ? HistoryGenerator.modules : HistoryGenerator.modules.contains(m) ? [m] : []
+                }
+            }
+            return out
+        }
+    }
+
+    /// The share of draws that are a motif rather than a single move.
+    static let motifShare = 0.3
+
+    /// A short run of moves that one spec row is about, so that histories reach the shapes a
+    /// row needs (a return to the foreground after the lifetime, a failed check with an answer
+    /// saved, Later and Skip while a prompt shows, a tracked item under a switch) far more often
+    /// than independent draws would put them together.
+    func motif(_ draw: inout Draw, _ w: inout DrawnWorld) -> [HistoryMove] {
+        func after(_ ms: Int64) -> HistoryMove {
+            w.nowMilliseconds += ms
+            return .after(milliseconds: ms)
+        }
+        // A wait that lands on either side of a threshold the spec names: the 60 s poll, the
+        // 5-minute lifetime, the 30 minutes after a change, an hour, a day, the 7-day drop.
+        func straddling() -> Int64 {
+            let thresholds: [Int64] = [60_000, 300_000, 1_800_000, 3_600_000, 86_400_000, 7 * 86_400_000]
+            let threshold = draw.pick(thresholds)
+            let offsets: [Int64] = [-20_000, -1000, 1000, 20_000, threshold / 2]
+            return max(1000, threshold + draw.pick(offsets))
+        }
+        // A move that makes an online, running app check: refresh(), or a restart.
+        func check() -> [HistoryMove] {
+            if can(.refresh), draw.chance(0.6) { return [.app(.refresh)] }
+            w.running = true
+            return [.app(.terminate), .app(.launch)]
+        }
+        switch draw.weighted([16, 12, 12, 12, 14, 12, 8, 8]) {
+        case 0:
+            // Leave and come back (check.foreground, check.foreground-polling).
+            return [.app(.background), after(straddling()), .app(.foreground)]
+        case 1:
+            // A restart (check.app-start; the saved answer applies before any request).
+            w.running = true
+            return [.app(.terminate), after(straddling()), .app(.launch)]
+        case 2:
+            // An outage, with or without a try in it (check.foreground-web, offline.*).
+            var moves: [HistoryMove] = [.network(online: false), after(straddling())]
+            if draw.chance(0.5) { moves += check() }
+            moves.append(.network(online: true))
+            w.online = true
+            return moves
+        case 3:
+            // A check that fails while an answer is saved (offline.*.no-network, safe.bad-answer).
+            var body = fault(&draw).objectValue ?? JSONObject()
+            body["count"] = .number(1)
+            return [.fault(.object(body))] + check()
+        case 4:
+            // A prompt answered: a check brings the optional update, the user presses Later or
+            // Skip, and another check or restart follows (offline.optional.no-network).
+            var moves = check()
+            moves.append(.app(draw.chance(0.5) ? .skip : .later))
+            if draw.chance(0.5) {
+                w.created += 1
+                let name = "r\(w.created)"
+                var fields: [(String, JSON)] = [
+                    ("type", "optional_update"), ("below", .string(draw.pick(Self.belows))),
+                ]
+                if draw.chance(0.3) {
+                    fields[0].1 = "recommended_update"
+                    fields.append(("becomes_required_on", Self.relative(w.nowMilliseconds + 2 * 86_400_000)))
+                }
+                let body: JSON = .object(fields)
+                w.rules.append((name, body))
+                moves.append(.createRule(name: name, body: body))
+            }
+            return moves + check()
+        case 5:
+            // A change, then time across the 60 s polls and the 30 minutes that follow it
+            // (lifetime.recent-change, lifetime.default, check.foreground-polling).
+            guard let create = nextMoveCreating(&draw, &w) else { return [] }
+            return [create, after(straddling())]
+        case 6:
+            // Items tracked for a module a live switch pauses (switch.pauses-modules, switch.queue-flushes).
+            guard can(.track) else { return [] }
+            let paused = w.pausedModules
+            let module = paused.isEmpty ? draw.pick(Self.modules) : draw.pick(paused)
+            return [.track(module: module, count: 1 + draw.index(3)), after(straddling())]
+        default:
+            // Days without a successful check, with the app open or closed (offline.*.expired).
+            var moves: [HistoryMove] = []
+            if draw.chance(0.5) {
+                moves.append(.network(online: false))
+                w.online = false
+            }
+            moves.append(after(Int64(1 + draw.index(9)) * 86_400_000 + draw.pick([-60_000, 0, 60_000])))
+            return moves
+        }
+    }
+
+    /// A rule created now (one of every type), for motifs that follow a change.
+    func nextMoveCreating(_ draw: inout Draw, _ w: inout DrawnWorld) -> HistoryMove? {
+        w.created += 1
+        let name = "r\(w.created)"
+        let body = ruleBody(&draw, now: w.nowMilliseconds)
+        w.rules.append((name, body))
+        return .createRule(name: name, body: body)
     }
 
     func nextMove(_ draw: inout Draw, _ w: inout DrawnWorld) -> HistoryMove? {
@@ -89,11 +204,7 @@ public struct HistoryGenerator: Sendable {
             w.online.toggle()
             return .network(online: w.online)
         case 3:
-            w.created += 1
-            let name = "r\(w.created)"
-            let body = ruleBody(&draw, now: w.nowMilliseconds)
-            w.rules.append((name, body))
-            return .createRule(name: name, body: body)
+            return nextMoveCreating(&draw, &w)
         case 4:
             guard !w.rules.isEmpty else { return nil }
             let index = draw.index(w.rules.count)

@@ -1,6 +1,7 @@
 import AdapterProtocol
 import Clock
 import JSON
+import MockServer
 
 /// What one SDK did over one history: after every move, what the device showed and held, and
 /// the checks the server answered during that move.
@@ -34,6 +35,10 @@ public struct CheckRecord: Sendable, Equatable {
     public var lifetime: Int?
     /// The fault the server answered with instead (`malformed`, `reset` …), if any.
     public var fault: String?
+    /// The device as the check described itself (the query's `platform`, `version`, `build`).
+    public var platform: String? = nil
+    public var version: String? = nil
+    public var build: String? = nil
 
     /// A successful check: a 200 or 304 that is an answer. A 200 of the wrong types is one (a
     /// JSON object whose parts are each ignored: it renews the answer's age, docs/behaviour.md
@@ -134,7 +139,10 @@ extension ScenarioExecution {
                         time: (entry["at"]?.stringValue.flatMap(Instant.init(rfc3339:)) ?? now).milliseconds(since: t0),
                         status: entry["status"]?.intValue ?? 0,
                         lifetime: entry["lifetime"]?.intValue,
-                        fault: entry["fault"]?.stringValue
+                        fault: entry["fault"]?.stringValue,
+                        platform: entry["device"]?["platform"]?.stringValue,
+                        version: entry["device"]?["version"]?.stringValue,
+                        build: entry["device"]?["build"]?.stringValue
                     )
                 }
                 trace.observations.append(

@@ -1,5 +1,6 @@
 import AdapterProtocol
 import JSON
+import MockServer
 
 /// The second judge: invariants any correct SDK keeps whatever the history, each tied to its
 /// row of `Scenarios/spec-catalogue.yaml`. Two SDKs that share a misreading pass the
@@ -49,6 +50,10 @@ public enum SpecProperties {
         ("launch-checks", "check.app-start", "a launch online makes a check"),
         ("foreground-checks-stale", "check.foreground", "back to the foreground with a stale answer, a check"),
         ("paused-sends-nothing", "switch.pauses-modules", "a paused module sends nothing"),
+        (
+            "check-names-the-device", "safe.no-version",
+            "every check names the device as it is: its platform, its version and build, and no version when it has none"
+        ),
     ]
 
     static let day: Int64 = 86_400_000
@@ -59,6 +64,7 @@ public enum SpecProperties {
         var visible = false
         var online = true
         var version: String?
+        var build: String?
         var lastSuccess: Int64?
         var lastLifetime = 300
         var lastCheck: Int64?
@@ -77,6 +83,7 @@ public enum SpecProperties {
     public static func check(_ history: History, _ trace: HistoryTrace) -> Finding? {
         var m = Model()
         m.version = history.appVersion
+        m.build = history.build
         var previous: JSONObject? = nil
         for (i, o) in trace.observations.enumerated() {
             let move = history.moves[i]
@@ -110,10 +117,11 @@ public enum SpecProperties {
                 m.visible = false
             case .network(let online): m.online = online
             case .setClock: if !m.running { m.clockUnseen = true }
-            case .install(let version, _):
+            case .install(let version, let build):
                 m.running = false
                 m.visible = false
                 m.version = version
+                m.build = build
                 m.installedSinceSuccess = true
                 m.laterHidden = false
             default: break
@@ -122,6 +130,28 @@ public enum SpecProperties {
             var successInMove = false
             var lastInMove: Int64? = nil
             for c in o.checks {
+                // The server evaluates the device the check describes (intro.server-evaluates): a
+                // device without a version that asks as one can be blocked (safe.no-version).
+                if c.platform != history.platform || c.version != m.version || c.build != m.build {
+                    func named(_ s: String?) -> String { s ?? "none" }
+                    var f = broken(
+                        "check-names-the-device",
+                        ["checks"],
+                        "a check at \(FlowYAML.duration(c.time, signed: true)) asked as platform \(named(c.platform)), version \(named(c.version)), build \(named(c.build)); the device is \(history.platform), version \(named(m.version)), build \(named(m.build))",
+                        expected: JSONObject()
+                    )
+                    f.expectedServer = JSONObject([
+                        (
+                            "last",
+                            .object([
+                                ("platform", .string(history.platform)),
+                                ("version", m.version.map(JSON.string) ?? "absent"),
+                                ("build", m.build.map(JSON.string) ?? "absent"),
+                            ])
+                        )
+                    ])
+                    return f
+                }
                 let timerDriven = !asked
                 if timerDriven, let last = m.lastCheck ?? lastInMove, c.time - last < 60_000 {
                     return broken(

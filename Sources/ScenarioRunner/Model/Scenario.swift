@@ -61,6 +61,26 @@ public struct Scenario: Sendable {
     }
 }
 
+extension Scenario {
+    /// A scenario of just a file and a name, on project `demo`, with nothing else yet: the
+    /// parser fills in what the file says, explore a generated history.
+    public init(file: String, name: String) {
+        self.init(
+            file: file,
+            name: name,
+            description: nil,
+            tags: [],
+            covers: [],
+            needs: [],
+            project: "demo",
+            rules: [],
+            devices: [],
+            groups: [:],
+            steps: []
+        )
+    }
+}
+
 /// A rule the scenario refers to by its own name; the server assigns the real id.
 public struct RuleSpec: Sendable {
     public var name: String

@@ -78,19 +78,7 @@ extension Scenario {
         let name =
             root.attempt { () throws(ScenarioError) in try root.required("name", in: "a scenario").string() }
             ?? root.file
-        var scenario = Scenario(
-            file: root.file,
-            name: name,
-            description: nil,
-            tags: [],
-            covers: [],
-            needs: [],
-            project: "demo",
-            rules: [],
-            devices: [],
-            groups: [:],
-            steps: []
-        )
+        var scenario = Scenario(file: root.file, name: name)
         scenario.description =
             root.attempt { () throws(ScenarioError) in try root.child("description")?.string() } ?? nil
         scenario.platformReason =

@@ -301,7 +301,7 @@ extension Step {
 
 extension Expectation {
     static let serverKeys = ["device", "checks", "ok", "not_modified", "errors", "last"]
-    static let journalFields = ["status", "lifetime", "etag", "platform", "version"]
+    static let journalFields = ["status", "lifetime", "etag", "platform", "version", "build"]
     static let pushKeys = ["count", "sent_at", "tokens", "platforms", "changes"]
 
     static func parseDevice(_ node: Node, context: StepContext, extra: [String]) throws(ScenarioError) -> Expectation {
