@@ -38,7 +38,7 @@ enum ExploreCommand: CLICommand {
           --json             print the result as JSON instead of the summary
           --no-shrink        write the failing histories whole
           --shrink-budget N  candidate histories tried per shrink at most (default 400)
-          --max-findings N   stop after N distinct findings
+          --max-findings N   stop after N distinct findings whose file was verified
           --adapter-timeout S  seconds an adapter may take to answer one command (default 5)
           -v                 print each finding as it is found and shrunk
 

@@ -67,9 +67,11 @@ def run_mutant(binary, mutant, keep):
             result = json.loads(proc.stdout)
         except json.JSONDecodeError:
             return False, f"explore printed no JSON (exit {proc.returncode}): {proc.stderr[-600:]}"
-        if not result["findings"]:
-            return False, f"not found in {result['histories']} histories ({seconds:.0f} s)"
-        finding = result["findings"][0]
+        verified = [f for f in result["findings"] if f["verified"]]
+        if not verified:
+            others = "; ".join(f"{f['signature']} not verified: {f['unverified_reason']}" for f in result["findings"])
+            return False, f"not found in {result['histories']} histories ({seconds:.0f} s){': ' + others if others else ''}"
+        finding = verified[0]
         path = os.path.join(out, finding["file"])
         with open(path, encoding="utf-8") as f:
             text = f.read()

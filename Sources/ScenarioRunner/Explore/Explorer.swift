@@ -24,7 +24,9 @@ public final class Explorer {
         public var steps = 30
         public var shrink = true
         public var shrinkBudget = 400
-        /// Stop after this many distinct findings (nil: never).
+        /// Stop after this many distinct findings whose file was verified (nil: never). One that
+        /// did not reproduce (a flake of a loaded machine, a timing the file cannot pin) is
+        /// reported but does not count, so the run goes on to one that does.
         public var maxFindings: Int? = nil
         /// Words for the written files' comments: the command line, the reference.
         public var command = "lerix-mock explore"
@@ -78,7 +80,7 @@ public final class Explorer {
             if options.replay == nil {
                 if let runs = options.runs, run >= runs { break }
                 if let seconds = options.seconds, elapsed() >= seconds { break }
-                if let cap = options.maxFindings, result.found.count >= cap { break }
+                if let cap = options.maxFindings, result.found.filter({ $0.unverified == nil }).count >= cap { break }
             }
             let target = options.targets[run % options.targets.count]
             let generator = HistoryGenerator(

@@ -31,7 +31,7 @@ public final class HistoryJudge {
         histories += 1
         let s = Self.trace(history, in: subject)
         let r = reference.map { Self.trace(history, in: $0) }
-        if let error = s.setupError ?? r?.setupError {
+        if let error = s.setupError ?? r?.setupError ?? s.lostCheck ?? r?.lostCheck {
             return Outcome(subject: s, reference: r, finding: nil, harnessError: error)
         }
         if let r {
