@@ -250,6 +250,10 @@ public final class MockServer: Responder {
     /// Everything the mock holds now, in the shape `--config` reads (what `GET /admin/state` answers).
     public var snapshot: StateSnapshot { state.withLock { $0.snapshot } }
 
+    /// Checks of `project` the journal took since it began (the last reset), including those its
+    /// ring no longer holds: what `GET /admin/requests` would list with no bound, without listing.
+    public func checksJournaled(project: String) -> Int { state.withLock { $0.journal.appended(project: project) } }
+
     /// nil when the request may use the admin API.
     func authorize(_ request: HTTPRequest) -> Problem? {
         guard let token = options.adminToken else { return nil }

@@ -47,6 +47,9 @@ public struct RequestJournal: Sendable {
     public let capacity: Int
     private var ring: [Entry] = []
     private var next = 0
+    /// Every entry appended since the journal began, by project, the ones the ring has dropped
+    /// too: a count needs no listing (a fleet's 600,000 checks were read back as JSON to count them).
+    private var appendedByProject: [String: Int] = [:]
 
     public init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -54,6 +57,7 @@ public struct RequestJournal: Sendable {
     }
 
     public mutating func append(_ entry: Entry) {
+        appendedByProject[entry.project, default: 0] += 1
         if ring.count < capacity {
             ring.append(entry)
         } else {
@@ -63,6 +67,9 @@ public struct RequestJournal: Sendable {
     }
 
     public var count: Int { ring.count }
+
+    /// How many checks of `project` were appended since the journal began, kept or not.
+    public func appended(project: String) -> Int { appendedByProject[project] ?? 0 }
 
     /// Newest first, at most `limit`, only `project`'s when given.
     public func newest(limit: Int, project: String? = nil) -> [Entry] {

@@ -98,6 +98,20 @@ import Testing
         #expect(h.get("/admin/requests?limit=x").status == 422)
     }
 
+    @Test func journalCountsEveryCheckOfAProjectPastItsRingUntilReset() throws {
+        let h = try Harness(journalCapacity: 2)
+        _ = h.put("/admin/projects/other", "")
+        for _ in 0..<5 { _ = h.check("platform=ios") }
+        _ = h.check("platform=web", project: "other")
+        _ = h.check("platform=windows")  // a 422: not a check the journal takes
+        #expect(h.get("/admin/requests?project=demo")["requests"]?.arrayValue?.count == 1, "the ring holds two")
+        #expect(h.server.checksJournaled(project: "demo") == 5)
+        #expect(h.server.checksJournaled(project: "other") == 1)
+        #expect(h.server.checksJournaled(project: "ghost") == 0)
+        _ = h.post("/admin/reset", "")
+        #expect(h.server.checksJournaled(project: "demo") == 0, "a reset starts the journal over")
+    }
+
     @Test func journalKeepsDeviceAttributes() throws {
         let h = try Harness()
         _ = h.check("platform=ios&version=2.3.1&build=412&sdk=swift&sdk_version=1.4.0")

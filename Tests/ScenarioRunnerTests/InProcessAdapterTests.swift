@@ -50,6 +50,20 @@ import Testing
         #expect(withoutId(try typed.command(.nextDeadline)) == withoutId(try viaLine(lines, .nextDeadline)))
     }
 
+    /// A run's `checks` come from the in-process server's own count: the number its journal
+    /// lists, got without listing it (the listing of a fleet's checks cost more than the checks).
+    @Test func theInProcessServerCountsItsChecksAsItsJournalListsThem() throws {
+        let gateway = PushGatewayStandIn.inMemory(scheduler: SystemScheduler())
+        let server = try InProcessServer(start: start, pushes: .direct(gateway.gateway))
+        let adapter = try InProcessAdapter.make(responder: server.server, clock: server.clock)
+        _ = try adapter.command(phone)
+        for _ in 0..<3 { _ = try adapter.command(.appEvent(.launch, device: "phone")) }
+        let listed = try server.connection.admin("GET", "/admin/requests?project=demo&limit=1000")
+        #expect(listed["requests"]?.arrayValue?.count == 3)
+        #expect(server.connection.checksAnswered(project: "demo") == 3)
+        #expect(server.connection.checksAnswered(project: "other") == 0)
+    }
+
     @Test func aTypedRefusalSaysWhatTheLineSays() throws {
         let gateway = PushGatewayStandIn.inMemory(scheduler: SystemScheduler())
         let server = try InProcessServer(start: start, pushes: .direct(gateway.gateway))

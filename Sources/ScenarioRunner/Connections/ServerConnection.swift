@@ -10,6 +10,9 @@ public protocol ServerConnection: AnyObject {
     func request(_ method: String, _ path: String, body: JSON?) throws(ServerFailure) -> ServerReply
     /// The base URL devices use to reach the server.
     var baseURL: String { get }
+    /// Checks of `project` the server answered since its last reset, when the connection can
+    /// tell without reading the journal (an in-process server); nil otherwise.
+    func checksAnswered(project: String) -> Int?
 }
 
 public struct ServerReply: Sendable {
@@ -29,6 +32,9 @@ public struct ServerFailure: Error, Sendable, CustomStringConvertible {
 }
 
 extension ServerConnection {
+    /// Over HTTP the journal is the only account (``ScenarioExecution/journal(for:)``).
+    public func checksAnswered(project: String) -> Int? { nil }
+
     /// An admin call that must succeed (2xx); the server's problem detail becomes the message.
     @discardableResult
     func admin(_ method: String, _ path: String, _ body: JSON? = nil) throws(ServerFailure) -> JSON {

@@ -1,6 +1,7 @@
 import Dispatch
 import HTTP
 import JSON
+import MockServer
 import Synchronization
 
 /// ``ServerConnection`` straight into a ``Responder`` (the in-process MockServer): the same
@@ -32,6 +33,12 @@ public final class ResponderServerConnection: ServerConnection, Sendable {
         }
         let json = response.body.isEmpty ? nil : try? JSON.parse(response.body)
         return ServerReply(status: response.status, json: json)
+    }
+
+    /// The in-process MockServer's own count: reading the journal back through the admin API
+    /// to count it cost a fleet more than its checks did (and stopped at the listing's bound).
+    public func checksAnswered(project: String) -> Int? {
+        (responder as? MockServer)?.checksJournaled(project: project)
     }
 
     /// One request through a responder, waiting for its reply (usually given synchronously).
