@@ -26,14 +26,14 @@ if [ -f "$ROOT/Fuzz/targets/FuzzHTTP1Parser.swift" ]; then
     TARGETS+=("http1-parser|HTTP|")
 fi
 if [ -f "$ROOT/Fuzz/targets/FuzzConnection.swift" ]; then
-    TARGETS+=("connection|Clock HTTP HTTP2 TLS Sockets Reactor HTTPServer|-lnghttp2 -lz -lssl -lcrypto")
+    TARGETS+=("connection|POSIX Clock HTTP HTTP2 TLS Sockets Reactor HTTPServer|-lnghttp2 -lz -lssl -lcrypto")
 fi
 TARGETS+=(
     "json-parser|JSON|"
     "yaml-loader|JSON YAML|-lyaml"
-    "sdk-answer|Clock JSON LerixSDK|"
-    "adapter-line-reader|Clock JSON LerixSDK AdapterProtocol|"
-    "scenario-parser|Clock JSON ReleaseControl HTTP YAML MockServer LerixSDK AdapterProtocol HTTP2 TLS Sockets Reactor HTTPClient Adapter HTTPServer LerixMock ProviderAuth Push Persistence ScenarioRunner|-lnghttp2 -lz -lsqlite3 -lyaml -lssl -lcrypto"
+    "sdk-answer|POSIX Clock JSON LerixSDK|"
+    "adapter-line-reader|POSIX Clock JSON LerixSDK AdapterProtocol|"
+    "scenario-parser|POSIX Clock JSON ReleaseControl HTTP YAML MockServer LerixSDK AdapterProtocol HTTP2 TLS Sockets Reactor HTTPClient Adapter HTTPServer LerixMock ProviderAuth Push Persistence ScenarioRunner|-lnghttp2 -lz -lsqlite3 -lyaml -lssl -lcrypto"
 )
 
 FLAGS=(-O -parse-as-library -sanitize=fuzzer,address -package-name lerix_mock -I "$OUT")

@@ -111,6 +111,44 @@ import Testing
         #expect(problems.isEmpty, "Package.swift and the imports disagree:\n\(problems.joined(separator: "\n"))")
     }
 
+    /// Fuzz/run.sh builds each fuzz target's modules by hand with swiftc, in the order its list
+    /// gives: every module's package dependencies must come earlier in that list, or the fuzz build
+    /// breaks the day a target gains one (as Clock did when it came to depend on POSIX).
+    @Test func everyFuzzBuildListsEachModuleAfterItsDependencies() throws {
+        let targets = try Self.targets()
+        let dependencies = Dictionary(
+            targets.map { ($0.name, $0.dependencies) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        let script = try String(contentsOfFile: TestFiles.packageRoot + "/Fuzz/run.sh", encoding: .utf8)
+        var lists = 0
+        var problems: [String] = []
+        for line in script.split(separator: "\n") {
+            // An entry is one quoted "name|modules|libraries", alone or in `TARGETS+=(…)`.
+            guard let open = line.firstIndex(of: "\""), let close = line.lastIndex(of: "\""), open < close else {
+                continue
+            }
+            let fields = line[line.index(after: open)..<close].split(separator: "|", omittingEmptySubsequences: false)
+            guard fields.count == 3, !fields[0].isEmpty,
+                fields[0].allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "-" })
+            else { continue }
+            let modules = fields[1].split(separator: " ").map(String.init)
+            lists += 1
+            for (position, module) in modules.enumerated() {
+                guard let needs = dependencies[module] else {
+                    problems.append("\(fields[0]): \(module) is no target of Package.swift")
+                    continue
+                }
+                let swiftDependencies = needs.filter { !Self.swiftFiles(under: "Sources/" + $0).isEmpty }  // not system libraries
+                for dependency in swiftDependencies where !modules[..<position].contains(dependency) {
+                    problems.append("\(fields[0]): \(module) needs \(dependency) built before it")
+                }
+            }
+        }
+        #expect(lists >= 9, "Fuzz/run.sh's target lists not found (\(lists))")
+        #expect(problems.isEmpty, "Fuzz/run.sh's module lists:\n\(problems.joined(separator: "\n"))")
+    }
+
     /// The targets allowed to make system calls: POSIX (files, pipes, poll, processes), Sockets
     /// on it, and LerixSDK, a product of its own that keeps its few file calls.
     static let systemCallTargets: Set<String> = ["POSIX", "Sockets", "LerixSDK"]
