@@ -65,8 +65,15 @@ public struct CrossSiteGuard: Sendable {
         if Self.isWrite(request.method), !request.body.isEmpty || request.headers["Content-Type"] != nil,
             !Self.isJSON(request.headers["Content-Type"])
         {
+            // `Accept` is a request field (REDbot flags it in a response); the response fields that
+            // name what a method takes are Accept-Post (W3C LDP, IANA-registered) and Accept-Patch
+            // (RFC 5789). PUT and DELETE have none: the problem's detail says it.
             var headers = HTTPHeaders()
-            headers.set("Accept", "application/json")
+            switch request.method {
+            case "POST": headers.set("Accept-Post", "application/json")
+            case "PATCH": headers.set("Accept-Patch", "application/json")
+            default: break
+            }
             return Refusal(
                 status: 415,
                 detail:
