@@ -164,12 +164,8 @@ extension StateDatabase {
                 }
             }
             return database
-        } catch let error as StateFileError {
-            throw error
-        } catch let error as SQLiteError {
-            throw classify(error, path: path)
         } catch {
-            throw .cannotOpen(path: path, detail: "\(error)")
+            throw openingError(error, path: path)
         }
     }
 
@@ -193,12 +189,8 @@ extension StateDatabase {
                 throw StateFileError.corrupt(path: path, detail: "integrity check: \(detail)")
             }
             state = try StateDatabase(connection: connection).load()
-        } catch let error as StateFileError {
-            throw error
-        } catch let error as SQLiteError {
-            throw classify(error, path: path)
         } catch {
-            throw .cannotOpen(path: path, detail: "\(error)")
+            throw openingError(error, path: path)
         }
         try validate(state)
     }
@@ -225,6 +217,16 @@ extension StateDatabase {
             )
         }
         return try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY)
+    }
+
+    /// What a failure while opening or inspecting `path` means: a StateFileError as it is,
+    /// SQLite's classified, anything else a file that cannot be opened.
+    private static func openingError(_ error: any Error, path: String) -> StateFileError {
+        switch error {
+        case let error as StateFileError: return error
+        case let error as SQLiteError: return classify(error, path: path)
+        default: return .cannotOpen(path: path, detail: "\(error)")
+        }
     }
 
     private static func classify(_ error: SQLiteError, path: String) -> StateFileError {
