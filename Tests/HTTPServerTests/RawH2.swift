@@ -98,6 +98,19 @@ struct RawH2Reader {
     }
 }
 
+/// Waits (up to `limit` seconds) until `condition` holds; whether it did. For a value that must
+/// reach a known end (bytes given back after a close), where `settledValue` would take a slow
+/// loop's pause for the end.
+func becomesTrue(limit: Double = 10, _ condition: () -> Bool) -> Bool {
+    var waited = 0.0
+    while !condition() {
+        if waited >= limit { return false }
+        usleep(50_000)
+        waited += 0.05
+    }
+    return true
+}
+
 /// Waits until `count()` stops changing for `quiet` seconds (at most `limit` seconds) and
 /// returns its last value: how far a server got with input it was given all at once.
 func settledValue(quiet: Double = 0.5, limit: Double = 10, _ count: () -> Int) -> Int {
