@@ -21,6 +21,7 @@
 //   AdapterProtocol                       the adapter protocol's commands, fields, capabilities, state keys (typed, no I/O)
 //   Adapter                               ADAPTER.md host for many SDK devices in virtual time; ResponderTransport (SDK to an in-process Responder)
 //   LerixMock                             the mock in a Swift test's process: typed admin calls, one virtual clock (product)
+//   ScenarioLanguage                      the scenario file format: YAML to the typed model, the spec catalogue, the release (no I/O)
 //   ScenarioRunner                        Scenarios/ suites, JUnit, coverage
 //   lerix-mock                            thin CLI
 import PackageDescription
@@ -85,14 +86,20 @@ let package = Package(
         ),
         // The spec catalogue is compiled in (a symlink to Scenarios/spec-catalogue.yaml), so
         // `covers` ids are checked wherever scenarios live; rule bodies are checked by ReleaseControl's decoding.
+        // No sockets, HTTP/2 or SQLite below it: the scenario-parser fuzz build links libyaml alone.
+        .target(
+            name: "ScenarioLanguage",
+            dependencies: ["AdapterProtocol", "LerixSDK", "MockServer", "ReleaseControl", "YAML", "JSON", "Clock"],
+            resources: [.embedInCode("Catalogue/spec-catalogue.yaml")]
+        ),
         .target(
             name: "ScenarioRunner",
             dependencies: [
-                "Adapter", "AdapterProtocol", "LerixSDK", "MockServer", "ReleaseControl", "Push", "HTTPServer",
+                "ScenarioLanguage", "Adapter", "AdapterProtocol", "MockServer", "ReleaseControl", "Push", "HTTPServer",
                 "YAML", "JSON", "Clock", "HTTP", "HTTPClient", "POSIX",
             ],
             resources: [
-                .embedInCode("Catalogue/spec-catalogue.yaml"), .embedInCode("Conformance/adapter-protocol.schema.json"),
+                .embedInCode("Conformance/adapter-protocol.schema.json"),
                 .embedInCode("Results/scenario-results.schema.json"),
             ]
         ),
@@ -100,7 +107,7 @@ let package = Package(
             name: "lerix-mock",
             dependencies: [
                 "MockServer", "HTTPServer", "Persistence", "Push", "ProviderAuth", "Adapter", "AdapterProtocol",
-                "ScenarioRunner", "LerixSDK", "JSON", "Clock", "TLS", "POSIX",
+                "ScenarioRunner", "ScenarioLanguage", "LerixSDK", "JSON", "Clock", "TLS", "POSIX",
             ]
         ),
 
@@ -148,11 +155,12 @@ let package = Package(
             name: "AdapterTests",
             dependencies: ["TestSupport", "Adapter", "AdapterProtocol", "LerixSDK", "JSON", "Clock"]
         ),
+        .testTarget(name: "ScenarioLanguageTests", dependencies: ["ScenarioLanguage", "JSON"]),
         .testTarget(
             name: "ScenarioRunnerTests",
             dependencies: [
-                "TestSupport", "ScenarioRunner", "Adapter", "AdapterProtocol", "LerixSDK", "MockServer", "JSON",
-                "Clock",
+                "TestSupport", "ScenarioRunner", "ScenarioLanguage", "Adapter", "AdapterProtocol", "LerixSDK",
+                "MockServer", "JSON", "Clock",
             ]
         ),
         .testTarget(name: "LerixMockTests", dependencies: ["LerixMock", "LerixSDK"]),

@@ -1,7 +1,7 @@
 // libFuzzer target: arbitrary bytes as a scenario file. The parser must either return a
 // scenario or errors that each carry a message and a position inside the file, never crash.
 import Glibc
-import ScenarioRunner
+import ScenarioLanguage
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzScenarioParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -1,4 +1,5 @@
 import AdapterProtocol
+import ScenarioLanguage
 import ScenarioRunner
 
 /// `lerix-mock --version`: the release (``Release/version``, its one place) and the adapter

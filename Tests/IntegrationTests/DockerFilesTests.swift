@@ -228,7 +228,7 @@ import YAML
             #expect(FileManager.default.fileExists(atPath: Self.root + "/" + path), "COPY \(path): no such path")
         }
         let link = try FileManager.default.destinationOfSymbolicLink(
-            atPath: Self.root + "/Sources/ScenarioRunner/Catalogue/spec-catalogue.yaml"
+            atPath: Self.root + "/Sources/ScenarioLanguage/Catalogue/spec-catalogue.yaml"
         )
         #expect(link.hasSuffix("Scenarios/spec-catalogue.yaml"))
         #expect(copied.contains("Scenarios") && copied.contains("Sources") && copied.contains("Package.swift"))

@@ -162,9 +162,9 @@ import Testing
         let version = line.dropFirst("lerix-mock ".count).split(separator: " ").first.map(String.init) ?? ""
         let parts = version.split(separator: ".")
         #expect(parts.count == 3 && parts.allSatisfy { Int($0) != nil }, "not a semantic version: \(version)")
-        // The release's one place is the runner's Release.swift; the binary prints that one.
+        // The release's one place is the scenario language's Release.swift; the binary prints that one.
         let source = try String(
-            contentsOfFile: TestFiles.packageRoot + "/Sources/ScenarioRunner/Release.swift",
+            contentsOfFile: TestFiles.packageRoot + "/Sources/ScenarioLanguage/Release.swift",
             encoding: .utf8
         )
         #expect(source.contains("public static let version = \"\(version)\""), "\(line)")

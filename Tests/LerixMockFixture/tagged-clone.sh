@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes the repository Tests/LerixMockFixture depends on by version: a git repository at
 # .build/tagged-clone/lerix-mock holding this tree's files as one commit, tagged with the release
-# (Sources/ScenarioRunner/Release.swift, the version's one place).
+# (Sources/ScenarioLanguage/Release.swift, the version's one place).
 #
 # What the clone holds: the files git would commit from this tree, that is tracked files as they
 # are on disk plus untracked ones that are not ignored. In CI (a clean clone of main) that is
@@ -18,9 +18,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SCRATCH=${1:?usage: tagged-clone.sh FIXTURE_SCRATCH_PATH}
 CLONE=$ROOT/.build/tagged-clone/lerix-mock
-VERSION=$(sed -n 's/^ *public static let version = "\([0-9.]*\)"$/\1/p' "$ROOT/Sources/ScenarioRunner/Release.swift")
+VERSION=$(sed -n 's/^ *public static let version = "\([0-9.]*\)"$/\1/p' "$ROOT/Sources/ScenarioLanguage/Release.swift")
 [[ $VERSION =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || {
-    echo "tagged-clone.sh: no release found in Sources/ScenarioRunner/Release.swift" >&2
+    echo "tagged-clone.sh: no release found in Sources/ScenarioLanguage/Release.swift" >&2
     exit 1
 }
 

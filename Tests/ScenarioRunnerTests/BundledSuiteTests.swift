@@ -1,6 +1,7 @@
 import TestSupport
 import Testing
 
+@testable import ScenarioLanguage
 @testable import ScenarioRunner
 
 /// Runs the project's own Scenarios/ suite in process (MockServer + Swift SDK host), as

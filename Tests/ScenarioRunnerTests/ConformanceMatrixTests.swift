@@ -1,5 +1,6 @@
 import Testing
 
+@testable import ScenarioLanguage
 @testable import ScenarioRunner
 
 /// Spec row × SDK: what a cell says and where it links.

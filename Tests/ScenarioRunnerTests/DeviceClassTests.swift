@@ -2,6 +2,7 @@ import AdapterProtocol
 import JSON
 import Testing
 
+@testable import ScenarioLanguage
 @testable import ScenarioRunner
 
 /// Device classes are told apart field by field, and a device may send no `sdk` at all.

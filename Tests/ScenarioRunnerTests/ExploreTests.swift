@@ -4,6 +4,7 @@ import JSON
 import MockServer
 import Testing
 
+@testable import ScenarioLanguage
 @testable import ScenarioRunner
 
 /// `explore`: the generator, the two judges, shrinking and the written files, end to end in

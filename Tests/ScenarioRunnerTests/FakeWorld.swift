@@ -3,6 +3,7 @@ import JSON
 import MockServer
 import Synchronization
 
+@testable import ScenarioLanguage
 @testable import ScenarioRunner
 
 /// The synchronous sink's answer, out of its `@Sendable` completion.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import ScenarioLanguage
 @testable import ScenarioRunner
 
 /// `--html`: the timeline the runner samples, and the page drawn from it.

@@ -2,6 +2,7 @@ import Clock
 import JSON
 import Testing
 
+@testable import ScenarioLanguage
 @testable import ScenarioRunner
 
 /// An adapter whose devices never check: enough to drive the real MockServer's admin API.

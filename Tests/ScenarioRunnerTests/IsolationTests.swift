@@ -4,6 +4,7 @@ import JSON
 import TestSupport
 import Testing
 
+@testable import ScenarioLanguage
 @testable import ScenarioRunner
 
 /// One verdict whatever the order: every scenario starts at the same time 0

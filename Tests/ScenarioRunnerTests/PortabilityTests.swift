@@ -1,6 +1,7 @@
 import TestSupport
 import Testing
 
+@testable import ScenarioLanguage
 @testable import ScenarioRunner
 
 /// Portable by default: an adapter of one platform runs every bundled scenario but those the spec

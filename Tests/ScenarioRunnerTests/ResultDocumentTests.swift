@@ -2,6 +2,7 @@ import Foundation
 import JSON
 import Testing
 
+@testable import ScenarioLanguage
 @testable import ScenarioRunner
 
 /// `--json` and `--markdown`: every verdict, step, skip reason and spec row survives the file,

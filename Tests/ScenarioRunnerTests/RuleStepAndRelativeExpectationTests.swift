@@ -1,6 +1,7 @@
 import JSON
 import Testing
 
+@testable import ScenarioLanguage
 @testable import ScenarioRunner
 
 /// What spec scenarios need from the runner, against the real MockServer and Swift SDK:

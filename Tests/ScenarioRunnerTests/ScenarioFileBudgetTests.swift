@@ -4,6 +4,7 @@ import MockServer
 import TestSupport
 import Testing
 
+@testable import ScenarioLanguage
 @testable import ScenarioRunner
 
 /// Scenario files (and `serve --config` YAML) cost what they hold: a size cap like the

@@ -1,6 +1,7 @@
 import JSON
 import Testing
 
+@testable import ScenarioLanguage
 @testable import ScenarioRunner
 
 @Suite struct ScenarioRunTests {

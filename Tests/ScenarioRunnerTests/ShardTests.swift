@@ -1,5 +1,6 @@
 import Testing
 
+@testable import ScenarioLanguage
 @testable import ScenarioRunner
 
 /// `--shard I/N` and the CI variables: a deterministic split with every scenario in exactly one shard.

@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import Testing
 
+@testable import ScenarioLanguage
 @testable import ScenarioRunner
 
 /// The release in one place, written into reports; a scenario file's `requires_runner`; the

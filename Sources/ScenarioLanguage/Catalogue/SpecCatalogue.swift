@@ -16,12 +16,27 @@ public struct SpecCatalogue: Sendable {
         public var id: String
         public var section: String
         public var text: String
+
+        package init(id: String, section: String, text: String) {
+            self.id = id
+            self.section = section
+            self.text = text
+        }
     }
 
     public var spec: String
     public var rows: [Row]
     /// The file it was read from; nil for the built-in catalogue.
     public var file: String?
+
+    package init(spec: String, rows: [Row], file: String?) {
+        self.spec = spec
+        self.rows = rows
+        self.file = file
+    }
+
+    /// The catalogue's name in a folder of scenarios: a suite reads it as the catalogue, never as a scenario.
+    public static let fileName = "spec-catalogue.yaml"
 
     public func row(_ id: String) -> Row? { rows.first { $0.id == id } }
 
@@ -31,7 +46,7 @@ public struct SpecCatalogue: Sendable {
         do {
             var catalogue = try parse(
                 PackageResources.spec_catalogue_yaml,
-                file: "Scenarios/" + ScenarioSuite.catalogueName
+                file: "Scenarios/" + fileName
             )
             catalogue.file = nil
             return catalogue

@@ -7,13 +7,13 @@ extension DeviceSpec {
     /// The SDK a native app of each platform uses unless `sdk` says otherwise.
     static let platformSDKs = ["ios": "swift", "macos": "swift", "android": "kotlin", "web": "js"]
 
-    static func defaultSDK(platform: String, flavor: String) -> String {
+    package static func defaultSDK(platform: String, flavor: String) -> String {
         flavor == "flutter" ? "flutter" : platformSDKs[platform] ?? "swift"
     }
 
     /// A token shaped like the provider's: 64 hex digits for APNs (derived from the name, so
     /// runs repeat), `fcm-<name>` for FCM.
-    static func defaultToken(name: String, platform: String) -> String {
+    package static func defaultToken(name: String, platform: String) -> String {
         guard platform == "ios" || platform == "macos" else { return "fcm-\(name)" }
         var hex = ""
         var h = FNV1a64.offsetBasis

@@ -1,4 +1,5 @@
 import AdapterProtocol
+import Clock
 import JSON
 import YAML
 
@@ -29,6 +30,10 @@ public struct Scenario: Sendable {
     /// Named groups of devices: each matrix or fleet entry, plus `all`.
     public var groups: [String: [String]]
     public var steps: [Step]
+
+    /// The true time an in-process server starts at: fixed, so every run prints the same times.
+    /// Rule bodies are checked against the server's rules with relative times placed after it.
+    public static let inProcessStart = Instant(rfc3339: "2026-12-02T09:00:00.000Z")!
 
     /// The scenario with every device that has platform choices put on the first platform in
     /// `emulated` (an adapter that lists no platform emulates them all: the first choice).
@@ -89,6 +94,13 @@ public struct RuleSpec: Sendable {
     public var location: SourceLocation
     /// `rejected: true`: the step expects the server to refuse the rule (a 4xx), e.g. a window over 7 days.
     public var expectRejected: Bool = false
+
+    package init(name: String, body: JSON, location: SourceLocation, expectRejected: Bool = false) {
+        self.name = name
+        self.body = body
+        self.location = location
+        self.expectRejected = expectRejected
+    }
 }
 
 /// One emulated app install.
@@ -114,6 +126,38 @@ public struct DeviceSpec: Sendable, Equatable {
     var sdkWritten = true
     /// `push: true` without a `push_token`: the token follows the platform's provider format.
     var defaultPushToken = false
+
+    package init(
+        name: String,
+        platform: String,
+        flavor: String,
+        appVersion: String?,
+        build: String?,
+        sdk: String?,
+        sdkVersion: String?,
+        pushToken: String?,
+        enabled: Bool,
+        clockOffsetSeconds: Int64,
+        storage: String? = nil,
+        platformChoices: [String]? = nil,
+        sdkWritten: Bool = true,
+        defaultPushToken: Bool = false
+    ) {
+        self.name = name
+        self.platform = platform
+        self.flavor = flavor
+        self.appVersion = appVersion
+        self.build = build
+        self.sdk = sdk
+        self.sdkVersion = sdkVersion
+        self.pushToken = pushToken
+        self.enabled = enabled
+        self.clockOffsetSeconds = clockOffsetSeconds
+        self.storage = storage
+        self.platformChoices = platformChoices
+        self.sdkWritten = sdkWritten
+        self.defaultPushToken = defaultPushToken
+    }
 
     /// The `config` of ADAPTER.md's `create`, with what the runner fills in (base URL, storage).
     public func config(baseURL: String, project: String, storage: String) -> DeviceConfig {

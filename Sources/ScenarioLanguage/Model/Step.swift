@@ -7,6 +7,12 @@ public struct Step: Sendable {
     public var location: SourceLocation
     /// The step as written, one line, for failure output.
     public var text: String
+
+    package init(action: StepAction, location: SourceLocation, text: String) {
+        self.action = action
+        self.location = location
+        self.text = text
+    }
 }
 
 /// What a step does. Device steps name their devices through a selector (a device, a group, `all`).
@@ -42,7 +48,7 @@ public enum StepAction: Sendable {
 
 extension StepAction {
     /// The adapter command the step sends, when it sends one.
-    var command: AdapterCommand? {
+    package var command: AdapterCommand? {
         switch self {
         case .device(let command, _): return command
         case .network: return .network
@@ -62,8 +68,14 @@ public struct RuleUpdate: Sendable {
     /// `rejected: true`: the step expects the server to refuse the change (a 4xx); the rule stays as it was.
     public var expectRejected: Bool
 
+    package init(name: String, fields: JSON, expectRejected: Bool) {
+        self.name = name
+        self.fields = fields
+        self.expectRejected = expectRejected
+    }
+
     /// The whole body the server gets: `body` with these fields set, and the cleared ones removed.
-    func applied(to body: JSON) -> JSON {
+    package func applied(to body: JSON) -> JSON {
         guard case .object(var o) = body else { return body }
         for (k, v) in fields.objectValue ?? JSONObject() {
             if v.isNull { o[k] = nil } else { o[k] = v }
@@ -93,7 +105,7 @@ public enum Expectation: Sendable {
     case ingest(JSONObject)
 
     /// Devices whose exchanges help explain a failure.
-    var devices: [String] {
+    package var devices: [String] {
         switch self {
         case .device(let d, _): return d
         case .server(let d, _, _): return d ?? []

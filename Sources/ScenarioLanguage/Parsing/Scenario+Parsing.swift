@@ -1,4 +1,3 @@
-import Adapter
 import AdapterProtocol
 import Clock
 import JSON
@@ -253,7 +252,7 @@ extension RuleSpec {
     }
 
     /// `body` with relative times placed after `t0`.
-    static func resolvingTimes(_ body: JSON, t0: Instant) -> JSON {
+    package static func resolvingTimes(_ body: JSON, t0: Instant) -> JSON {
         guard case .object(var o) = body else { return body }
         for key in timeFields {
             if let text = o[key]?.stringValue, Instant(rfc3339: text) == nil, let ms = TimeSyntax.milliseconds(text) {
@@ -268,7 +267,7 @@ extension RuleSpec {
     static func checkWithServerRules(_ body: JSON, name: String, at node: Node) {
         guard body["type"]?.stringValue.map(types.contains) == true else { return }  // reported above
         do {
-            _ = try RuleBody.decode(resolvingTimes(body, t0: Environments.inProcessStart))
+            _ = try RuleBody.decode(resolvingTimes(body, t0: Scenario.inProcessStart))
         } catch {
             for problem in error.problems {
                 let mark =

@@ -10,7 +10,7 @@ import LerixSDK
 /// It also knows which fields are counts and which are times, for values written relative to
 /// something: `checks: "+1"` (one more than the device's previous expectation saw) and
 /// `last_success: +6m` (six minutes after time 0, on the device's clock).
-enum StateShape {
+package enum StateShape {
     static let keys = DeviceStateField.allCases.map(\.rawValue)
     static let screens = DeviceStateField.screens
     /// `optional_update.kind`: the SDK's names, not the rule types.
@@ -20,22 +20,22 @@ enum StateShape {
     static let pausableModules = AdapterVocabulary.pausableModules
 
     /// Keys of the objects inside the state; `maintenance` is a list of such objects.
-    static let nested: [String: [String]] = Dictionary(
+    package static let nested: [String: [String]] = Dictionary(
         uniqueKeysWithValues: DeviceStateField.allCases.compactMap { field in
             field.nestedKeys.map { (field.rawValue, $0) }
         }
     )
     /// Counts, at the top or inside `queued` and `sent`.
-    static let topCounts = [DeviceStateField.checks, .notModified, .failedChecks].map(\.rawValue)
-    static let countObjects = [DeviceStateField.queued, .sent].map(\.rawValue)
+    package static let topCounts = [DeviceStateField.checks, .notModified, .failedChecks].map(\.rawValue)
+    package static let countObjects = [DeviceStateField.queued, .sent].map(\.rawValue)
     /// Both, what an expectation keeps of each device's state for the next relative count.
-    static let countFields = topCounts + countObjects
+    package static let countFields = topCounts + countObjects
     /// Stamped by the device's clock: `last_success`, `device_time`, and `at` inside `last_failure`.
     /// The times inside updates and windows are the server's.
-    static let deviceTimes = [DeviceStateField.lastSuccess, .deviceTime].map(\.rawValue)
-    static let nestedDeviceTimes = [DeviceStateField.lastFailure.rawValue: "at"]
-    static let serverTimes = ["starts_at", "ends_at", "becomes_required_on"]
-    static let keywords = ["any", "present", "absent"]
+    package static let deviceTimes = [DeviceStateField.lastSuccess, .deviceTime].map(\.rawValue)
+    package static let nestedDeviceTimes = [DeviceStateField.lastFailure.rawValue: "at"]
+    package static let serverTimes = ["starts_at", "ends_at", "becomes_required_on"]
+    package static let keywords = ["any", "present", "absent"]
 
     /// Checks an expected value for the state field `key` (inside `parent`, when nested);
     /// problems are recorded at the value.
@@ -103,7 +103,7 @@ enum StateShape {
     }
 
     /// `">= 3"` → (">=", "3"): a comparison and its operand text.
-    static func comparison(_ text: String) -> (op: String, operand: String)? {
+    package static func comparison(_ text: String) -> (op: String, operand: String)? {
         for op in [">=", "<=", "!=", ">", "<"] where text.hasPrefix(op) {
             let operand = String(text.dropFirst(op.count)).trimmingSpaces()
             guard Double(operand) != nil || relativeCount(operand) != nil else { return nil }
@@ -113,7 +113,7 @@ enum StateShape {
     }
 
     /// `"+2"` → 2: a count relative to the previous expectation.
-    static func relativeCount(_ text: String) -> Int? {
+    package static func relativeCount(_ text: String) -> Int? {
         guard text.first == "+", let n = Int(text.dropFirst()), n >= 0 else { return nil }
         return n
     }

@@ -1,8 +1,8 @@
 /// Durations as scenario files write them: `90s`, `5m`, `2h`, `7d`, `1h30m`, `250ms`, or a bare
 /// number of seconds; with a sign (`-2h`) for relative times and clock offsets.
-enum TimeSyntax {
+package enum TimeSyntax {
     /// Milliseconds, or nil when `text` is not a duration.
-    static func milliseconds(_ text: String) -> Int64? {
+    package static func milliseconds(_ text: String) -> Int64? {
         var s = Substring(text.trimmingSpaces())
         var sign: Int64 = 1
         if s.first == "+" {
@@ -49,7 +49,7 @@ enum TimeSyntax {
     }
 
     /// `+1h05m00s`-style text for virtual time since time 0, as the runner prints it.
-    static func relative(_ ms: Int64) -> String {
+    package static func relative(_ ms: Int64) -> String {
         let sign = ms < 0 ? "-" : "+"
         var rest = abs(ms)
         let days = rest / 86_400_000
@@ -71,7 +71,7 @@ enum TimeSyntax {
 }
 
 extension String {
-    func trimmingSpaces() -> String {
+    package func trimmingSpaces() -> String {
         var s = Substring(self)
         while s.first == " " || s.first == "\t" { s = s.dropFirst() }
         while s.last == " " || s.last == "\t" { s = s.dropLast() }

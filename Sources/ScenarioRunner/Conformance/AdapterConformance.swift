@@ -3,6 +3,7 @@ import Clock
 import Dispatch
 import Foundation
 import JSON
+import ScenarioLanguage
 
 /// `lerix-mock adapter-check CMD`: runs an adapter through every command and rule of
 /// docs/ADAPTER.md before any scenario, against the runner's own loopback server, and says for

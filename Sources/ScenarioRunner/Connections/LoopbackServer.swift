@@ -1,5 +1,6 @@
 import Dispatch
 import HTTPServer
+import ScenarioLanguage
 
 /// The runner's own server for an adapter in another process (`scenarios --adapter CMD` with no
 /// `--server`): the in-process MockServer on a manual clock, served on a free loopback port,
@@ -25,7 +26,7 @@ final class LoopbackServer {
     }
 
     static func start() throws -> LoopbackServer {
-        let app = try InProcessServer(start: Environments.inProcessStart, pushes: .redirectable)
+        let app = try InProcessServer(start: Scenario.inProcessStart, pushes: .redirectable)
         let http = HTTPServer(
             configuration: .init(host: "127.0.0.1", port: 0, clock: app.clock),
             responder: app.server,

@@ -1,5 +1,6 @@
 import Dispatch
 import JSON
+import ScenarioLanguage
 
 /// `lerix-mock explore`: draws histories, has each judged, shrinks each new kind of failure to
 /// a smallest history and writes it as a scenario file that fails on the SDK under test and

@@ -1,6 +1,7 @@
 import AdapterProtocol
 import JSON
 import MockServer
+import ScenarioLanguage
 import YAML
 
 /// One generated app life: a single device and the moves made to it, to the server and to

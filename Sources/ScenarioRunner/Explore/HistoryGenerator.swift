@@ -1,6 +1,7 @@
 import AdapterProtocol
 import JSON
 import MockServer
+import ScenarioLanguage
 
 /// Draws random valid histories from the scenario vocabulary, the same for the same seed and
 /// run on every machine (the runner's SplitMix64, ``SeededGenerator``).

@@ -1,6 +1,7 @@
 import AdapterProtocol
 import JSON
 import MockServer
+import ScenarioLanguage
 
 /// The second judge: invariants any correct SDK keeps whatever the history, each tied to its
 /// row of `Scenarios/spec-catalogue.yaml`. Two SDKs that share a misreading pass the

@@ -2,6 +2,7 @@ import Adapter
 import AdapterProtocol
 import Clock
 import JSON
+import ScenarioLanguage
 
 /// The default world: a fresh in-process MockServer on a manual clock and a fresh in-process
 /// Swift SDK host per scenario, joined without sockets, so runs are fast and deterministic.
@@ -32,7 +33,7 @@ public final class InProcessEnvironment: ScenarioEnvironment {
     }
 
     public func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {
-        let start = Environments.inProcessStart
+        let start = Scenario.inProcessStart
         let gateway =
             viaGateway
             ? try PushGatewayStandIn.listen(scheduler: SystemScheduler())

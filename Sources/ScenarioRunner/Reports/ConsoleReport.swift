@@ -1,3 +1,5 @@
+import ScenarioLanguage
+
 /// The runner's terminal output: one line per scenario, the report under a failed one or one in error.
 public enum ConsoleReport {
     public static func line(_ o: ScenarioOutcome, verbose: Bool) -> String {

@@ -1,3 +1,5 @@
+import ScenarioLanguage
+
 /// Which spec catalogue rows the scenarios pin, and which none does.
 ///
 /// ```

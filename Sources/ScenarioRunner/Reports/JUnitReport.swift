@@ -1,3 +1,5 @@
+import ScenarioLanguage
+
 /// JUnit XML for CI dashboards: one `<testsuite>`, one `<testcase>` per scenario, with the
 /// failure report as the failure's text and skips with their reason. A file that does not
 /// parse, or a scenario that could not be set up, is an `<error>`: no verdict was reached.

@@ -1,5 +1,6 @@
 import Clock
 import Foundation
+import ScenarioLanguage
 
 /// `--markdown FILE`: a summary for a pull-request comment or `$GITHUB_STEP_SUMMARY`: counts
 /// per adapter, each failure with expected vs seen, skips grouped by reason, the spec rows

@@ -1,4 +1,5 @@
 import JSON
+import ScenarioLanguage
 
 extension ResultDocument {
     /// The document as `--json` writes it (docs/scenario-results.md).

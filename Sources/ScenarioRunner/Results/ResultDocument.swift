@@ -1,4 +1,5 @@
 import JSON
+import ScenarioLanguage
 
 /// A results file (`scenarios --json FILE`, `report merge`): one or more runs, each one adapter's
 /// outcomes, with the spec catalogue their `covers` ids come from. The format is versioned and

@@ -1,5 +1,6 @@
 import AdapterProtocol
 import JSON
+import ScenarioLanguage
 
 /// What an adapter's `hello` says it can emulate, and what that means for each scenario: run it
 /// (its devices with platform choices put on a platform the adapter emulates) or skip it, with

@@ -11,8 +11,6 @@ import JSON
 /// - `--server URL` with or without `--adapter`: that server, reset to the scenario's start
 ///   before each scenario, its pushes pointed at the runner's push-gateway stand-in for the run.
 public enum Environments {
-    /// The true time an in-process server starts at: fixed, so every run prints the same times.
-    public static let inProcessStart = Instant(rfc3339: "2026-12-02T09:00:00.000Z")!
     /// Every scenario's time 0, in every mode and whatever ran before it (Scenarios/README.md):
     /// setup resets the server to 31 minutes before it, and devices are created at it.
     public static let timeZero = Instant(rfc3339: "2026-12-02T09:32:00.000Z")!

@@ -1,6 +1,7 @@
 import AdapterProtocol
 import Clock
 import JSON
+import ScenarioLanguage
 
 /// A spawned adapter against servers of the runner's own (`--adapter CMD` without `--server`):
 /// every world is a fresh in-process MockServer on its own manual clock, served on a free

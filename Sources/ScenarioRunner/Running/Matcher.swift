@@ -1,4 +1,5 @@
 import JSON
+import ScenarioLanguage
 
 /// Partial, readable matching of what a scenario expects against what it sees.
 ///

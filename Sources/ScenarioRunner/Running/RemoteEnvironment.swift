@@ -2,6 +2,7 @@ import AdapterProtocol
 import Clock
 import Foundation
 import JSON
+import ScenarioLanguage
 import Synchronization
 
 /// Scenarios against a running server (`--server URL`, started with `--clock manual`) and a

@@ -1,6 +1,7 @@
 import AdapterProtocol
 import Clock
 import JSON
+import ScenarioLanguage
 
 extension ScenarioExecution {
     /// Nil when `expectation` holds now, else what differs.

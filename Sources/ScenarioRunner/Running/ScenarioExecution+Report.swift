@@ -1,6 +1,7 @@
 import AdapterProtocol
 import Clock
 import JSON
+import ScenarioLanguage
 
 extension ScenarioExecution {
     /// The failure as a person reads it: which step, when, expected vs seen, and the recent

@@ -1,6 +1,7 @@
 import AdapterProtocol
 import Clock
 import JSON
+import ScenarioLanguage
 
 extension ScenarioExecution {
     func perform(_ step: Step) throws {

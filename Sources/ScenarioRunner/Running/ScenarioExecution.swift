@@ -1,6 +1,7 @@
 import AdapterProtocol
 import Clock
 import JSON
+import ScenarioLanguage
 
 /// Runs one scenario in virtual time against a world, step by step, stopping at the first
 /// step that fails.

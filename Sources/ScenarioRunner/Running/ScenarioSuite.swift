@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import ScenarioLanguage
 
 /// The scenario files found under some paths, parsed, plus the spec catalogue they cite.
 /// A file that does not parse becomes a ``ScenarioFileErrors`` with all its mistakes (reported
@@ -15,8 +16,6 @@ public struct ScenarioSuite: Sendable {
     public var catalogueFile: String?
     /// The folders and files the suite was loaded from, for messages.
     public var paths: [String]
-
-    public static let catalogueName = "spec-catalogue.yaml"
 
     public init(
         scenarios: [Scenario],
@@ -83,7 +82,9 @@ public struct ScenarioSuite: Sendable {
         var files: [String] = []
         var catalogueFile = catalogue
         let fm = FileManager.default
-        func isCatalogue(_ path: String) -> Bool { path == catalogueName || path.hasSuffix("/" + catalogueName) }
+        func isCatalogue(_ path: String) -> Bool {
+            path == SpecCatalogue.fileName || path.hasSuffix("/" + SpecCatalogue.fileName)
+        }
         for path in paths {
             var isDirectory: ObjCBool = false
             guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -100,7 +101,7 @@ public struct ScenarioSuite: Sendable {
                     .filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") || $0.hasSuffix(".json") }
                     .sorted()
                     .map { base + "/" + $0 }
-                if catalogueFile == nil, let own = found.first(where: { $0 == base + "/" + catalogueName }) {
+                if catalogueFile == nil, let own = found.first(where: { $0 == base + "/" + SpecCatalogue.fileName }) {
                     catalogueFile = own
                 }
                 files += found.filter { !isCatalogue($0) }

@@ -1,5 +1,6 @@
 import Clock
 import JSON
+import ScenarioLanguage
 
 /// Everything one scenario runs against: a server in a known state, a fresh adapter with no
 /// devices, and the push-gateway stand-in the server's pushes go to. In process and against a

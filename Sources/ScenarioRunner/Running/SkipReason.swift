@@ -1,4 +1,5 @@
 import AdapterProtocol
+import ScenarioLanguage
 
 /// Why a scenario cannot run on an adapter, said per device and per step, with the spec's
 /// reason where the spec gives one, and the catalogue rows the scenario covers (the rows this

@@ -1,3 +1,5 @@
+import ScenarioLanguage
+
 /// What one run executes, in order: the files in error, then the scenarios `--filter` and
 /// `--tag` select, each with its position in the whole selection; then `--failed-from` and
 /// `--shard` pick from it. Positions are kept, so a shard's, a rerun's or a worker's outcomes

@@ -1,6 +1,7 @@
 import AdapterProtocol
 import Foundation
 import JSON
+import ScenarioLanguage
 
 /// Runs a folder (or list) of scenario files: parse them all, pick by `--filter`/`--tag`,
 /// skip what the adapter cannot emulate, run the rest one by one in virtual time.

@@ -1,3 +1,5 @@
+import ScenarioLanguage
+
 /// `--html FILE`: one self-contained page (inline CSS and SVG, no script, no outside URL)
 /// with a summary and, per scenario, its timeline over virtual time and, when it failed,
 /// the failing step with expected vs seen.

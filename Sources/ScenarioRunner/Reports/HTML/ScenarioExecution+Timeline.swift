@@ -1,6 +1,7 @@
 import AdapterProtocol
 import Clock
 import JSON
+import ScenarioLanguage
 
 /// The execution's side of the HTML report: what ``TimelineRecorder`` samples at each step.
 /// Every call is a no-op without a recorder, so runs without `--html` pay nothing.

@@ -1,5 +1,6 @@
 import Clock
 import JSON
+import ScenarioLanguage
 
 /// Collects a ``ScenarioTimeline`` while a scenario runs (only when an HTML report is asked
 /// for): screen states and offline counts after every step, server actions, push

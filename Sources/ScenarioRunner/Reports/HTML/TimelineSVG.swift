@@ -1,3 +1,5 @@
+import ScenarioLanguage
+
 /// Draws one ``ScenarioTimeline`` as inline SVG: a server lane (changes, pushes sent), one
 /// lane per device or group (screen states as bands, offline stretches, checks, pushes that
 /// arrived), a shared time axis, and the failing step as a red line with its label.

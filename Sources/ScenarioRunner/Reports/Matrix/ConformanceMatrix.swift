@@ -1,3 +1,5 @@
+import ScenarioLanguage
+
 /// Spec rows × SDKs: for each catalogue row and each run (one adapter), whether the scenarios
 /// that cover the row passed there. The page a release manager reads to know which SDKs meet
 /// the spec today (`scenarios --adapter A --adapter B`, `report merge`).

@@ -1,7 +1,7 @@
 import JSON
 import Testing
 
-@testable import ScenarioRunner
+@testable import ScenarioLanguage
 
 @Suite struct ScenarioParseTests {
     func parse(_ text: String, catalogue: SpecCatalogue = .builtIn) throws(ScenarioFileErrors) -> Scenario {
