@@ -67,6 +67,18 @@ import Testing
         #expect(log.all.first.map { $0.body.capacity < 4096 } == true)
     }
 
+    @Test func aBodyAlreadyInABufferOfItsSizeIsKeptWithoutACopy() {
+        let body = [UInt8](repeating: 0x61, count: 200)
+        var log = DeliveryLog(capacity: 10, maxBytes: 2 << 20)
+        log.append(GatewayDelivery(provider: .fcm, token: "t", at: clock.now, body: body))
+        let kept = log.all.first?.body
+        #expect(kept == body)
+        let sameStorage = kept?.withUnsafeBufferPointer { k in
+            body.withUnsafeBufferPointer { b in k.baseAddress == b.baseAddress }
+        }
+        #expect(sameStorage == true, "a right-sized body shares its buffer: copying each cost the fan-out")
+    }
+
     @Test func rejectionsAreBoundedInCountAndSize() {
         let gateway = PushGateway(scheduler: clock)
         func reject(_ token: String, reason: String? = nil) -> Int {
