@@ -1,5 +1,6 @@
-/// The one source of "now". Logic takes a `Clock` (or an explicit `now`), never the wall clock.
-public protocol Clock: Sendable {
+/// The one source of "now". Logic takes an `InstantSource` (or an explicit `now`), never the wall clock.
+/// Not named `Clock`: that is the standard library's protocol (and this module's name).
+public protocol InstantSource: Sendable {
     var now: Instant { get }
 }
 
@@ -12,7 +13,7 @@ public protocol Cancellable: Sendable {
 ///
 /// With ``SystemScheduler`` the work runs on Dispatch when the wall clock gets there;
 /// with ``ManualScheduler`` it runs, in deadline order, inside `advance(to:)`.
-public protocol Scheduler: Clock {
+public protocol Scheduler: InstantSource {
     /// Runs `work` at or after `deadline` of this scheduler's time.
     @discardableResult
     func schedule(at deadline: Instant, _ work: @escaping @Sendable () -> Void) -> Cancellable

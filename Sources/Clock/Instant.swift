@@ -1,6 +1,6 @@
 /// A point in true or virtual time, to the millisecond, counted from the Unix epoch.
 ///
-/// Every time in lerix-mock is an `Instant` handed out by an injected ``Clock``;
+/// Every time in lerix-mock is an `Instant` handed out by an injected ``InstantSource``;
 /// nothing reads the wall clock directly, which is what makes virtual time work.
 ///
 /// ```swift

@@ -3,10 +3,10 @@ import POSIX
 /// The wall clock (`CLOCK_REALTIME`), for code that only reads the time.
 ///
 /// ```swift
-/// let clock: any Clock = SystemClock()
+/// let clock: any InstantSource = SystemClock()
 /// print(clock.now.rfc3339)
 /// ```
-public struct SystemClock: Clock {
+public struct SystemClock: InstantSource {
     public init() {}
 
     public var now: Instant {

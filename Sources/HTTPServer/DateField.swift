@@ -10,11 +10,11 @@ import Clock
 /// response.headers.set("Date", dates.current())   // "Thu, 03 Dec 2026 08:36:20 GMT"
 /// ```
 final class DateField: @unchecked Sendable {
-    private let clock: any Clock
+    private let clock: any InstantSource
     private var second = Int64.min
     private var value = ""
 
-    init(clock: any Clock) {
+    init(clock: any InstantSource) {
         self.clock = clock
     }
 

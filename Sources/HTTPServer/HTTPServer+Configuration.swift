@@ -36,7 +36,7 @@ extension HTTPServer {
         public var shutdownGracePeriod: Duration
         /// What every response's `Date` reads: the application's clock, so that `Date` and the
         /// times in the answers agree (a manual clock moves both). Timeouts never read it.
-        public var clock: any Clock
+        public var clock: any InstantSource
         /// When set, the port speaks TLS (ALPN h2 and http/1.1) to clients whose first byte is a
         /// TLS handshake, and plain HTTP/1.1 and h2c to the rest. Make it with ``TLSContext/server(certificateFile:keyFile:now:)``.
         public var tls: TLSContext?
@@ -62,7 +62,7 @@ extension HTTPServer {
             eventLoopCount: Int = Posix.processorCount,
             maxPipelinedRequests: Int = 64,
             shutdownGracePeriod: Duration = .seconds(30),
-            clock: any Clock = SystemClock(),
+            clock: any InstantSource = SystemClock(),
             tls: TLSContext? = nil
         ) {
             self.host = host

@@ -13,7 +13,7 @@ import Push
 /// ```
 struct ResponderPushSink: PushSink {
     let gateway: any Responder
-    let clock: any Clock
+    let clock: any InstantSource
 
     func deliver(_ push: OutgoingPush, completion: @escaping @Sendable ([TokenDelivery]) -> Void) {
         var results: [TokenDelivery] = []
