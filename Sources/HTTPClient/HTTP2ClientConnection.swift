@@ -46,24 +46,28 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
     /// Time limits and the largest answer body taken.
     public struct Configuration: Sendable {
         /// From starting the TCP connect until the peer's SETTINGS (TLS handshake included).
-        public var connectTimeoutNanoseconds: UInt64 = 2_000_000_000
+        public var connectTimeout: Duration = .seconds(2)
         /// From sending a request until its answer.
-        public var requestTimeoutNanoseconds: UInt64 = 10_000_000_000
+        public var requestTimeout: Duration = .seconds(10)
         public var maxResponseBodyBytes = 64 << 10
         /// The response fields kept (lowercase names); nil keeps every one.
         public var keptResponseFields: [String]?
 
         public init(
-            connectTimeoutNanoseconds: UInt64 = 2_000_000_000,
-            requestTimeoutNanoseconds: UInt64 = 10_000_000_000,
+            connectTimeout: Duration = .seconds(2),
+            requestTimeout: Duration = .seconds(10),
             maxResponseBodyBytes: Int = 64 << 10,
             keptResponseFields: [String]? = nil
         ) {
-            self.connectTimeoutNanoseconds = connectTimeoutNanoseconds
-            self.requestTimeoutNanoseconds = requestTimeoutNanoseconds
+            self.connectTimeout = connectTimeout
+            self.requestTimeout = requestTimeout
             self.maxResponseBodyBytes = maxResponseBodyBytes
             self.keptResponseFields = keptResponseFields
         }
+
+        /// The limits in the reactor's unit, monotonic nanoseconds.
+        var connectTimeoutNanoseconds: UInt64 { HTTPClient.Configuration.nanoseconds(connectTimeout) }
+        var requestTimeoutNanoseconds: UInt64 { HTTPClient.Configuration.nanoseconds(requestTimeout) }
     }
 
     /// `open` from the transport being ready (TCP for h2c, a handshake with ALPN h2 for TLS);

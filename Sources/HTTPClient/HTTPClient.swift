@@ -60,7 +60,7 @@ public final class HTTPClient: Sendable {
         var readTimeoutNanoseconds: UInt64 { Self.nanoseconds(readTimeout) }
         var idleTimeoutNanoseconds: UInt64 { Self.nanoseconds(idleTimeout) }
 
-        static func nanoseconds(_ duration: Duration) -> UInt64 {
+        package static func nanoseconds(_ duration: Duration) -> UInt64 {
             let (seconds, attoseconds) = duration.components
             guard seconds >= 0 else { return 0 }
             guard seconds < Int64(UInt64.max / 1_000_000_000) - 1 else { return UInt64.max / 2 }

@@ -210,8 +210,8 @@ final class GatewayClient: @unchecked Sendable {
             addresses: endpoint.addresses,
             security: endpoint.tls.map { .tls($0, peerName: endpoint.url.host) } ?? .plaintext,
             configuration: .init(
-                connectTimeoutNanoseconds: UInt64(configuration.connectTimeoutMilliseconds) * 1_000_000,
-                requestTimeoutNanoseconds: UInt64(configuration.requestTimeoutMilliseconds) * 1_000_000,
+                connectTimeout: configuration.connectTimeout,
+                requestTimeout: configuration.requestTimeout,
                 keptResponseFields: Self.readResponseFields
             ),
             onEvent: onEvent

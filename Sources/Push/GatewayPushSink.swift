@@ -34,16 +34,16 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
         /// Our own cap on streams per connection, below the peer's when it allows more.
         public var maxStreamsPerConnection: Int = 1000
         /// From starting the TCP connect until the peer's HTTP/2 SETTINGS arrive.
-        public var connectTimeoutMilliseconds: Int = 2_000
+        public var connectTimeout: Duration = .seconds(2)
         /// From sending a request until its answer.
-        public var requestTimeoutMilliseconds: Int = 10_000
+        public var requestTimeout: Duration = .seconds(10)
         public var retry = RetryPolicy()
         /// Tokens queued, in flight or waiting to retry, per gateway; more fail at once.
         public var maxOutstandingTokens: Int = 500_000
         /// Results reported to MockServer per batch, and the longest a result waits for one.
         /// Large, because MockServer applies each batch to the whole push record.
         public var resultBatchSize: Int = 16_384
-        public var resultFlushMilliseconds: Int = 200
+        public var resultFlushInterval: Duration = .milliseconds(200)
         /// Trust for `https://` gateways (offering ALPN h2); nil: the system trust store alone.
         public var tls: TLSContext?
         /// The quality of service of the gateway clients' I/O queues: below the server's loops,

@@ -1,5 +1,6 @@
 import Dispatch
 import HTTP2
+import HTTPClient
 import MockServer
 
 /// One push's share of work on one gateway client: its tokens, and the results waiting to be
@@ -55,8 +56,8 @@ final class PushJob: @unchecked Sendable {
             flush(for: client)
         } else if !flushScheduled {
             flushScheduled = true
-            client.queue.asyncAfter(deadline: .now() + .milliseconds(client.configuration.resultFlushMilliseconds)) {
-                [self] in
+            let interval = HTTPClient.Configuration.nanoseconds(client.configuration.resultFlushInterval)
+            client.queue.asyncAfter(deadline: .now() + .nanoseconds(Int(interval))) { [self] in
                 flushScheduled = false
                 flush(for: client)
             }

@@ -60,8 +60,8 @@ final class HTTP2EventLog: @unchecked Sendable {
     static func connect(
         port: Int,
         requests: [HTTPRequest],
-        connectTimeoutMilliseconds: UInt64 = 2_000,
-        requestTimeoutMilliseconds: UInt64 = 2_000
+        connectTimeout: Duration = .seconds(2),
+        requestTimeout: Duration = .seconds(2)
     ) throws -> (HTTP2EventLog, HTTP2ClientConnection, String) {
         let reactor = try Reactor(label: "test.h2", sweepInterval: 5_000_000)
         reactor.start()
@@ -73,10 +73,7 @@ final class HTTP2EventLog: @unchecked Sendable {
             authority: "127.0.0.1:\(port)",
             addresses: try SocketAddress.lookup(host: "127.0.0.1", port: port),
             security: .plaintext,
-            configuration: .init(
-                connectTimeoutNanoseconds: connectTimeoutMilliseconds * 1_000_000,
-                requestTimeoutNanoseconds: requestTimeoutMilliseconds * 1_000_000
-            )
+            configuration: .init(connectTimeout: connectTimeout, requestTimeout: requestTimeout)
         ) { log.record($0) }
         log.connection = connection
         reactor.queue.async { connection.start() }
@@ -97,7 +94,7 @@ final class HTTP2EventLog: @unchecked Sendable {
         let (log, connection, label) = try HTTP2EventLog.connect(
             port: port,
             requests: [Self.post("/a"), Self.post("/b"), Self.post("/silent")],
-            requestTimeoutMilliseconds: 300
+            requestTimeout: .milliseconds(300)
         )
         for _ in 0..<3 { #expect(log.answered.wait(timeout: .now() + 10) == .success) }
         let entries = log.entries.withLock { $0 }
@@ -126,7 +123,7 @@ final class HTTP2EventLog: @unchecked Sendable {
         let (log, _, label) = try HTTP2EventLog.connect(
             port: silent.port,
             requests: [Self.post("/a")],
-            connectTimeoutMilliseconds: 150
+            connectTimeout: .milliseconds(150)
         )
         #expect(log.closed.wait(timeout: .now() + 10) == .success)
         #expect(

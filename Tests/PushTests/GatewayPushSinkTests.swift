@@ -142,7 +142,7 @@ import Glibc
         defer { withExtendedLifetime(silent) {} }
         let url = HTTPURL(scheme: .http, host: "127.0.0.1", port: silent.port)
         var configuration = GatewayPushSink.Configuration(apnsGateway: url, fcmGateway: url)
-        configuration.connectTimeoutMilliseconds = 150
+        configuration.connectTimeout = .milliseconds(150)
         configuration.retry = RetryPolicy(maxAttempts: 2, initialBackoffMilliseconds: 5)
         let sink = try GatewayPushSink(configuration: configuration)
         defer { sink.shutdown() }
@@ -252,7 +252,7 @@ import Glibc
         defer { harness.stop() }
         harness.gateway.setDelay(milliseconds: 3_000)
         let sink = try harness.sink { c in
-            c.requestTimeoutMilliseconds = 100
+            c.requestTimeout = .milliseconds(100)
             c.retry = RetryPolicy(maxAttempts: 1)
         }
         defer { sink.shutdown() }
