@@ -25,8 +25,8 @@ public final class HTTPClientNetwork: AdapterNetwork, Sendable {
         public var maximumConnectionsPerOrigin = 8
         /// Requests pipelined on one connection at most; more wait their turn.
         public var maximumPipelineDepth = 32
-        /// A request not answered within this many real seconds fails (a stalled server).
-        public var requestTimeoutSeconds = 30
+        /// A request not answered within this much real time fails (a stalled server).
+        public var requestTimeout: Duration = .seconds(30)
         /// A CA (PEM) to trust beside the system store for `https://` servers (a dev CA, tests).
         public var trustedCAFile: String?
         public init() {}
@@ -69,7 +69,7 @@ public final class HTTPClientNetwork: AdapterNetwork, Sendable {
         var configuration = HTTPClient.Configuration()
         configuration.maximumConnectionsPerOrigin = options.maximumConnectionsPerOrigin
         configuration.maximumPipelineDepth = options.maximumPipelineDepth
-        configuration.readTimeout = .seconds(options.requestTimeoutSeconds)
+        configuration.readTimeout = options.requestTimeout
         // The SDK must see a fault its device would see: the request a dying connection was
         // answering fails; only those pipelined behind it go again.
         configuration.retry = .behindOldest

@@ -25,13 +25,13 @@ public final class ResponseStream: Sendable {
     }
 
     public let maxBufferedBytes: Int
-    /// Bytes the transport sends after this many seconds without output, so a peer that
-    /// vanished is noticed by a failing write (an SSE comment line, for example).
+    /// Bytes the transport sends after ``heartbeatInterval`` without output (a second at least),
+    /// so a peer that vanished is noticed by a failing write (an SSE comment line, for example).
     public let heartbeat: [UInt8]
-    public let heartbeatSeconds: Int
-    /// When set, the transport finishes the stream this many milliseconds (wall time) after it
-    /// starts: a stream a reader can read whole (SSE readers reconnect after their `retry`).
-    public let lifetimeMilliseconds: Int?
+    public let heartbeatInterval: Duration
+    /// When set, the transport finishes the stream this long (wall time, a millisecond at least)
+    /// after it starts: a stream a reader can read whole (SSE readers reconnect after their `retry`).
+    public let lifetime: Duration?
 
     private struct State {
         var buffer: [UInt8] = []
@@ -46,13 +46,13 @@ public final class ResponseStream: Sendable {
     public init(
         maxBufferedBytes: Int = 256 << 10,
         heartbeat: [UInt8] = [],
-        heartbeatSeconds: Int = 15,
-        lifetimeMilliseconds: Int? = nil
+        heartbeatInterval: Duration = .seconds(15),
+        lifetime: Duration? = nil
     ) {
         self.maxBufferedBytes = max(1, maxBufferedBytes)
         self.heartbeat = heartbeat
-        self.heartbeatSeconds = max(1, heartbeatSeconds)
-        self.lifetimeMilliseconds = lifetimeMilliseconds.map { max(1, $0) }
+        self.heartbeatInterval = max(.seconds(1), heartbeatInterval)
+        self.lifetime = lifetime.map { max(.milliseconds(1), $0) }
     }
 
     /// Queues `bytes`. False when the stream has ended (client gone, dropped as too slow, or

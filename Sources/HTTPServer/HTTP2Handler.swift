@@ -277,7 +277,7 @@ final class HTTP2Handler: ConnectionHandler, @unchecked Sendable {
         }
         body.finishAfterLifetime(on: loop.queue)
         guard heartbeat == nil else { return }
-        let interval = DispatchTimeInterval.seconds(body.heartbeatSeconds)
+        let interval = DispatchTimeInterval.nanoseconds(Int(body.heartbeatInterval.nanosecondsClamped))
         let timer = DispatchSource.makeTimerSource(queue: loop.queue)
         timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(250))
         timer.setEventHandler { [weak self] in self?.beat() }

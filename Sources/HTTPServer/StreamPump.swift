@@ -34,7 +34,7 @@ final class StreamPump: @unchecked Sendable {
         stream.attach { [weak self] in
             loop.queue.async { [weak self] in self?.pump() }
         }
-        let interval = DispatchTimeInterval.seconds(stream.heartbeatSeconds)
+        let interval = DispatchTimeInterval.nanoseconds(Int(stream.heartbeatInterval.nanosecondsClamped))
         let timer = DispatchSource.makeTimerSource(queue: loop.queue)
         timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(250))
         timer.setEventHandler { [weak self] in self?.tick() }

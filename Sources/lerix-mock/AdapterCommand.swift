@@ -69,7 +69,7 @@ enum AdapterCommand: CLICommand {
             }
             timeout = n
         }
-        socketOptions.requestTimeoutSeconds = timeout
+        socketOptions.requestTimeout = .seconds(timeout)
         socketOptions.trustedCAFile = parsed.value("--tls-ca")
         if socketOptions.trustedCAFile != nil && parsed.value("--client") == "urlsession" {
             CLI.printError(

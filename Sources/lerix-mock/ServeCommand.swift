@@ -71,7 +71,7 @@ enum ServeCommand: CLICommand {
         var tls: TLSFiles?
         var push = ServeWiring.PushAuth()
         var quiet = false
-        var eventStreamSeconds: Double?
+        var eventStreamLifetime: Duration?
         var recordPath: String?
         var allowedHosts: [String] = []
 
@@ -132,7 +132,8 @@ enum ServeCommand: CLICommand {
                             "--events-max-seconds needs a number of seconds above 0 and at most 86400, not '\(text)'"
                     )
                 }
-                eventStreamSeconds = seconds
+                // To the millisecond, the stream timer's unit.
+                eventStreamLifetime = .milliseconds(Int((seconds * 1000).rounded()))
             }
         }
     }
@@ -166,7 +167,7 @@ enum ServeCommand: CLICommand {
 
     static func start(_ settings: Settings) throws -> Running {
         var options = MockServerOptions()
-        options.eventStreamSeconds = settings.eventStreamSeconds
+        options.eventStreamLifetime = settings.eventStreamLifetime
         if let path = settings.recordPath {
             options.recordingStopped = { yaml in
                 if let problem = ReportFile.write(yaml, to: path) {

@@ -12,16 +12,16 @@ final class StreamResponder: Responder {
     let streams = Mutex<[ResponseStream]>([])
     let opened = DispatchSemaphore(value: 0)
     let ended = DispatchSemaphore(value: 0)
-    let lifetimeMilliseconds: Int?
+    let lifetime: Duration?
 
-    init(lifetimeMilliseconds: Int? = nil) { self.lifetimeMilliseconds = lifetimeMilliseconds }
+    init(lifetime: Duration? = nil) { self.lifetime = lifetime }
 
     func respond(to request: HTTPRequest, reply: @escaping @Sendable (HTTPReply) -> Void) {
         let stream = ResponseStream(
             maxBufferedBytes: 64 << 10,
             heartbeat: Array(": beat\n\n".utf8),
-            heartbeatSeconds: 1,
-            lifetimeMilliseconds: lifetimeMilliseconds
+            heartbeatInterval: .seconds(1),
+            lifetime: lifetime
         )
         stream.onEnd { [ended] in ended.signal() }
         streams.withLock { $0.append(stream) }
@@ -36,10 +36,10 @@ final class StreamResponder: Responder {
 }
 
 func withStreamServer(
-    lifetimeMilliseconds: Int? = nil,
+    lifetime: Duration? = nil,
     _ body: (Int, HTTPServer, StreamResponder) throws -> Void
 ) throws {
-    try withServer(of: StreamResponder(lifetimeMilliseconds: lifetimeMilliseconds), { _ in }, body)
+    try withServer(of: StreamResponder(lifetime: lifetime), { _ in }, body)
 }
 
 /// Waits (at most 5 s) for the server to have closed every connection.
@@ -131,7 +131,7 @@ func waitForNoConnections(_ server: HTTPServer) {
 
     /// `serve --events-max-seconds`: a stream with a lifetime ends by itself, whole, on both transports.
     @Test func aStreamWithALifetimeEndsByItselfOverHTTP1AndH2c() throws {
-        try withStreamServer(lifetimeMilliseconds: 150) { port, _, responder in
+        try withStreamServer(lifetime: .milliseconds(150)) { port, _, responder in
             let client = try TestConnection(port: port)
             try client.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
             let stream = try #require(responder.waitForStream())

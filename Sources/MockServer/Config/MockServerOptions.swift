@@ -58,10 +58,10 @@ public struct MockServerOptions: Sendable {
     /// the batch's end, sharing one commit, on the loop that answers them. Off, each write starts
     /// its commit at once (callers that hand over one request at a time).
     public var commitsAtBatchEnd = false
-    /// When set, each `GET /admin/events` stream ends after this many seconds of wall time
+    /// When set, each `GET /admin/events` stream ends after this long in wall time
     /// (`serve --events-max-seconds`): EventSource reconnects after the stream's `retry`, and a
     /// reader that wants a whole response (a contract tester, `curl` in a script) gets one.
-    public var eventStreamSeconds: Double?
+    public var eventStreamLifetime: Duration?
     /// Called with the scenario when a recording stops (`serve --record FILE` writes it there).
     public var recordingStopped: (@Sendable (String) -> Void)?
 

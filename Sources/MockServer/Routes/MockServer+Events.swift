@@ -35,8 +35,8 @@ extension MockServer {
         let stream = ResponseStream(
             maxBufferedBytes: 256 << 10,
             heartbeat: EventFeed.heartbeat,
-            heartbeatSeconds: 15,
-            lifetimeMilliseconds: options.eventStreamSeconds.map { Int(($0 * 1000).rounded()) }
+            heartbeatInterval: .seconds(15),
+            lifetime: options.eventStreamLifetime
         )
         // The hello is written before subscribing, so it is always the first event.
         var opening = Array("retry: 2000\n".utf8)
