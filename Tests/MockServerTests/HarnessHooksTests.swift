@@ -56,6 +56,41 @@ final class PointableSink: RedirectablePushSink {
         )
     }
 
+    /// A harness in the same process reads the clock and the journal typed: the same as
+    /// `GET /admin/clock` and `GET /admin/requests` answer, the journal by count since the reset.
+    @Test func theTypedClockAndJournalReadTheSameAsTheAdminAPI() throws {
+        let sink = DeferredSink()
+        let h = try Harness(sink: sink)
+        func sameClock() {
+            let answer = h.get("/admin/clock")
+            let reading = h.server.clockReading
+            #expect(answer["now"] == .string(reading.now.rfc3339))
+            #expect(answer["next_deadline"] == (reading.nextDeadline.map { .string($0.rfc3339) } ?? .null))
+            #expect(answer["pushes_in_flight"] == .number(Double(reading.pushesInFlight)))
+        }
+        sameClock()
+        for token in ["a", "b"] { _ = h.put("/v1/projects/demo/push-tokens/\(token)", #"{"platform": "android"}"#) }
+        _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "2.0"}"#)
+        _ = h.post("/admin/projects/demo/rules", #"{"type": "required_update", "below": "3.0"}"#)
+        sameClock()  // a push in flight, the next one throttled
+        #expect(h.server.clockReading.pushesInFlight == 1 && h.server.clockReading.nextDeadline != nil)
+        #expect(h.server.checksJournaled(project: "demo", after: 0).lines.isEmpty)
+        _ = h.check("platform=ios&version=1.0")
+        h.advance(seconds: 5)
+        _ = h.check("platform=android&version=2.5&build=7")
+        _ = h.check("platform=web")
+        let listed = try #require(h.get("/admin/requests?project=demo")["requests"]?.arrayValue)
+        let all = h.server.checksJournaled(project: "demo", after: 0)
+        #expect(all.total == 3)
+        #expect(all.lines.map(\.json) == listed.reversed(), "oldest first, as listed newest first")
+        let last = h.server.checksJournaled(project: "demo", after: 1)
+        #expect(last.lines.map(\.json) == Array(listed.reversed().dropFirst()) && last.total == 3)
+        #expect(h.server.checksJournaled(project: "demo", after: 3).lines.isEmpty)
+        #expect(h.server.checksJournaled(project: "other", after: 0).total == 0)
+        sink.completeAll(.delivered, batch: 1)
+        sameClock()
+    }
+
     /// `POST /admin/reset {"now": T}` starts a manual-clock server over at T, backwards too, so
     /// a harness gives every scenario the same start; without `now` the clock keeps its time.
     @Test func aResetWithNowStartsTheManualClockOverAtThatTime() throws {

@@ -189,6 +189,79 @@ import Testing
         #expect(found.shrunk.moves.count < found.original.moves.count)
     }
 
+    /// In process the runner reads the server's clock and journal typed (no HTTP, no JSON);
+    /// what it observes must be what the admin API tells: every history traced both ways gives
+    /// the same states, checks (times, statuses, lifetimes, faults, devices) and events.
+    @Test func theInProcessServerReadTypedTellsTheRunnerWhatItsAdminAPITells() {
+        let typed = InProcessEnvironment(viaGateway: false)
+        let overJSON = AdminAPIOnlyEnvironment()
+        var checks = 0
+        for (run, platform) in ["ios", "android", "web", "macos", "ios", "android", "web", "macos"].enumerated() {
+            let history = HistoryGenerator(platform: platform, capabilities: Self.every).history(seed: 40, run: run)
+            let a = HistoryJudge.trace(history, in: typed)
+            let b = HistoryJudge.trace(history, in: overJSON)
+            #expect(a.stopped == nil && b.stopped == nil && a.lostCheck == nil && b.lostCheck == nil)
+            #expect(a.observations.count == history.moves.count)
+            #expect(a.observations.count == b.observations.count)
+            for (x, y) in zip(a.observations, b.observations) {
+                #expect(x.time == y.time)
+                #expect(x.state == y.state)
+                #expect(x.checks == y.checks)
+                #expect(x.events == y.events)
+                checks += x.checks.count
+            }
+        }
+        #expect(checks > 20, "the histories made checks to compare")
+    }
+
+    /// An SDK under test that stops answering (here: refuses `refresh`) is written as a file
+    /// whose last move is the one it could not make, then what the reference showed after it:
+    /// the file fails on the stopping SDK and passes on the reference (an expectation-less
+    /// `expect` did not even parse, so no such file was ever verified).
+    @Test func anSDKThatStopsIsWrittenAsAFileThatFailsThereAndPassesOnTheReference() throws {
+        var options = Explorer.Options()
+        options.runs = 200
+        options.maxFindings = 1
+        options.targets = [("ios", "native")]
+        options.capabilities = Self.every
+        let stopping = StoppingEnvironment(refusing: .refresh)
+        let judge = HistoryJudge(subject: stopping, reference: InProcessEnvironment(viaGateway: false))
+        let result = Explorer(judge: judge, options: options).run()
+        let found = try #require(result.found.first)
+        #expect(found.finding.signature == "differential:stopped")
+        #expect(found.finding.message.contains("the SDK under test could not go on"), "\(found.finding.message)")
+        #expect(found.unverified == nil, "\(found.unverified ?? "")")
+        #expect(!found.file.contains("NOT VERIFIED"), "\(found.file)")
+        #expect(found.file.contains("  - refresh: app\n  - expect: {device: app, screen: "), "\(found.file)")
+        let scenario = try Scenario.parse(Array(found.file.utf8), file: "stopped.yaml")
+        #expect(Explorer.outcome(of: scenario, in: stopping).status == .failed)
+        #expect(Explorer.outcome(of: scenario, in: InProcessEnvironment(viaGateway: false)).status == .passed)
+    }
+
+    /// A reference that stops where the SDK under test goes on gives a file no run can verify
+    /// (it cannot pass on the reference): its first line and the summary say NOT VERIFIED.
+    @Test func aReferenceThatStopsGivesAFileHeadedNotVerified() throws {
+        var options = Explorer.Options()
+        options.runs = 200
+        options.maxFindings = 1
+        options.targets = [("ios", "native")]
+        options.capabilities = Self.every
+        let judge = HistoryJudge(
+            subject: InProcessEnvironment(viaGateway: false),
+            reference: StoppingEnvironment(refusing: .refresh)
+        )
+        var result = Explorer(judge: judge, options: options).run()
+        let found = try #require(result.found.first)
+        #expect(found.finding.signature == "differential:stopped")
+        #expect(found.finding.message.contains("the reference could not go on"), "\(found.finding.message)")
+        let why = try #require(found.unverified)
+        #expect(found.file.hasPrefix("# NOT VERIFIED: \(why)\n"), "\(found.file)")
+        result.subjectName = "s"
+        result.referenceName = "r"
+        #expect(ExploreReport.summary(result).contains("NOT VERIFIED: \(why)"))
+        #expect(ExploreReport.json(result)["findings"]?.arrayValue?.first?["verified"] == .bool(false))
+    }
+
     /// docs/behaviour.md `safe.bad-answer`: a 200 of the wrong types is an answer (it renews the
     /// age); a malformed body or a reset is not.
     @Test func aWrongTypesAnswerIsASuccessfulCheckAndAMalformedOneIsNot() {
@@ -419,4 +492,61 @@ final class DistortedAdapter: AdapterConnection {
         return request.command == .state ? distort(answer) : answer
     }
     func close() { inner.close() }
+}
+
+/// The in-process Swift SDK refusing one app event: an SDK that stops answering.
+final class StoppingEnvironment: ScenarioEnvironment {
+    let inner = InProcessEnvironment(viaGateway: false)
+    let refused: AdapterCommand
+
+    init(refusing refused: AdapterCommand) { self.refused = refused }
+
+    func hello() throws -> JSON { try inner.hello() }
+
+    func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {
+        var world = try inner.makeWorld(for: scenario)
+        world.adapter = StoppingAdapter(inner: world.adapter, refused: refused)
+        return world
+    }
+}
+
+final class StoppingAdapter: AdapterConnection {
+    let inner: any AdapterConnection
+    let refused: AdapterCommand
+    init(inner: any AdapterConnection, refused: AdapterCommand) {
+        self.inner = inner
+        self.refused = refused
+    }
+    func send(_ command: JSON) throws(AdapterFailure) -> JSON {
+        if command["cmd"]?.stringValue == refused.rawValue { throw AdapterFailure("\(refused.rawValue): no answer") }
+        return try inner.send(command)
+    }
+    func command(_ request: AdapterRequest) throws(AdapterFailure) -> JSON {
+        if request.command == refused { throw AdapterFailure("\(refused.rawValue): no answer") }
+        return try inner.command(request)
+    }
+    func close() { inner.close() }
+}
+
+/// The in-process world reached through its admin API only: the runner reads the clock and the
+/// journal as JSON, as it does from a server in another process.
+final class AdminAPIOnlyEnvironment: ScenarioEnvironment {
+    let inner = InProcessEnvironment(viaGateway: false)
+
+    func hello() throws -> JSON { try inner.hello() }
+
+    func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {
+        var world = try inner.makeWorld(for: scenario)
+        world.server = AdminAPIOnlyConnection(inner: world.server)
+        return world
+    }
+}
+
+final class AdminAPIOnlyConnection: ServerConnection {
+    let inner: any ServerConnection
+    init(inner: any ServerConnection) { self.inner = inner }
+    var baseURL: String { inner.baseURL }
+    func request(_ method: String, _ path: String, body: JSON?) throws(ServerFailure) -> ServerReply {
+        try inner.request(method, path, body: body)
+    }
 }

@@ -71,6 +71,15 @@ public struct RequestJournal: Sendable {
     /// How many checks of `project` were appended since the journal began, kept or not.
     public func appended(project: String) -> Int { appendedByProject[project] ?? 0 }
 
+    /// `project`'s entries after the first `count` appended since the journal began, oldest
+    /// first (those the ring has dropped are gone): a reader that keeps its count reads only
+    /// what is new.
+    public func appended(project: String, after count: Int) -> [Entry] {
+        let new = appended(project: project) - count
+        guard new > 0 else { return [] }
+        return newest(limit: new, project: project).reversed()
+    }
+
     /// Newest first, at most `limit`, only `project`'s when given.
     public func newest(limit: Int, project: String? = nil) -> [Entry] {
         var out: [Entry] = []

@@ -176,13 +176,11 @@ extension MockServer {
     }
 
     var clockFields: [(String, JSON)] {
-        var next: JSON = .null
-        if case .manual(let manual) = options.clock, let deadline = manual.nextDeadline {
-            next = .string(deadline.rfc3339)
-        }
+        let reading = clockReading
         return [
-            ("now", .string(clock.now.rfc3339)), ("mode", .string(options.clock.isManual ? "manual" : "system")),
-            ("next_deadline", next), ("pushes_in_flight", .number(Double(pushesInFlight.count))),
+            ("now", .string(reading.now.rfc3339)), ("mode", .string(options.clock.isManual ? "manual" : "system")),
+            ("next_deadline", reading.nextDeadline.map { .string($0.rfc3339) } ?? .null),
+            ("pushes_in_flight", .number(Double(reading.pushesInFlight))),
         ]
     }
 

@@ -1,4 +1,5 @@
 import JSON
+import MockServer
 
 /// The seam to the mock server's admin API (CONTRACT.md): the runner sets the clock, edits
 /// rules and reads the journal, pushes and ingest counts through it.
@@ -13,6 +14,13 @@ public protocol ServerConnection: AnyObject {
     /// Checks of `project` the server answered since its last reset, when the connection can
     /// tell without reading the journal (an in-process server); nil otherwise.
     func checksAnswered(project: String) -> Int?
+    /// What `GET /admin/clock` answers, when the connection can read it without HTTP or JSON
+    /// (an in-process server); nil otherwise.
+    func clockReading() -> MockServer.ClockReading?
+    /// The journal lines of `project` after the first `count` since the last reset, oldest first,
+    /// and how many there are in all, when the connection can read them without HTTP or JSON
+    /// (an in-process server); nil otherwise.
+    func checksJournaled(project: String, after count: Int) -> (lines: [RequestJournal.Entry], total: Int)?
 }
 
 public struct ServerReply: Sendable {
@@ -34,6 +42,12 @@ public struct ServerFailure: Error, Sendable, CustomStringConvertible {
 extension ServerConnection {
     /// Over HTTP the journal is the only account (``ScenarioExecution/journal(for:)``).
     public func checksAnswered(project: String) -> Int? { nil }
+    /// Over HTTP the clock is read with `GET /admin/clock`.
+    public func clockReading() -> MockServer.ClockReading? { nil }
+    /// Over HTTP the journal is read with `GET /admin/requests` (``JournalTail``).
+    public func checksJournaled(project: String, after count: Int) -> (lines: [RequestJournal.Entry], total: Int)? {
+        nil
+    }
 
     /// An admin call that must succeed (2xx); the server's problem detail becomes the message.
     @discardableResult

@@ -60,15 +60,26 @@ public enum DifferentialJudge {
         }
         if subject.observations.count != reference.observations.count {
             let i = steps
-            let who = subject.observations.count < reference.observations.count ? "the SDK under test" : "the reference"
-            let why = (subject.stopped ?? reference.stopped)?.reason ?? "stopped"
+            let subjectStopped = subject.observations.count < reference.observations.count
+            let why = (subjectStopped ? subject.stopped : reference.stopped)?.reason ?? "stopped"
+            // The file's last move is the one the SDK under test could not make, then what the
+            // reference showed after it: the move fails on the SDK under test, the expectation
+            // holds on the reference. When the reference is the one that stopped, no file can
+            // pass on it: the expectation is what the SDK under test showed, and the file is
+            // reported (and headed) as not verified.
+            let went = subjectStopped ? reference.observations[i] : subject.observations[i]
+            var expected = JSONObject()
+            for field in fields { expected[field] = projected(went.state[field]) }
             return Finding(
                 judge: "differential",
                 step: i,
                 fields: ["stopped"],
-                message: "move \(i + 1) (\(history.moves[safe: i]?.yaml ?? "")): \(who) could not go on: \(why)",
+                message: "move \(i + 1) (\(history.moves[safe: i]?.yaml ?? "")): "
+                    + (subjectStopped
+                        ? "the SDK under test could not go on: \(why)"
+                        : "the reference could not go on (the SDK under test did): \(why)"),
                 covers: ["intro.server-evaluates"],
-                expected: JSONObject()
+                expected: expected
             )
         }
         return nil

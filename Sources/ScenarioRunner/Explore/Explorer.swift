@@ -120,14 +120,16 @@ public final class Explorer {
                 judgedBy: options.referenceName,
                 command: options.command
             )
+            let unverified = verify(file, name: "\(history.seed):\(history.run)")
             var found = Found(
                 finding: shrunk.finding,
                 original: history,
                 shrunk: shrunk.history,
-                file: file,
+                // A file that is not yet a regression test says so in its first lines.
+                file: unverified.map { HistoryFile.unverifiedHeader($0) + file } ?? file,
                 shrinkRuns: shrunk.tried,
                 occurrences: 1,
-                unverified: verify(file, name: "\(history.seed):\(history.run)"),
+                unverified: unverified,
                 wallSeconds: 0
             )
             found.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9

@@ -57,6 +57,13 @@ public enum HistoryFile {
 }
 
 extension HistoryFile {
+    /// The first lines of a file explore could not verify (it did not fail on the SDK under
+    /// test, or did not pass on the reference, when run as a scenario): read before keeping it.
+    public static func unverifiedHeader(_ why: String) -> String {
+        "# NOT VERIFIED: \(why.replacingNewlines())\n"
+            + "# Not a regression test as written: run it on both SDKs and correct it before adding it to Scenarios/.\n"
+    }
+
     /// `rule:` values in an expectation under the rules' new names.
     static func renaming(_ object: JSONObject, _ names: [String: String]) -> JSONObject {
         func fix(_ value: JSON, key: String?) -> JSON {

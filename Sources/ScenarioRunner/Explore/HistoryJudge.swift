@@ -1,4 +1,5 @@
 import JSON
+import ScenarioLanguage
 
 /// Runs one history on the SDK under test (and the reference, when there is one) in fresh
 /// worlds and asks both judges: the differential one first, then the spec properties.
@@ -29,8 +30,10 @@ public final class HistoryJudge {
 
     public func verdict(_ history: History) -> Outcome {
         histories += 1
-        let s = Self.trace(history, in: subject)
-        let r = reference.map { Self.trace(history, in: $0) }
+        // One scenario for both SDKs: writing each move's text cost as much as judging them.
+        let scenario = history.scenario(name: "explore \(history.seed):\(history.run)")
+        let s = Self.trace(history, scenario, in: subject)
+        let r = reference.map { Self.trace(history, scenario, in: $0) }
         if let error = s.setupError ?? r?.setupError ?? s.lostCheck ?? r?.lostCheck {
             return Outcome(subject: s, reference: r, finding: nil, harnessError: error)
         }
@@ -50,7 +53,17 @@ public final class HistoryJudge {
 
     /// The history on one SDK in a fresh world.
     static func trace(_ history: History, in environment: any ScenarioEnvironment) -> HistoryTrace {
-        let scenario = history.scenario(name: "explore \(history.seed):\(history.run)")
+        trace(history, history.scenario(name: "explore \(history.seed):\(history.run)"), in: environment)
+    }
+
+    /// The history, already made a scenario, on one SDK in a fresh world.
+    static func trace(
+        _ history: History,
+        _ scenario: Scenario,
+        in environment: any ScenarioEnvironment
+    )
+        -> HistoryTrace
+    {
         var world: ScenarioWorld
         do {
             world = try environment.makeWorld(for: scenario)

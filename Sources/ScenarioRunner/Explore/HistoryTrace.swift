@@ -50,22 +50,64 @@ public struct CheckRecord: Sendable, Equatable {
     public var succeeded: Bool { (status == 200 || status == 304) && (fault == nil || fault == "wrong_types") }
 }
 
-/// The server's journal read from its newest end: only the checks since the last read, found
-/// by where the newest lines overlap those already seen (the journal has no sequence numbers),
-/// asking for twice as many lines until they do. Reading the whole journal after every move
-/// made a history's cost grow with the square of its checks.
+extension CheckRecord {
+    /// A journal line as `GET /admin/requests` lists it; `fallback` when it has no time.
+    init(line: JSON, t0: Instant, fallback: Instant) {
+        self.init(
+            time: (line["at"]?.stringValue.flatMap(Instant.init(rfc3339:)) ?? fallback).milliseconds(since: t0),
+            status: line["status"]?.intValue ?? 0,
+            lifetime: line["lifetime"]?.intValue,
+            fault: line["fault"]?.stringValue,
+            platform: line["device"]?["platform"]?.stringValue,
+            version: line["device"]?["version"]?.stringValue,
+            build: line["device"]?["build"]?.stringValue
+        )
+    }
+
+    /// The same line read from a server in this process.
+    init(entry: RequestJournal.Entry, t0: Instant) {
+        self.init(
+            time: entry.at.milliseconds(since: t0),
+            status: entry.status,
+            lifetime: entry.lifetime,
+            fault: entry.fault,
+            platform: entry.platform,
+            version: entry.version,
+            build: entry.build
+        )
+    }
+}
+
+/// The server's journal, only the checks since the last read. A server in this process hands
+/// them over typed, by count. Over HTTP the journal is read from its newest end, found by where
+/// the newest lines overlap those already seen (the journal has no sequence numbers), asking for
+/// twice as many lines until they do. Reading the whole journal after every move made a
+/// history's cost grow with the square of its checks.
 struct JournalTail {
     let server: any ServerConnection
     let project: String
-    /// Every line seen so far, oldest first.
+    let t0: Instant
+    /// Every line seen so far, oldest first (over HTTP).
     private var seen: [JSON] = []
+    /// Lines of the project since the reset (in process).
+    private var read = 0
 
-    init(server: any ServerConnection, project: String) {
+    init(server: any ServerConnection, project: String, t0: Instant) {
         self.server = server
         self.project = project
+        self.t0 = t0
     }
 
-    mutating func fresh() throws(ServerFailure) -> [JSON] {
+    /// The checks since the last call, oldest first; `now` stands for a line without a time.
+    mutating func fresh(now: Instant) throws(ServerFailure) -> [CheckRecord] {
+        if let typed = server.checksJournaled(project: project, after: read) {
+            read = typed.total
+            return typed.lines.map { CheckRecord(entry: $0, t0: t0) }
+        }
+        return try freshLines().map { CheckRecord(line: $0, t0: t0, fallback: now) }
+    }
+
+    private mutating func freshLines() throws(ServerFailure) -> [JSON] {
         var limit = 8
         while true {
             let answer = try server.admin("GET", "/admin/requests?project=\(project)&limit=\(limit)")
@@ -122,7 +164,7 @@ extension ScenarioExecution {
             trace.setupError = "\(error)"
             return trace
         }
-        var journal = JournalTail(server: server, project: scenario.project)
+        var journal = JournalTail(server: server, project: scenario.project, t0: t0)
         var lastCounted = 0
         var online = true
         for (index, step) in scenario.steps.enumerated() {
@@ -138,23 +180,12 @@ extension ScenarioExecution {
                 let counted = state["checks"]?.intValue ?? -1
                 let moved: Bool
                 if case .after = step.action { moved = true } else { moved = false }
-                let entries = counted != lastCounted || moved ? try journal.fresh() : []
-                if online, counted - lastCounted > entries.count {
+                let checks = counted != lastCounted || moved ? try journal.fresh(now: now) : []
+                if online, counted - lastCounted > checks.count {
                     trace.lostCheck =
-                        "move \(index + 1): the device counted \(counted - lastCounted) check(s), the server received \(entries.count): a request lost on the way (a loaded machine?), so no verdict"
+                        "move \(index + 1): the device counted \(counted - lastCounted) check(s), the server received \(checks.count): a request lost on the way (a loaded machine?), so no verdict"
                 }
                 lastCounted = counted
-                let checks = entries.map { entry in
-                    CheckRecord(
-                        time: (entry["at"]?.stringValue.flatMap(Instant.init(rfc3339:)) ?? now).milliseconds(since: t0),
-                        status: entry["status"]?.intValue ?? 0,
-                        lifetime: entry["lifetime"]?.intValue,
-                        fault: entry["fault"]?.stringValue,
-                        platform: entry["device"]?["platform"]?.stringValue,
-                        version: entry["device"]?["version"]?.stringValue,
-                        build: entry["device"]?["build"]?.stringValue
-                    )
-                }
                 trace.observations.append(
                     StepObservation(
                         time: now.milliseconds(since: t0),
@@ -173,13 +204,17 @@ extension ScenarioExecution {
 
     /// Rule ids become the history's names; the server's times become times relative to time 0.
     func normalized(_ state: JSON) -> JSONObject {
-        let names = Dictionary(ruleIds.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
+        let names =
+            ruleIds.isEmpty ? [:] : Dictionary(ruleIds.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
         func fix(_ value: JSON, key: String?) -> JSON {
             switch value {
             case .object(let o):
-                var out = JSONObject()
-                for (k, v) in o where k != "id" && k != "ok" { out[k] = fix(v, key: k) }
-                return .object(out)
+                // The keys of an object differ already: kept as they come, not searched one by one
+                // (inserting them cost more than the rest of the normalising).
+                var pairs: [(key: String, value: JSON)] = []
+                pairs.reserveCapacity(o.pairs.count)
+                for (k, v) in o where k != "id" && k != "ok" { pairs.append((key: k, value: fix(v, key: k))) }
+                return .object(JSONObject(uniqueKeysWithValues: pairs))
             case .array(let items):
                 return .array(items.map { fix($0, key: key) })
             case .string(let s) where key == "rule":

@@ -1,5 +1,6 @@
 import Clock
 import JSON
+import MockServer
 import ScenarioLanguage
 
 /// Everything one scenario runs against: a server in a known state, a fresh adapter with no
@@ -73,5 +74,12 @@ struct ServerClockState {
         self.now = now
         nextDeadline = answer["next_deadline"]?.stringValue.flatMap(Instant.init(rfc3339:))
         pushesInFlight = inFlight
+    }
+
+    /// The same, read from a server in this process.
+    init(_ reading: MockServer.ClockReading) {
+        now = reading.now
+        nextDeadline = reading.nextDeadline
+        pushesInFlight = reading.pushesInFlight
     }
 }
