@@ -14,7 +14,7 @@ import Synchronization
 /// phone.schedule(after: .seconds(60)) { print("device timer") }
 /// trueTime.nextDeadline   // start + 60 s, in true time
 /// ```
-public final class VirtualDeviceClock: LerixSDK.DeviceClock {
+public final class VirtualDeviceClock: MillisecondDeviceClock {
     /// True time, shared by every device of a host.
     public let scheduler: ManualScheduler
     private let offset: Atomic<Int64>
@@ -36,12 +36,16 @@ public final class VirtualDeviceClock: LerixSDK.DeviceClock {
 
     public var now: Date { instant.date }
 
-    public var uptime: Duration { .milliseconds(scheduler.now.millisecondsSinceEpoch) }
+    public var uptime: Duration { .milliseconds(uptimeMilliseconds) }
+
+    package var uptimeMilliseconds: Int64 { scheduler.now.millisecondsSinceEpoch }
 
     @discardableResult
     public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> any DeviceTimer {
-        SchedulerDeviceTimer(
-            scheduler.schedule(at: scheduler.now.adding(milliseconds: max(0, delay.milliseconds)), work)
-        )
+        schedule(afterMilliseconds: delay.milliseconds, work)
+    }
+
+    package func schedule(afterMilliseconds delay: Int64, _ work: @escaping @Sendable () -> Void) -> any DeviceTimer {
+        SchedulerDeviceTimer(scheduler.scheduledHandle(at: scheduler.now.adding(milliseconds: max(0, delay)), work))
     }
 }

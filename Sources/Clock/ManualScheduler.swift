@@ -42,6 +42,14 @@ public final class ManualScheduler: Scheduler, Sendable {
 
     @discardableResult
     public func schedule(at deadline: Instant, _ work: @escaping @Sendable () -> Void) -> Cancellable {
+        scheduledHandle(at: deadline, work)
+    }
+
+    /// ``schedule(at:_:)`` giving the handle as its class: held as `any Cancellable & AnyObject`
+    /// it takes two words, so a wrapper of it fits an existential's inline buffer (a device's
+    /// timer, set after every check, then costs no box).
+    @discardableResult
+    package func scheduledHandle(at deadline: Instant, _ work: @escaping @Sendable () -> Void) -> ScheduledHandle {
         let handle = ScheduledHandle()
         state.withLock { s in
             s.heap.insert(TimerHeap.Entry(deadline: deadline, sequence: s.nextSequence, handle: handle, work: work))
@@ -124,11 +132,11 @@ public struct DueWork: Sendable {
 
 /// The ``Cancellable`` of one scheduled entry: pending until it starts or is cancelled,
 /// whichever comes first. Lock-free, so `cancel` never waits for the scheduler.
-final class ScheduledHandle: Cancellable, Sendable {
+package final class ScheduledHandle: Cancellable, Sendable {
     private static let pending: UInt8 = 0, cancelled: UInt8 = 1, started: UInt8 = 2
     private let phase = Atomic<UInt8>(ScheduledHandle.pending)
 
-    func cancel() {
+    package func cancel() {
         _ = phase.compareExchange(expected: Self.pending, desired: Self.cancelled, ordering: .relaxed)
     }
 

@@ -1,3 +1,4 @@
+package import Clock
 import Foundation
 
 /// The device's clock as the SDK reads it: the wall clock, which the user may set at any
@@ -19,6 +20,19 @@ public protocol DeviceClock: Sendable {
     /// Runs `work` once `delay` of uptime has passed; the returned timer can cancel it.
     @discardableResult
     func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> any DeviceTimer
+}
+
+/// A ``DeviceClock`` that also reads and waits in whole milliseconds, as the SDK keeps time.
+/// The virtual clocks (the test twin, the adapter's devices) adopt it, so the SDK reads them
+/// per event without going through `Date` and `Duration` (a `Duration`'s milliseconds take a
+/// 128-bit division: a fleet paid that three times per check).
+package protocol MillisecondDeviceClock: DeviceClock {
+    /// ``DeviceClock/now`` as an instant.
+    var instant: Instant { get }
+    /// ``DeviceClock/uptime`` in milliseconds.
+    var uptimeMilliseconds: Int64 { get }
+    /// ``DeviceClock/schedule(after:_:)`` with the delay in milliseconds.
+    func schedule(afterMilliseconds delay: Int64, _ work: @escaping @Sendable () -> Void) -> any DeviceTimer
 }
 
 /// A timer set with ``DeviceClock/schedule(after:_:)``.

@@ -53,6 +53,9 @@ public final class Lerix: Sendable {
     /// What this instance was created with.
     public let configuration: LerixConfiguration
     private let clock: any DeviceClock
+    /// The same clock when it reads in milliseconds (the virtual ones): read per event without
+    /// `Date` and `Duration`.
+    private let millisecondClock: (any MillisecondDeviceClock)?
     private let transport: any Transport
     private let storage: any Storage
     private let log: (@Sendable (String) -> Void)?
@@ -77,6 +80,7 @@ public final class Lerix: Sendable {
     ) {
         self.configuration = configuration
         self.clock = clock
+        self.millisecondClock = clock as? any MillisecondDeviceClock
         self.transport = transport
         self.storage = storage
         self.log = log
@@ -258,7 +262,8 @@ public final class Lerix: Sendable {
 
     /// The device clock now, as the machine takes it.
     private func reading() -> (Instant, Int64) {
-        (Instant(clock.now), clock.uptime.milliseconds)
+        if let millisecondClock { return (millisecondClock.instant, millisecondClock.uptimeMilliseconds) }
+        return (Instant(clock.now), clock.uptime.milliseconds)
     }
 
     /// Returns with the state once `event` and every request in flight have finished.
@@ -270,14 +275,26 @@ public final class Lerix: Sendable {
     }
 
     private func wakeIdleWaiters() {
-        let (state, waiters) = inner.withLock { s -> (LerixState?, [Observer]) in
-            guard !s.idleWaiters.isEmpty, !s.draining, s.machine.isIdle else { return (nil, []) }
-            let waiting = s.idleWaiters
-            s.idleWaiters = []
-            return (s.machine.state(at: reading().0), waiting)
+        guard
+            let told = inner.withLock({ s -> Told? in
+                guard !s.idleWaiters.isEmpty, !s.draining, s.machine.isIdle else { return nil }
+                let waiting = s.idleWaiters
+                s.idleWaiters = []
+                return Told(state: s.machine.state(at: reading().0), whom: waiting)
+            })
+        else { return }
+        for waiter in told.whom { waiter(told.state) }
+    }
+
+    /// A state and who is told it, boxed: after most events no one is, and a nil of this costs
+    /// one word, where an optional state in a tuple was built and destroyed field by field.
+    private final class Told {
+        let state: LerixState
+        let whom: [Observer]
+        init(state: LerixState, whom: [Observer]) {
+            self.state = state
+            self.whom = whom
         }
-        guard let state else { return }
-        for waiter in waiters { waiter(state) }
     }
 
     private func perform(_ action: ReleaseControlMachine.Action) {
@@ -295,8 +312,19 @@ public final class Lerix: Sendable {
             old?.cancel()
             if let deadline {
                 // The machine plans on the wall clock; the timer waits by uptime from now.
-                let delay = Duration.milliseconds(deadline.milliseconds(since: Instant(clock.now)))
-                let handle = clock.schedule(after: delay) { [weak self] in self?.submit(.timer) }
+                let work: @Sendable () -> Void = { [weak self] in self?.submit(.timer) }
+                let handle: any DeviceTimer
+                if let millisecondClock {
+                    handle = millisecondClock.schedule(
+                        afterMilliseconds: deadline.milliseconds(since: millisecondClock.instant),
+                        work
+                    )
+                } else {
+                    handle = clock.schedule(
+                        after: .milliseconds(deadline.milliseconds(since: Instant(clock.now))),
+                        work
+                    )
+                }
                 inner.withLock { $0.timer = handle }
             }
         case .persist(let saved):
@@ -306,21 +334,27 @@ public final class Lerix: Sendable {
                 log?("lerix: cannot save the release control answer: \(error)")
             }
         case .stateChanged:
-            // The state is worked out only for someone who listens (a fleet's checks mostly have no one).
-            let (state, observers) = inner.withLock { s -> (LerixState?, [Observer]) in
-                s.observers.isEmpty ? (nil, []) : (s.machine.state(at: reading().0), Array(s.observers.values))
-            }
-            if let state { for observer in observers { observer(state) } }
+            // The state is worked out only for someone who listens (a fleet's checks mostly have
+            // no one): nothing the size of a state is made, moved or destroyed for no one.
+            guard
+                let told = inner.withLock({ s -> Told? in
+                    s.observers.isEmpty
+                        ? nil : Told(state: s.machine.state(at: reading().0), whom: Array(s.observers.values))
+                })
+            else { return }
+            for observer in told.whom { observer(told.state) }
         case .checkFailed(let failure):
             log?("lerix: check failed (\(failure.kind.rawValue)): \(failure.reason)")
         case .checkSettled:
-            let (state, waiters) = inner.withLock { s -> (LerixState?, [Observer]) in
-                guard !s.refreshWaiters.isEmpty else { return (nil, []) }
-                let waiting = s.refreshWaiters
-                s.refreshWaiters = []
-                return (s.machine.state(at: reading().0), waiting)
-            }
-            if let state { for waiter in waiters { waiter(state) } }
+            guard
+                let told = inner.withLock({ s -> Told? in
+                    guard !s.refreshWaiters.isEmpty else { return nil }
+                    let waiting = s.refreshWaiters
+                    s.refreshWaiters = []
+                    return Told(state: s.machine.state(at: reading().0), whom: waiting)
+                })
+            else { return }
+            for waiter in told.whom { waiter(told.state) }
         }
     }
 }

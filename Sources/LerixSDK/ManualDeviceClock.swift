@@ -14,7 +14,7 @@ import Synchronization
 /// clock.advance(by: .seconds(60))           // a poll due now runs before this returns
 /// clock.setTime(clock.now - 2 * 3600)        // the user sets the clock back two hours
 /// ```
-public final class ManualDeviceClock: DeviceClock {
+public final class ManualDeviceClock: MillisecondDeviceClock {
     /// Timers on an uptime timeline (milliseconds from 0), so a wall-clock change leaves them be.
     private let timers = ManualScheduler(now: Instant(millisecondsSinceEpoch: 0))
     /// Wall clock minus uptime, in milliseconds.
@@ -29,7 +29,9 @@ public final class ManualDeviceClock: DeviceClock {
     public var now: Date { instant.date }
 
     /// Time passed since the clock was made: moved by ``advance(by:)`` only.
-    public var uptime: Duration { .milliseconds(timers.now.millisecondsSinceEpoch) }
+    public var uptime: Duration { .milliseconds(uptimeMilliseconds) }
+
+    package var uptimeMilliseconds: Int64 { timers.now.millisecondsSinceEpoch }
 
     /// The wall clock as the SDK's internal instant.
     package var instant: Instant { timers.now.adding(milliseconds: wallOffset.withLock { $0 }) }
@@ -37,8 +39,11 @@ public final class ManualDeviceClock: DeviceClock {
     /// Runs `work` inside the ``advance(by:)`` that passes `delay` from now.
     @discardableResult
     public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> any DeviceTimer {
-        let deadline = timers.now.adding(milliseconds: max(0, delay.milliseconds))
-        return SchedulerDeviceTimer(timers.schedule(at: deadline, work))
+        schedule(afterMilliseconds: delay.milliseconds, work)
+    }
+
+    package func schedule(afterMilliseconds delay: Int64, _ work: @escaping @Sendable () -> Void) -> any DeviceTimer {
+        SchedulerDeviceTimer(timers.scheduledHandle(at: timers.now.adding(milliseconds: max(0, delay)), work))
     }
 
     /// Time passes: every timer due within `duration` runs, in deadline order, with the clock
@@ -61,7 +66,8 @@ public final class ManualDeviceClock: DeviceClock {
 
 /// A ``DeviceTimer`` that is a scheduler's ``Cancellable`` (the manual clocks' timers).
 package struct SchedulerDeviceTimer: DeviceTimer {
-    let handle: any Cancellable
-    package init(_ handle: any Cancellable) { self.handle = handle }
+    /// A class existential (two words), so `any DeviceTimer` holds this struct without a box.
+    let handle: any Cancellable & AnyObject
+    package init(_ handle: any Cancellable & AnyObject) { self.handle = handle }
     package func cancel() { handle.cancel() }
 }

@@ -73,7 +73,7 @@ extension ReleaseControlMachine {
         if let serverTime = answer.serverTime.value ?? Self.headerServerTime(response) {
             saved.serverOffsetMilliseconds = serverTime.milliseconds(since: now)
         }
-        if let lifetime = answer.lifetime.value ?? Self.maxAge(response) { saved.lifetime = lifetime }
+        if let lifetime = answer.lifetime.value ?? maxAge(response) { saved.lifetime = lifetime }
         if configuration.hasVersion {
             if case .value(let update) = answer.requiredUpdate { saved.requiredUpdate = update }
             if case .value(let update) = answer.optionalUpdate { saved.optionalUpdate = update }
@@ -102,7 +102,7 @@ extension ReleaseControlMachine {
             if abs(offset - saved.serverOffsetMilliseconds) >= 1000 { significant = true }
             saved.serverOffsetMilliseconds = offset
         }
-        if let lifetime = Self.maxAge(response), lifetime != saved.lifetime {
+        if let lifetime = maxAge(response), lifetime != saved.lifetime {
             saved.lifetime = lifetime
             significant = true
         }
@@ -124,9 +124,26 @@ extension ReleaseControlMachine {
         response.header("Lerix-Server-Time").flatMap { Instant(rfc3339: $0.trimmingSpaces) }
     }
 
-    /// `max-age` from `Cache-Control`, when positive (read in place as bytes: it runs on every answer).
-    static func maxAge(_ response: TransportResponse) -> Int? {
-        guard var value = response.header("Cache-Control") else { return nil }
+    /// `max-age` from `Cache-Control`, when positive. A device's answers mostly repeat the last
+    /// value (the server makes it once per answer, so it is even the same string): that one is
+    /// not read again.
+    mutating func maxAge(_ response: TransportResponse) -> Int? {
+        guard let value = response.header("Cache-Control") else { return nil }
+        if let last = lastCacheControl, last.value == value { return last.maxAge }
+        let read = Self.maxAge(value)
+        lastCacheControl = CacheControlReading(value: value, maxAge: read)
+        return read
+    }
+
+    /// A `Cache-Control` value and the `max-age` read from it.
+    struct CacheControlReading {
+        let value: String
+        let maxAge: Int?
+    }
+
+    /// `max-age` from a `Cache-Control` value, when positive (read in place as bytes).
+    static func maxAge(_ value: String) -> Int? {
+        var value = value
         return value.withUTF8 { maxAge(in: $0) }
     }
 

@@ -99,6 +99,8 @@ package struct ReleaseControlMachine: Sendable {
     /// The last check request and the ETag it carries (see ``checkRequest()``).
     var lastCheckRequest: CheckRequest?
     var lastReportedState: LerixState?
+    /// The last `Cache-Control` read (see ``maxAge(_:)``).
+    var lastCacheControl: CacheControlReading?
     /// The wall clock and uptime at the last event of this process (see ``followClock``).
     var lastClockReading: (wall: Instant, uptime: Int64)?
 

@@ -1,3 +1,4 @@
+import Clock
 import Foundation
 import JSON
 import LerixSDK
@@ -180,5 +181,34 @@ import Testing
         let next = world.sdk()
         next.start()
         #expect(next.state.screen == .optionalUpdate)
+    }
+}
+
+/// The virtual clocks' fast path: the SDK reads them in milliseconds, and the timer it sets
+/// after every check needs no allocation of its own.
+@Suite struct MillisecondClockTests {
+    @Test func aManualClockTimerFitsAnExistentialWithoutABox() {
+        // `any DeviceTimer` keeps three words inline; a bigger timer is boxed on the heap.
+        #expect(MemoryLayout<SchedulerDeviceTimer>.size <= 3 * MemoryLayout<Int>.size)
+    }
+
+    @Test func theMillisecondReadingsAreTheDateAndDurationOnes() {
+        let clock = ManualDeviceClock(now: Date(timeIntervalSince1970: 1_796_209_200.5))
+        clock.advance(by: .milliseconds(1_250))
+        #expect(clock.uptimeMilliseconds == 1_250)
+        #expect(clock.uptime == .milliseconds(clock.uptimeMilliseconds))
+        #expect(clock.instant.millisecondsSinceEpoch == 1_796_209_201_750)
+        #expect(clock.now == Date(timeIntervalSince1970: 1_796_209_201.75))
+        let fired = Fired()
+        clock.schedule(afterMilliseconds: 500) { fired.mark() }
+        clock.advance(by: .milliseconds(499))
+        #expect(!fired.value)
+        clock.advance(by: .milliseconds(1))
+        #expect(fired.value)
+    }
+
+    private final class Fired: @unchecked Sendable {
+        private(set) var value = false
+        func mark() { value = true }
     }
 }

@@ -1,3 +1,4 @@
+import Clock
 import HTTP
 import JSON
 import Testing
@@ -110,6 +111,33 @@ import Testing
         #expect(h.server.checksJournaled(project: "ghost") == 0)
         _ = h.post("/admin/reset", "")
         #expect(h.server.checksJournaled(project: "demo") == 0, "a reset starts the journal over")
+    }
+
+    @Test func journalCountsInterleavedProjectsEachByItself() throws {
+        let h = try Harness()
+        _ = h.put("/admin/projects/other", "")
+        for project in ["demo", "other", "demo", "other", "other", "demo", "demo"] {
+            _ = h.check("platform=ios", project: project)
+        }
+        #expect(h.server.checksJournaled(project: "demo") == 4)
+        #expect(h.server.checksJournaled(project: "other") == 3)
+    }
+
+    @Test func journalEntriesShareTheirTargetsDeviceFieldsAndStayValues() throws {
+        let read = CheckQueryMemo.Read(
+            query: CheckQuery(HTTPRequest(method: "GET", target: "/x?platform=ios&version=2.3.1&sdk=swift")),
+            device: .failure(Problem(status: 422, detail: "unused"))
+        )
+        let first = read.entry(at: Harness.start, project: "demo", status: 200)
+        var second = read.entry(at: Harness.start, project: "demo", status: 304)
+        #expect(first.device === second.device, "one value per request target, not one per check")
+        second.version = "2.4.0"
+        #expect(second.version == "2.4.0" && second.platform == "ios" && second.sdk == "swift")
+        #expect(first.version == "2.3.1", "changing one entry leaves the others as they were")
+        #expect(first != second)
+        second.version = "2.3.1"
+        second.status = 200
+        #expect(first == second, "equal fields are equal entries, shared or not")
     }
 
     @Test func journalKeepsDeviceAttributes() throws {

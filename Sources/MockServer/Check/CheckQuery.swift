@@ -164,26 +164,10 @@ struct CheckQuery: Sendable {
         }
     }
 
-    func entry(
-        at: Instant,
-        project: String,
-        status: Int,
-        etag: String? = nil,
-        lifetime: Int? = nil,
-        fault: String? = nil
-    ) -> RequestJournal.Entry {
-        RequestJournal.Entry(
-            at: at,
-            project: project,
-            platform: platform,
-            version: version,
-            build: build,
-            sdk: sdk,
-            sdkVersion: sdkVersion,
-            status: status,
-            etag: etag,
-            lifetime: lifetime,
-            fault: fault
+    /// The journal's shared value of this query's device fields (made once per request target).
+    var journalDevice: RequestJournal.Entry.Device {
+        RequestJournal.Entry.Device(
+            .init(platform: platform, version: version, build: build, sdk: sdk, sdkVersion: sdkVersion)
         )
     }
 }

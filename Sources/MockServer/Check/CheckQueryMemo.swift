@@ -1,3 +1,4 @@
+import Clock
 import HTTP
 import Synchronization
 
@@ -16,6 +17,34 @@ final class CheckQueryMemo: Sendable {
     struct Read: Sendable {
         let query: CheckQuery
         let device: Result<CheckQuery.Key, Problem>
+        /// The query's device fields as every journal entry of this target shares them.
+        let journalDevice: RequestJournal.Entry.Device
+
+        init(query: CheckQuery, device: Result<CheckQuery.Key, Problem>) {
+            self.query = query
+            self.device = device
+            journalDevice = query.journalDevice
+        }
+
+        /// The journal's line for this check.
+        func entry(
+            at: Instant,
+            project: String,
+            status: Int,
+            etag: String? = nil,
+            lifetime: Int? = nil,
+            fault: String? = nil
+        ) -> RequestJournal.Entry {
+            RequestJournal.Entry(
+                at: at,
+                project: project,
+                device: journalDevice,
+                status: status,
+                etag: etag,
+                lifetime: lifetime,
+                fault: fault
+            )
+        }
     }
 
     private struct Reads {

@@ -149,7 +149,6 @@ extension MockServer {
         fault: String?,
         reply: @escaping @Sendable (HTTPReply) -> Void
     ) -> HTTPReply? {
-        let query = read.query
         let parsed = read.device
         let ifNoneMatch = request.headers["If-None-Match"]
 
@@ -164,7 +163,7 @@ extension MockServer {
             case .fault(let armed):
                 if case .delay = armed.kind {
                 } else {
-                    let entry = query.entry(
+                    let entry = read.entry(
                         at: now,
                         project: project,
                         status: Self.faultStatus(armed),
@@ -176,7 +175,7 @@ extension MockServer {
             case .hit(let answer, _):
                 serverTime = s.serverTimeText(now)
                 let notModified = ifNoneMatch.map { EntityTag.matches(ifNoneMatch: $0, etag: answer.etag) } ?? false
-                let entry = query.entry(
+                let entry = read.entry(
                     at: now,
                     project: project,
                     status: notModified ? 304 : 200,
@@ -221,7 +220,7 @@ extension MockServer {
                     }
                     s.projects[project]?.cache[device] = answer
                 }
-                let entry = query.entry(
+                let entry = read.entry(
                     at: now,
                     project: project,
                     status: notModified ? 304 : 200,
