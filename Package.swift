@@ -155,12 +155,12 @@ let package = Package(
             name: "AdapterTests",
             dependencies: ["TestSupport", "Adapter", "AdapterProtocol", "LerixSDK", "JSON", "Clock"]
         ),
-        .testTarget(name: "ScenarioLanguageTests", dependencies: ["ScenarioLanguage", "JSON"]),
+        .testTarget(name: "ScenarioLanguageTests", dependencies: ["ScenarioLanguage", "AdapterProtocol", "JSON"]),
         .testTarget(
             name: "ScenarioRunnerTests",
             dependencies: [
                 "TestSupport", "ScenarioRunner", "ScenarioLanguage", "Adapter", "AdapterProtocol", "LerixSDK",
-                "MockServer", "JSON", "Clock",
+                "MockServer", "JSON", "Clock", "ReleaseControl",
             ]
         ),
         .testTarget(name: "LerixMockTests", dependencies: ["LerixMock", "LerixSDK"]),

@@ -54,7 +54,7 @@ public final class AdapterHost: Sendable {
         guard let platforms else { return capabilities }
         return capabilities.filter { capability in
             if capability.isPlatform { return platforms.contains(String(capability.rawValue.dropFirst(9))) }
-            if capability == .push { return platforms.contains { $0 != "web" } }
+            if capability == .push { return platforms.contains(where: AdapterVocabulary.pushPlatforms.contains) }
             return true
         }
     }

@@ -87,6 +87,8 @@ public struct AdapterCapability: RawRepresentable, Hashable, Sendable, CustomStr
 public enum AdapterVocabulary {
     /// `config.platform` values.
     public static let platforms = Platform.allCases.map(\.rawValue)
+    /// The platforms silent pushes go to (`ios`, `android`, `macos`).
+    public static let pushPlatforms = Platform.allCases.filter(\.receivesPush).map(\.rawValue)
     /// `config.flavor` values.
     public static let flavors = Flavor.allCases.map(\.rawValue)
     /// The modules with items (`track`, `queued`, `sent`, ingest).

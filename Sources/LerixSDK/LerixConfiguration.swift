@@ -82,7 +82,7 @@ public struct LerixConfiguration: Equatable, Sendable {
     public var appliesDeadlinesOffline: Bool { platform == .android || flavor == .flutter }
 
     /// Whether the platform receives silent pushes at all (web pages do not).
-    public var supportsPush: Bool { platform != .web }
+    public var supportsPush: Bool { platform.receivesPush }
 }
 
 /// The platform the app runs on, as the check's `platform` parameter spells it.
@@ -95,6 +95,9 @@ public enum Platform: String, CaseIterable, Sendable {
     case macos
     /// A web page: no silent pushes; back online and a visible tab check a stale answer.
     case web
+
+    /// Whether apps of this platform receive silent pushes (web pages do not).
+    public var receivesPush: Bool { self != .web }
 }
 
 /// Which SDK flavor the app uses: the platform's own, or the Flutter plugin.

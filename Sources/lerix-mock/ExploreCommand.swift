@@ -1,3 +1,4 @@
+import AdapterProtocol
 import Foundation
 import JSON
 import ScenarioRunner
@@ -152,7 +153,9 @@ enum ExploreCommand: CLICommand {
         if let referenceHello {
             capabilities.formIntersection((referenceHello["capabilities"]?.arrayValue ?? []).compactMap(\.stringValue))
         }
-        let emulated = ["ios", "android", "macos", "web"].filter { capabilities.contains("platform:\($0)") }
+        let emulated = AdapterVocabulary.platforms.filter {
+            capabilities.contains(AdapterCapability.platform($0).rawValue)
+        }
         var platforms = parsed.allValues("--platform")
         if platforms.isEmpty || platforms == ["all"] { platforms = emulated }
         for p in platforms where !emulated.contains(p) {

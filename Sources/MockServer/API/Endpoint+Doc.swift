@@ -41,7 +41,7 @@ extension Endpoint {
                         name: "platform",
                         required: true,
                         description: "the device's platform",
-                        schema: .object([("type", "string"), ("enum", ["ios", "android", "macos", "web"])])
+                        schema: OpenAPI.platform
                     ),
                     .init(
                         name: "version",

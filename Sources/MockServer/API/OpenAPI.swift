@@ -281,7 +281,7 @@ enum OpenAPI {
     )
     static let projectKey = type("string", [("pattern", .string(StateSnapshot.projectKeyPattern))])
     static let platform = type("string", [("enum", .array(Platform.allCases.map { .string($0.rawValue) }))])
-    static let pushPlatform = type("string", [("enum", ["ios", "android", "macos"])])
+    static let pushPlatform = type("string", [("enum", .array(Platform.pushPlatforms.map { .string($0.rawValue) }))])
     /// Each platform and module at most once (a repeat is a 422, not merged).
     static let platforms = array(platform, minItems: 1, uniqueItems: true)
     static let modules = array(
@@ -362,7 +362,7 @@ enum OpenAPI {
         )
     }
 
-    static let pushTokenCounts = object([("ios", count), ("android", count), ("macos", count)])
+    static let pushTokenCounts = object(Platform.pushPlatforms.map { ($0.rawValue, count) })
 
     /// One token's result, in a push's results page and in the state export.
     static let pushResult = answer(

@@ -52,18 +52,9 @@ public struct PushRecord: Sendable, Equatable {
         self.targets = targets
         outcomes = [Outcome](repeating: .pending, count: targets.count)
         counts = Counts(pending: targets.count)
-        var ios = 0
-        var android = 0
-        var macos = 0
-        for target in targets {
-            switch target.platform {
-            case .ios: ios += 1
-            case .android: android += 1
-            case .macos: macos += 1
-            default: break
-            }
-        }
-        platformCounts = [(Platform.ios, ios), (.android, android), (.macos, macos)].filter { $0.1 > 0 }
+        var perPlatform: [Platform: Int] = [:]
+        for target in targets { perPlatform[target.platform, default: 0] += 1 }
+        platformCounts = Platform.pushPlatforms.compactMap { p in perPlatform[p].map { (p, $0) } }
     }
 
     public static func == (a: PushRecord, b: PushRecord) -> Bool {

@@ -22,9 +22,9 @@ enum PushTokens {
     /// A push platform from its name; web is refused because it has no push.
     static func platform(_ name: String) -> PlatformResult {
         guard let platform = Platform(rawValue: name) else {
-            return .failure("unknown platform \"\(name)\"; expected ios, android or macos")
+            return .failure("unknown platform \"\(name)\"; expected \(Platform.pushListText)")
         }
-        if platform == .web { return .failure("web has no push; expected ios, android or macos") }
+        if !platform.receivesPush { return .failure("\(name) has no push; expected \(Platform.pushListText)") }
         return .success(platform)
     }
 }

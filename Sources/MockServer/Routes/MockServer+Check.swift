@@ -94,7 +94,7 @@ extension MockServer {
                 Problem.parameter(
                     "platform",
                     .missing,
-                    detail: "the query needs platform=ios|android|macos|web",
+                    detail: "the query needs platform=\(Platform.allCases.map(\.rawValue).joined(separator: "|"))",
                     message: "required",
                     pointer: true
                 )

@@ -215,13 +215,13 @@ extension MockServer {
         guard let object = body.objectValue else {
             throw Problem.field(
                 "",
-                "expected {\"platform\": \"ios\"|\"android\"|\"macos\"}, found \(body.typeName)",
+                "expected {\"platform\": \(Platform.pushPlatforms.map { "\"\($0.rawValue)\"" }.joined(separator: "|"))}, found \(body.typeName)",
                 .wrongType
             )
         }
         let platform: Platform
         switch object["platform"] {
-        case nil, .null?: throw Problem.field("/platform", "required: ios, android or macos", .missingField)
+        case nil, .null?: throw Problem.field("/platform", "required: \(Platform.pushListText)", .missingField)
         case .string(let name)?:
             switch PushTokens.platform(name) {
             case .success(let p): platform = p

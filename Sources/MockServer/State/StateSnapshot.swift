@@ -415,7 +415,7 @@ extension StateSnapshot {
             case let other?: fail(at + "/token", "expected a string, found \(other.typeName)", .wrongType)
             }
             switch object["platform"] {
-            case nil, .null?: fail(at + "/platform", "required: ios, android or macos", .missingField)
+            case nil, .null?: fail(at + "/platform", "required: \(Platform.pushListText)", .missingField)
             case .string(let text)?:
                 switch PushTokens.platform(text) {
                 case .success(let p): platform = p

@@ -443,7 +443,7 @@ extension DeviceSpec {
     /// list (a set, kept in the vocabulary's order: ios, android, macos, web), `any`, or nothing
     /// written (any). Web pages have no silent push, so `any` for a device with push leaves out the web.
     private static func platformSet(_ node: Node?, wantsPush: Bool) throws(ScenarioError) -> (String, [String]?) {
-        let any = wantsPush ? Scenario.platforms.filter { $0 != "web" } : Scenario.platforms
+        let any = wantsPush ? AdapterVocabulary.pushPlatforms : Scenario.platforms
         guard let node else { return (any[0], any) }
         if case .array = node.json {
             var list: [String] = []

@@ -348,7 +348,7 @@ extension Expectation {
     static func parsePushes(_ node: Node) throws(ScenarioError) -> Expectation {
         try node.checkKeys(pushKeys, what: "`expect_pushes`")
         if let platforms = node.child("platforms") {
-            try? platforms.checkKeys(["ios", "android", "macos"], what: "`platforms` (the platforms pushes go to)")
+            try? platforms.checkKeys(AdapterVocabulary.pushPlatforms, what: "`platforms` (the platforms pushes go to)")
         }
         if let s = node.child("sent_at") {
             for item in s.list() {

@@ -41,7 +41,7 @@ public struct HistoryGenerator: Sendable {
 
     public func history(seed: UInt64, run: Int) -> History {
         var draw = Draw(SeededGenerator(seed: seed, salt: "explore run \(run)"))
-        let pushable = platform != "web" && can(.push)
+        let pushable = AdapterVocabulary.pushPlatforms.contains(platform) && can(.push)
         var history = History(
             seed: seed,
             run: run,
@@ -196,7 +196,7 @@ public struct HistoryGenerator: Sendable {
         case 1:
             var events: [AdapterCommand] = [.launch, .foreground, .background, .terminate, .later, .skip]
             if can(.refresh) { events += [.refresh, .refresh] }
-            if can(.push), platform != "web" { events.append(.push) }
+            if can(.push), AdapterVocabulary.pushPlatforms.contains(platform) { events.append(.push) }
             let event = draw.pick(events)
             if event == .launch { w.running = true }
             if event == .terminate { w.running = false }

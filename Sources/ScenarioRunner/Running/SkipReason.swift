@@ -15,7 +15,9 @@ enum SkipReason {
         let webOnly = adapterPlatforms == ["web"]
         switch capability {
         case AdapterCapability.push.rawValue where webOnly:
-            return "web pages receive no silent push; a device with push may run on ios, android or macos"
+            let names = AdapterVocabulary.pushPlatforms
+            return "web pages receive no silent push; a device with push may run on "
+                + names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
         case AdapterCapability.offlineDeadline.rawValue:
             return "a deadline turns an update required offline on Android and Flutter only"
         default: return nil
@@ -51,7 +53,7 @@ enum SkipReason {
     /// With `pushSaysWhy`, devices bound only by their push (any platform but the web) are left to
     /// the push capability's own words; nil when no device is left.
     static func platformText(for scenario: Scenario, adapterPlatforms: Set<String>, pushSaysWhy: Bool) -> String? {
-        let pushPlatforms = AdapterVocabulary.platforms.filter { $0 != "web" }
+        let pushPlatforms = AdapterVocabulary.pushPlatforms
         var groups: [(platforms: [String], devices: [String])] = []
         for device in scenario.devices {
             let acceptable = device.platformChoices ?? [device.platform]
