@@ -3,7 +3,7 @@
 //
 //   CNghttp2 CZlib CSQLite CYAML COpenSSL system libraries (Debian -dev packages)
 //   POSIX                                 the only target that makes system calls on files, pipes, poll, processes
-//   Clock  JSON                           instants, schedulers; JSON values (pure)
+//   Clock  JSON  Randomness               instants, schedulers; JSON values; SplitMix64, the one seeded generator (pure)
 //   HTTP                                  pure HTTP/1.1 request/response parsers + serializers (server and client side), HTTPURL
 //   Sockets                               the only target that makes socket calls (server and client side), on POSIX
 //   Reactor                               epoll + one serial queue + descriptor table + deadline sweep
@@ -45,6 +45,7 @@ let package = Package(
         .target(name: "POSIX"),
         .target(name: "Clock", dependencies: ["POSIX"]),
         .target(name: "JSON"),
+        .target(name: "Randomness"),
         .target(name: "HTTP"),
         .target(name: "Sockets", dependencies: ["CSockets", "POSIX"]),
         .target(name: "Reactor", dependencies: ["Sockets"]),
@@ -96,7 +97,7 @@ let package = Package(
             name: "ScenarioRunner",
             dependencies: [
                 "ScenarioLanguage", "Adapter", "AdapterProtocol", "MockServer", "ReleaseControl", "Push", "HTTPServer",
-                "YAML", "JSON", "Clock", "HTTP", "HTTPClient", "POSIX",
+                "YAML", "JSON", "Clock", "HTTP", "HTTPClient", "POSIX", "Randomness",
             ],
             resources: [
                 .embedInCode("Conformance/adapter-protocol.schema.json"),
@@ -114,11 +115,12 @@ let package = Package(
         // Shared by test targets only: a blocking HTTP client and the spawned binary.
         .target(
             name: "TestSupport",
-            dependencies: ["HTTP", "HTTPClient", "Sockets", "JSON", "TLS", "ReleaseControl", "Clock"],
+            dependencies: ["HTTP", "HTTPClient", "Sockets", "JSON", "TLS", "ReleaseControl", "Clock", "Randomness"],
             path: "Tests/TestSupport"
         ),
 
-        .testTarget(name: "ClockTests", dependencies: ["Clock"]),
+        .testTarget(name: "ClockTests", dependencies: ["Clock", "Randomness"]),
+        .testTarget(name: "RandomnessTests", dependencies: ["Randomness"]),
         .testTarget(name: "JSONTests", dependencies: ["TestSupport", "JSON"]),
         .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP"]),
         .testTarget(name: "TLSTests", dependencies: ["TestSupport", "TLS"]),
@@ -150,7 +152,7 @@ let package = Package(
                 "JSON", "Clock", "TLS",
             ]
         ),
-        .testTarget(name: "LerixSDKTests", dependencies: ["LerixSDK", "Clock", "JSON"]),
+        .testTarget(name: "LerixSDKTests", dependencies: ["LerixSDK", "Clock", "JSON", "Randomness"]),
         .testTarget(
             name: "AdapterTests",
             dependencies: ["TestSupport", "Adapter", "AdapterProtocol", "LerixSDK", "JSON", "Clock"]

@@ -1,5 +1,6 @@
 import Clock
 import Dispatch
+import Randomness
 import Synchronization
 import Testing
 
@@ -8,25 +9,13 @@ import Testing
 @Suite struct ManualSchedulerHeapTests {
     let start = Instant(secondsSinceEpoch: 1_000_000)
 
-    /// A small deterministic generator (SplitMix64), so the shuffles are the same every run.
-    struct Mix {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
-    }
-
     @Test func a100kEntriesInRandomOrderRunByDeadlineThenByScheduleOrder() {
         let clock = ManualScheduler(now: start)
         let ran = Mutex<[Int]>([])
-        var mix = Mix(state: 7)
+        var mix = SplitMix64(seed: 7)  // the shuffles are the same every run
         var deadlines: [Int64] = []
         for n in 0..<100_000 {
-            let offset = Int64(mix.next(5_000))  // many ties: 100k entries over 5k instants
+            let offset = Int64(mix.below(5_000))  // many ties: 100k entries over 5k instants
             deadlines.append(offset)
             clock.schedule(at: start.adding(milliseconds: offset)) { ran.withLock { $0.append(n) } }
         }

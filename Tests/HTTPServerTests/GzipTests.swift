@@ -1,4 +1,5 @@
 import HTTP
+import TestSupport
 import Testing
 
 @testable import HTTPServer
@@ -78,13 +79,8 @@ import Testing
     }
 
     @Test func incompressibleBodiesStayIdentity() {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        let noise = (0..<2000).map { _ -> UInt8 in
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return UInt8(truncatingIfNeeded: state)
-        }
+        var rng = SeededRandom(seed: 0x9E37_79B9_7F4A_7C15)
+        let noise = (0..<2000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         var response = HTTPResponse(status: 200, body: noise)
         ResponseCompression().apply(to: &response, acceptEncoding: "gzip")
         #expect(response.body == noise)

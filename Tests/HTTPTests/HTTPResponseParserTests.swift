@@ -1,4 +1,5 @@
 import HTTP
+import TestSupport
 import Testing
 
 /// A comparable summary of response parser events.
@@ -391,13 +392,8 @@ func receive(
     }
 
     @Test func randomSplitsOfRandomBytesNeverCrash() {
-        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next() -> UInt64 {
-            seed ^= seed << 13
-            seed ^= seed >> 7
-            seed ^= seed << 17
-            return seed
-        }
+        var rng = SeededRandom(seed: 0x9E37_79B9_7F4A_7C15)
+        func next() -> UInt64 { rng.next() }
         let alphabet = Array("HTTP/1.1 200 OK\r\n:0123456789abcdefContent-LengthTransfer-Encodingchunked;\t ".utf8)
         for _ in 0..<2000 {
             var parser = HTTPResponseParser(limits: HTTPResponseLimits(maxHeadBytes: 256, maxBodyBytes: 256))

@@ -2,22 +2,12 @@ import Clock
 import Foundation
 import JSON
 import LerixSDK
+import Randomness
 import Testing
 
 /// Thousands of mutated answers through the parser and the state machine: nothing crashes,
 /// and every part that still has the right type is applied.
 @Suite struct AnswerFuzzTests {
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return state
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
-    }
-
     static let valid: JSON = [
         "project": "demo", "server_time": "2026-12-02T11:00:00.000Z", "lifetime": 60,
         "required_update": ["rule": "r", "below": "2.4.0", "store_url": "https://x", "message": "m"],
@@ -28,7 +18,7 @@ import Testing
         "sdk_switch": [["rule": "s", "modules": ["analytics", "bogus"], "ends_at": "2026-12-02T12:00:00.000Z"]],
     ]
 
-    static func garbage(_ rng: inout Random) -> JSON {
+    static func garbage(_ rng: inout SplitMix64) -> JSON {
         switch rng.below(8) {
         case 0: return .null
         case 1: return .bool(rng.below(2) == 0)
@@ -41,7 +31,7 @@ import Testing
         }
     }
 
-    static func mutate(_ value: JSON, _ rng: inout Random, depth: Int = 0) -> JSON {
+    static func mutate(_ value: JSON, _ rng: inout SplitMix64, depth: Int = 0) -> JSON {
         if rng.below(6) == 0 { return garbage(&rng) }
         switch value {
         case .object(let object):
@@ -58,7 +48,7 @@ import Testing
     }
 
     @Test func thousandsOfMutatedAnswersNeverCrashAndKeepEveryValidPart() {
-        var rng = Random(state: 0x9E37_79B9_7F4A_7C15)
+        var rng = SplitMix64(seed: 0x9E37_79B9_7F4A_7C15)
         let now = Instant(rfc3339: "2026-12-02T11:00:00.000Z") ?? Instant(millisecondsSinceEpoch: 0)
         let config = LerixConfiguration(
             baseURL: URL(string: "http://x")!,
@@ -120,7 +110,7 @@ import Testing
     }
 
     @Test func randomBytesNeverCrashTheParser() {
-        var rng = Random(state: 42)
+        var rng = SplitMix64(seed: 42)
         var objects = 0
         for _ in 0..<5000 {
             let bytes = (0..<rng.below(64)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }

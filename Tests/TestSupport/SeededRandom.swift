@@ -1,18 +1,10 @@
-/// SplitMix64: a tiny deterministic generator, so randomized tests replay exactly.
-public struct SeededRandom: RandomNumberGenerator {
-    public var state: UInt64
+import Randomness
 
-    public init(seed: UInt64) { state = seed }
+/// The package's one seeded generator (``SplitMix64``), so randomized tests replay exactly.
+public typealias SeededRandom = SplitMix64
 
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    public mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
+extension SplitMix64 {
+    public mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
     public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
     public mutating func chance(_ percent: Int) -> Bool { int(0...99) < percent }
 }

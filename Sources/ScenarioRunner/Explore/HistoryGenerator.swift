@@ -1,10 +1,11 @@
 import AdapterProtocol
 import JSON
 import MockServer
+import Randomness
 import ScenarioLanguage
 
 /// Draws random valid histories from the scenario vocabulary, the same for the same seed and
-/// run on every machine (the runner's SplitMix64, ``SeededGenerator``).
+/// run on every machine (``SplitMix64``, salted per run).
 ///
 /// What it draws: rules of every type created, edited and deleted (maintenance now and later,
 /// recommended updates with deadlines, SDK switches), lift-all; time moves from seconds to days;
@@ -40,7 +41,7 @@ public struct HistoryGenerator: Sendable {
     func can(_ capability: AdapterCapability) -> Bool { capabilities.contains(capability.rawValue) }
 
     public func history(seed: UInt64, run: Int) -> History {
-        var draw = Draw(SeededGenerator(seed: seed, salt: "explore run \(run)"))
+        var draw = Draw(SplitMix64(seed: seed, salt: "explore run \(run)"))
         let pushable = AdapterVocabulary.pushPlatforms.contains(platform) && can(.push)
         var history = History(
             seed: seed,
@@ -330,10 +331,10 @@ public struct HistoryGenerator: Sendable {
 
 /// Typed draws over the seeded generator.
 struct Draw {
-    var rng: SeededGenerator
-    init(_ rng: SeededGenerator) { self.rng = rng }
+    var rng: SplitMix64
+    init(_ rng: SplitMix64) { self.rng = rng }
 
-    mutating func index(_ n: Int) -> Int { Int(rng.next() % UInt64(max(n, 1))) }
+    mutating func index(_ n: Int) -> Int { rng.below(n) }
     mutating func chance(_ p: Double) -> Bool { rng.unit() < p }
     mutating func pick<T>(_ items: [T]) -> T { items[index(items.count)] }
     mutating func weighted(_ weights: [Int]) -> Int {

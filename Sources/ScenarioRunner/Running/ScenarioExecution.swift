@@ -1,6 +1,7 @@
 import AdapterProtocol
 import Clock
 import JSON
+import Randomness
 import ScenarioLanguage
 
 /// Runs one scenario in virtual time against a world, step by step, stopping at the first
@@ -19,7 +20,7 @@ final class ScenarioExecution {
     let world: ScenarioWorld
     var server: any ServerConnection { world.server }
     var adapter: any AdapterConnection { world.adapter }
-    var rng: SeededGenerator
+    var rng: SplitMix64
     let verbose: Bool
 
     /// Time 0 of the scenario, and the true time now.
@@ -60,7 +61,7 @@ final class ScenarioExecution {
         self.scenario = scenario
         self.world = world
         self.verbose = verbose
-        rng = SeededGenerator(seed: seed, salt: scenario.name)
+        rng = SplitMix64(seed: seed, salt: scenario.name)
         for d in scenario.devices {
             devices[d.name] = d
             installed[d.name] = (d.appVersion, d.build)

@@ -1,6 +1,7 @@
 import AdapterProtocol
 import Foundation
 import JSON
+import Randomness
 import ScenarioLanguage
 
 /// Runs a folder (or list) of scenario files: parse them all, pick by `--filter`/`--tag`,
@@ -234,10 +235,10 @@ public struct SuiteRunner: Sendable {
     /// same order for the same seed and list on every machine.
     public static func shuffled<Element>(_ scenarios: [Element], seed: UInt64) -> [Element] {
         var out = scenarios
-        var rng = SeededGenerator(seed: seed, salt: "shuffle")
+        var rng = SplitMix64(seed: seed, salt: "shuffle")
         guard out.count > 1 else { return out }
         for i in stride(from: out.count - 1, to: 0, by: -1) {
-            let j = Int(rng.next() % UInt64(i + 1))
+            let j = rng.below(i + 1)
             out.swapAt(i, j)
         }
         return out
