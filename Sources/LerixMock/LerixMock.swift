@@ -36,8 +36,9 @@ public final class LerixMock: Sendable {
     let pushQueue: PushQueue
     private let listener = Mutex<(server: HTTPServer, port: Int)?>(nil)
 
-    /// The instant a mock starts at unless told: 2026-12-02T09:00:00Z, so runs repeat.
-    public static let defaultStart = Date(timeIntervalSince1970: 1_796_202_000)
+    /// The instant a mock starts at unless told: 2026-12-02T09:00:00Z, so runs repeat
+    /// (``ServerClock/virtualStart``, where the scenario runner's in-process server starts too).
+    public static let defaultStart = ServerClock.virtualStart.date
 
     /// A fresh server at `start` with one project, `demo` unless `project` says otherwise.
     public init(start: Date = LerixMock.defaultStart, project: String = "demo") throws(MockProblem) {

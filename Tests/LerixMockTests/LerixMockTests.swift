@@ -131,6 +131,13 @@ import FoundationNetworking
         #expect(throws: MockProblem.self) { try LerixMock(project: "no spaces") }
     }
 
+    /// Runs repeat: a mock starts at 2026-12-02T09:00:00Z unless told (the scenario runner's
+    /// in-process server starts at the same instant, ``ServerClock/virtualStart``).
+    @Test func aMockStartsAtTheFixedVirtualStart() throws {
+        #expect(LerixMock.defaultStart == Date(timeIntervalSince1970: 1_796_202_000))
+        #expect(try LerixMock().now == LerixMock.defaultStart)
+    }
+
     /// Each mock is its own server and clock: parallel tests share nothing.
     @Test func twoMocksShareNothing() async throws {
         let first = try LerixMock()

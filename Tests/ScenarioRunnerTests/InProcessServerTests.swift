@@ -1,5 +1,6 @@
 import Clock
 import JSON
+import MockServer
 import Testing
 
 @testable import ScenarioLanguage
@@ -80,5 +81,13 @@ final class SilentEnvironment: ScenarioEnvironment {
         // The throttled push left at +60s; the runner stopped there and delivered it.
         #expect(outcome.log.contains { $0.hasPrefix("+00h01m00s") && $0.contains("reaches phone") }, "\(outcome.log)")
         #expect(env.adapter.pushes.count >= 2)
+    }
+}
+
+/// One start instant: the runner's in-process server starts where LerixMock does, fixed.
+@Suite struct VirtualStartTests {
+    @Test func theInProcessServerStartsAtTheMocksOneVirtualStart() {
+        #expect(Scenario.inProcessStart == ServerClock.virtualStart)
+        #expect(Scenario.inProcessStart.rfc3339 == "2026-12-02T09:00:00.000Z")
     }
 }

@@ -20,6 +20,10 @@ public enum ServerClock: Sendable {
         if case .manual = self { return true }
         return false
     }
+
+    /// Where an in-process mock (LerixMock, the scenario runner's in-process server) starts its
+    /// manual clock unless told: 2026-12-02T09:00:00Z, fixed so every run prints the same times.
+    public static let virtualStart = Instant(millisecondsSinceEpoch: 1_796_202_000_000)
 }
 
 /// Everything `lerix-mock serve` decides before the mock answers its first request.

@@ -1,6 +1,7 @@
 import AdapterProtocol
 import Clock
 import JSON
+import MockServer
 import YAML
 
 /// One scenario file, checked and typed: who the devices are, what the server starts with,
@@ -31,9 +32,10 @@ public struct Scenario: Sendable {
     public var groups: [String: [String]]
     public var steps: [Step]
 
-    /// The true time an in-process server starts at: fixed, so every run prints the same times.
-    /// Rule bodies are checked against the server's rules with relative times placed after it.
-    public static let inProcessStart = Instant(rfc3339: "2026-12-02T09:00:00.000Z")!
+    /// The true time an in-process server starts at: fixed, so every run prints the same times
+    /// (``ServerClock/virtualStart``, where LerixMock starts too). Rule bodies are checked
+    /// against the server's rules with relative times placed after it.
+    public static let inProcessStart = ServerClock.virtualStart
 
     /// The scenario with every device that has platform choices put on the first platform in
     /// `emulated` (an adapter that lists no platform emulates them all: the first choice).
