@@ -4,7 +4,7 @@
 //   CNghttp2 CZlib CSQLite CYAML COpenSSL system libraries (Debian -dev packages)
 //   POSIX                                 the only target that makes system calls on files, pipes, poll, processes
 //   Clock  JSON  Randomness               instants, schedulers; JSON values; SplitMix64, the one seeded generator (pure)
-//   HTTP                                  pure HTTP/1.1 request/response parsers + serializers (server and client side), HTTPURL
+//   HTTP                                  pure HTTP/1.1 request/response parsers + serializers (server and client side), HTTPURL, base64url
 //   Sockets                               the only target that makes socket calls (server and client side), on POSIX
 //   Reactor                               epoll + one serial queue + descriptor table + deadline sweep
 //   HTTP2                                 nghttp2 server/client sessions, fed bytes, no I/O

@@ -110,7 +110,7 @@ public final class HTTP2ServerSession {
     /// `101 Switching Protocols`, then this session's output; answer `request` on
     /// `upgradeStreamID`. Throws when the `HTTP2-Settings` header is missing or malformed.
     public convenience init(upgrading request: HTTPRequest, configuration: Configuration = Configuration()) throws {
-        guard let header = request.headers["HTTP2-Settings"], let payload = Base64URL.decode(header) else {
+        guard let header = request.headers["HTTP2-Settings"], let payload = Base64URL.decode(header, .lenient) else {
             throw HTTP2Error("Upgrade: h2c needs one HTTP2-Settings header in base64url")
         }
         try self.init(configuration: configuration)
@@ -181,7 +181,7 @@ public final class HTTP2ServerSession {
     /// 6-byte settings with values HTTP/2 allows. Check before writing `101`, so a bad one is
     /// answered as plain HTTP/1.1 rather than with a connection error.
     public static func acceptsUpgradeSettings(_ header: String) -> Bool {
-        guard let payload = Base64URL.decode(header), payload.count % 6 == 0 else { return false }
+        guard let payload = Base64URL.decode(header, .lenient), payload.count % 6 == 0 else { return false }
         var i = 0
         while i < payload.count {
             let id = UInt16(payload[i]) << 8 | UInt16(payload[i + 1])

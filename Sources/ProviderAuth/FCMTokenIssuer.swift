@@ -68,7 +68,7 @@ public struct FCMTokenIssuer: Sendable {
         }
         issued = issued.filter { $0.value > seconds }
         counter += 1
-        let token = "ya29.lerix-mock.\(counter).\(Base64.urlEncode(Array(jwt.signaturePrefix)))"
+        let token = "ya29.lerix-mock.\(counter).\(Base64URL.encode(Array(jwt.signaturePrefix)))"
         issued[token] = seconds + Self.lifetimeSeconds
         var response = HTTPResponse(
             status: 200,

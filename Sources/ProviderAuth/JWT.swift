@@ -1,3 +1,4 @@
+import HTTP
 import JSON
 import TLS
 
@@ -23,10 +24,10 @@ public struct JWT: Sendable {
         algorithm: SignatureAlgorithm
     ) throws(TLSError) -> String {
         let input =
-            Base64.urlEncode(JSON.object(header).serialized()) + "."
-            + Base64.urlEncode(JSON.object(claims).serialized())
+            Base64URL.encode(JSON.object(header).serialized()) + "."
+            + Base64URL.encode(JSON.object(claims).serialized())
         let signature = try key.sign(Array(input.utf8), as: algorithm)
-        return input + "." + Base64.urlEncode(signature)
+        return input + "." + Base64URL.encode(signature)
     }
 
     /// Splits and decodes a compact token; the error says which part is malformed.
@@ -36,7 +37,7 @@ public struct JWT: Sendable {
             throw JWTError("not a JWT: expected three dot-separated parts, found \(parts.count)")
         }
         func object(_ part: Substring, _ name: String) throws(JWTError) -> JSONObject {
-            guard let bytes = Base64.urlDecode(String(part)), let json = try? JSON.parse(bytes),
+            guard let bytes = Base64URL.decode(part, .strict), let json = try? JSON.parse(bytes),
                 let object = json.objectValue
             else {
                 throw JWTError("the JWT \(name) is not base64url-encoded JSON")
@@ -45,7 +46,7 @@ public struct JWT: Sendable {
         }
         header = try object(parts[0], "header")
         claims = try object(parts[1], "claims")
-        guard let signature = Base64.urlDecode(String(parts[2])), !signature.isEmpty else {
+        guard let signature = Base64URL.decode(parts[2], .strict), !signature.isEmpty else {
             throw JWTError("the JWT signature is not base64url")
         }
         self.signature = signature

@@ -25,6 +25,33 @@ import Testing
         #expect(try JWT(String(second.dropFirst(7))).seconds("iat") == 1_800_003_000)
     }
 
+    /// A compact JWS has unpadded base64url segments (RFC 7515 §2, 7.1): padding, the standard
+    /// alphabet or white space in a segment makes it no JWT (it was once let through).
+    @Test func aJWTSegmentWithPaddingOrTheStandardAlphabetIsRefused() throws {
+        let key = try PrivateKey.generateP256()
+        let token = try JWT.sign(
+            header: JSONObject([("alg", "ES256")]),
+            claims: JSONObject([("iss", "T")]),
+            key: key,
+            algorithm: .es256
+        )
+        let parts = token.split(separator: ".").map(String.init)
+        #expect(try JWT(token).verify(with: try key.publicKey(), expecting: .es256))
+        func refusal(_ text: String) -> String? {
+            do {
+                _ = try JWT(text)
+                return nil
+            } catch { return error.message }
+        }
+        let header = "the JWT header is not base64url-encoded JSON"
+        #expect(refusal(parts[0] + "=." + parts[1] + "." + parts[2]) == header)
+        #expect(refusal(parts[0] + " ." + parts[1] + "." + parts[2]) == header)
+        #expect(refusal(parts[0] + "." + parts[1] + "==." + parts[2]) == "the JWT claims is not base64url-encoded JSON")
+        #expect(refusal(parts[0] + "." + parts[1] + "." + parts[2] + "=") == "the JWT signature is not base64url")
+        #expect(refusal(parts[0] + "." + parts[1] + ".ab+c") == "the JWT signature is not base64url")
+        #expect(refusal(parts[0] + "." + parts[1] + ".ab_c") == nil, "the URL-safe alphabet is read")
+    }
+
     @Test func theAPNsCheckAnswersWithAPNsReasons() throws {
         let key = try PrivateKey.generateP256()
         let check = try APNsTokenCheck(publicKey: key.publicKey())

@@ -34,16 +34,4 @@ import Testing
         }
         #expect(throws: TLSError.self) { try PrivateKey(pem: Array("not a key".utf8)) }
     }
-
-    @Test func base64urlRoundTripsWithoutPadding() {
-        for length in 0..<40 {
-            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 * 37 + 250) }
-            let text = Base64.urlEncode(bytes)
-            #expect(!text.contains("=") && !text.contains("+") && !text.contains("/"))
-            #expect(Base64.urlDecode(text) == bytes)
-        }
-        #expect(Base64.urlDecode("a") == nil)
-        #expect(Base64.urlDecode("ab!c") == nil)
-        #expect(Base64.urlDecode("ab+c") == nil)
-    }
 }
