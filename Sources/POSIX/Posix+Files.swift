@@ -72,15 +72,28 @@ extension Posix {
         case other
     }
 
+    /// What is at a path and how many bytes it holds.
+    public struct FileStatus: Sendable, Equatable {
+        public var kind: FileKind
+        /// `st_size`: the bytes of a regular file (a sparse one counts its holes).
+        public var size: Int
+    }
+
     /// What is at `path` (links followed), or nil when nothing is.
-    public static func kind(of path: String) -> FileKind? {
+    public static func kind(of path: String) -> FileKind? { status(of: path)?.kind }
+
+    /// What is at `path` (links followed) and its size, or nil when nothing is: a reader with a
+    /// size cap can name the size of a file it refuses unread.
+    public static func status(of path: String) -> FileStatus? {
         var info = stat()
         guard retrying({ stat(path, &info) }) == 0 else { return nil }
+        let kind: FileKind
         switch info.st_mode & S_IFMT {
-        case S_IFREG: return .regular
-        case S_IFDIR: return .folder
-        default: return .other
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .folder
+        default: kind = .other
         }
+        return FileStatus(kind: kind, size: Int(info.st_size))
     }
 
     /// The whole file at `path`; throws when it cannot be read or holds more than `limit` bytes

@@ -64,6 +64,29 @@ import Testing
         #expect(problems.contains { $0.contains("pipe.yaml") && $0.contains("not a regular file") }, "\(problems)")
     }
 
+    /// The reader says why, in the words the runner has always used: the size of a file over
+    /// the cap (read from the file's status, before a byte is read), a missing file, a folder.
+    @Test func theFileReaderNamesTheSizeOfAFileOverTheCap() throws {
+        let dir = try TestFiles.folder(["ok.yaml": "name: ok\n"])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let big = dir + "/big.yaml"
+        #expect(FileManager.default.createFile(atPath: big, contents: nil))
+        #expect(truncate(big, off_t(ScenarioSuite.maximumFileBytes + 1)) == 0)  // sparse: no disk used
+        func problem(_ path: String) -> String? {
+            if case .failure(let problem) = ScenarioSuite.readFile(path) { return problem.message }
+            return nil
+        }
+        #expect(problem(big) == "16777217 bytes, larger than the 16 MiB a scenario file may hold")
+        #expect(problem(dir + "/none.yaml") == "no such file")
+        #expect(problem(dir) == "not a regular file")
+        #expect(problem(dir + "/ok.yaml") == nil)
+        if case .success(let bytes) = ScenarioSuite.readFile(dir + "/ok.yaml") {
+            #expect(bytes == Array("name: ok\n".utf8))
+        } else {
+            Issue.record("ok.yaml was not read")
+        }
+    }
+
     /// `serve --config` YAML: the same reader errors, at their line and column (they were 1:1).
     @Test func invalidUTF8InAConfigIsReportedAtItsLineAndColumn() {
         do {

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import POSIX
 import ScenarioLanguage
 
 /// The scenario files found under some paths, parsed, plus the spec catalogue they cite.
@@ -45,33 +46,24 @@ public struct ScenarioSuite: Sendable {
     /// The bytes of a regular file of at most ``maximumFileBytes``, never more read than that
     /// (a FIFO or device is refused before it is opened: reading it could block for ever).
     static func readFile(_ path: String) -> Result<[UInt8], ReadProblem> {
-        let fm = FileManager.default
-        guard let attributes = try? fm.attributesOfItem(atPath: path) else {
-            return .failure(ReadProblem(message: "no such file"))
+        let cap = "the \(maximumFileBytes >> 20) MiB a scenario file may hold"
+        guard let status = Posix.status(of: path) else { return .failure(ReadProblem(message: "no such file")) }
+        guard status.kind == .regular else { return .failure(ReadProblem(message: "not a regular file")) }
+        if status.size > maximumFileBytes {
+            return .failure(ReadProblem(message: "\(status.size) bytes, larger than \(cap)"))
         }
-        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+        do {
+            // Bounded even if the file grew (or was replaced) since it was looked at.
+            return .success(try Posix.readFile(path, limit: maximumFileBytes))
+        } catch  where error.errno == SystemCallError.fileTooLarge {
+            return .failure(ReadProblem(message: "larger than \(cap)"))
+        } catch  where error.isNotRegularFile {
             return .failure(ReadProblem(message: "not a regular file"))
-        }
-        if let size = attributes[.size] as? NSNumber, size.intValue > maximumFileBytes {
-            return .failure(
-                ReadProblem(
-                    message:
-                        "\(size.intValue) bytes, larger than the \(maximumFileBytes >> 20) MiB a scenario file may hold"
-                )
-            )
-        }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        } catch  where error.call == "open" {
             return .failure(ReadProblem(message: "cannot open it"))
+        } catch {
+            return .failure(ReadProblem(message: "cannot read it: \(error.reason)"))
         }
-        defer { try? handle.close() }
-        // Bounded even if the file grew since it was looked at.
-        guard let data = try? handle.read(upToCount: maximumFileBytes + 1) else { return .success([]) }
-        guard data.count <= maximumFileBytes else {
-            return .failure(
-                ReadProblem(message: "larger than the \(maximumFileBytes >> 20) MiB a scenario file may hold")
-            )
-        }
-        return .success(Array(data))
     }
 
     /// Files are taken in sorted path order, so runs are reproducible. A folder contributes
