@@ -78,7 +78,6 @@ public struct AdapterCapability: RawRepresentable, Hashable, Sendable, CustomStr
     }
 
     public var isPlatform: Bool { rawValue.hasPrefix("platform:") }
-    public var isFlavor: Bool { rawValue.hasPrefix("flavor:") }
     public var description: String { rawValue }
 }
 

@@ -43,11 +43,6 @@ extension HTTPLimits {
         HTTPParseError(status: 431, message: "the header section is larger than \(maxHeaderBytes) bytes")
     }
 
-    /// A trailer section over ``maxHeaderBytes``.
-    public var trailerSectionTooLarge: HTTPParseError {
-        HTTPParseError(status: 431, message: "the trailer section is larger than \(maxHeaderBytes) bytes")
-    }
-
     /// The bytes one field line takes in an HTTP/1.1 header section: `name: value` and CRLF.
     public static func fieldLineBytes(nameBytes: Int, valueBytes: Int) -> Int {
         nameBytes + valueBytes + 4

@@ -28,13 +28,9 @@ public struct HTTP2ErrorCode: RawRepresentable, Sendable, Equatable, Hashable, C
     public static let noError = HTTP2ErrorCode(rawValue: 0x0)
     public static let protocolError = HTTP2ErrorCode(rawValue: 0x1)
     public static let internalError = HTTP2ErrorCode(rawValue: 0x2)
-    public static let flowControlError = HTTP2ErrorCode(rawValue: 0x3)
     public static let streamClosed = HTTP2ErrorCode(rawValue: 0x5)
-    public static let frameSizeError = HTTP2ErrorCode(rawValue: 0x6)
     public static let refusedStream = HTTP2ErrorCode(rawValue: 0x7)
     public static let cancel = HTTP2ErrorCode(rawValue: 0x8)
-    public static let compressionError = HTTP2ErrorCode(rawValue: 0x9)
-    public static let enhanceYourCalm = HTTP2ErrorCode(rawValue: 0xb)
 
     /// The RFC name, e.g. "PROTOCOL_ERROR".
     public var description: String {

@@ -35,7 +35,6 @@ public final class Reactor: @unchecked Sendable {
     private let id: Int
     /// Handlers by descriptor number (descriptors are small and unique while open).
     private var table: [(any ReactorHandler)?] = []
-    private var registered = 0
     private var readySource: DispatchSourceRead?
     private var timer: DispatchSourceTimer?
     /// True while ``serveReady()`` calls handlers: work they start can wait for ``roundEnded``.
@@ -74,12 +73,6 @@ public final class Reactor: @unchecked Sendable {
 
     /// True when the caller runs on this reactor's queue.
     public var isCurrent: Bool { DispatchQueue.getSpecific(key: Self.key) == id }
-
-    /// Handlers registered now. On the queue.
-    public var handlerCount: Int {
-        assertOnQueue()
-        return registered
-    }
 
     /// Starts watching the epoll descriptor and the deadline sweep. Call once, on any thread.
     public func start() {
@@ -121,7 +114,6 @@ public final class Reactor: @unchecked Sendable {
         if index >= table.count {
             table.append(contentsOf: repeatElement(nil, count: max(index + 1 - table.count, table.count)))
         }
-        if table[index] == nil { registered += 1 }
         table[index] = handler
     }
 
@@ -139,7 +131,6 @@ public final class Reactor: @unchecked Sendable {
         guard index >= 0, index < table.count, let current = table[index], current === handler else { return }
         epoll.remove(fd)
         table[index] = nil
-        registered -= 1
     }
 
     /// Calls `body` for every registered handler (shutdown, draining). On the queue;

@@ -11,7 +11,8 @@
 public struct Device: Sendable, Hashable {
     public var platform: Platform
     public var version: Version?
-    /// Carried for the journal; evaluation ignores it (see ``evaluationClass``).
+    /// Carried for the journal; evaluation ignores it (the check's answer cache keys devices
+    /// without it: MockServer's `CheckQuery.Key`).
     public var build: String?
     public var sdk: String?
     public var sdkVersion: Version?
@@ -37,14 +38,6 @@ public struct Device: Sendable, Hashable {
         self.build = Device.nonEmpty(build)
         self.sdk = Device.nonEmpty(sdk)
         self.sdkVersion = Device.nonEmpty(sdkVersion).flatMap(Version.init)
-    }
-
-    /// The same device without the attributes evaluation ignores (the build): devices
-    /// with equal classes always get equal answers, so it is the key to cache answers by.
-    public var evaluationClass: Device {
-        var copy = self
-        copy.build = nil
-        return copy
     }
 
     static func nonEmpty(_ text: String?) -> String? {

@@ -93,7 +93,4 @@ public struct ProjectState: Sendable {
 
     /// `{"rules": [...]}`.
     public var rulesJSON: JSON { .object([("rules", .array(rules.map(\.json)))]) }
-
-    /// `{"changes": [...]}`, oldest first.
-    public var changesJSON: JSON { .object([("changes", .array(changes.map(\.json)))]) }
 }

@@ -146,9 +146,6 @@ public final class TLSSession {
     /// True while encrypted bytes wait for the socket.
     public var hasCiphertext: Bool { BIO_ctrl_pending(outgoing) > 0 }
 
-    /// True while plaintext waits for the handshake to finish.
-    public var hasPendingPlaintext: Bool { !pendingPlaintext.isEmpty }
-
     /// Appends the ciphertext produced so far (handshake messages, records, alerts) to `wire`.
     public func drainCiphertext(into wire: inout [UInt8]) {
         let pending = Int(BIO_ctrl_pending(outgoing))

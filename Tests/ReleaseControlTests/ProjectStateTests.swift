@@ -58,7 +58,7 @@ import Testing
                 ])
         )
         #expect(Change.restore(change.json) == change)
-        #expect(p.changesJSON["changes"]?.arrayValue?.count == 1)
+        #expect(p.changes.count == 1)
     }
 
     @Test func liftAllRemovesBlockingRulesAndKeepsTheRest() throws {
