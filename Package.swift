@@ -19,6 +19,7 @@
 //   Push                                  PushSink over HTTPClient's HTTP/2 (TLS or h2c) to APNs/FCM, provider auth, the push-gateway stand-in
 //   LerixSDK                              the client SDK (release control)
 //   AdapterProtocol                       the adapter protocol's commands, fields, capabilities, state keys (typed, no I/O)
+//   AdminClient                           the admin API's calls as values: paths, bodies, answers (typed, no I/O)
 //   Adapter                               ADAPTER.md host for many SDK devices in virtual time; ResponderTransport (SDK to an in-process Responder)
 //   LerixMock                             the mock in a Swift test's process: typed admin calls, one virtual clock (product)
 //   ScenarioLanguage                      the scenario file format: YAML to the typed model, the spec catalogue, the release (no I/O)
@@ -76,14 +77,16 @@ let package = Package(
         .target(name: "LerixSDK", dependencies: ["Clock", "JSON"]),
         // One vocabulary for the host and the runner; value names (platforms, modules) are LerixSDK's own.
         .target(name: "AdapterProtocol", dependencies: ["LerixSDK", "JSON", "Clock"]),
+        // LerixMock, the runner and the adapter host send the same admin calls, each its own way.
+        .target(name: "AdminClient", dependencies: ["JSON", "Clock"]),
         .target(
             name: "Adapter",
-            dependencies: ["AdapterProtocol", "LerixSDK", "JSON", "Clock", "HTTP", "HTTPClient", "TLS"]
+            dependencies: ["AdapterProtocol", "AdminClient", "LerixSDK", "JSON", "Clock", "HTTP", "HTTPClient", "TLS"]
         ),
         // What an app team's tests use (Tests/LerixMockFixture is such a package).
         .target(
             name: "LerixMock",
-            dependencies: ["MockServer", "Adapter", "LerixSDK", "HTTPServer", "HTTP", "JSON", "Clock"]
+            dependencies: ["MockServer", "Adapter", "AdminClient", "LerixSDK", "HTTPServer", "HTTP", "JSON", "Clock"]
         ),
         // The spec catalogue is compiled in (a symlink to Scenarios/spec-catalogue.yaml), so
         // `covers` ids are checked wherever scenarios live; rule bodies are checked by ReleaseControl's decoding.
@@ -96,8 +99,8 @@ let package = Package(
         .target(
             name: "ScenarioRunner",
             dependencies: [
-                "ScenarioLanguage", "Adapter", "AdapterProtocol", "MockServer", "ReleaseControl", "Push", "HTTPServer",
-                "YAML", "JSON", "Clock", "HTTP", "HTTPClient", "POSIX", "Randomness",
+                "ScenarioLanguage", "Adapter", "AdapterProtocol", "AdminClient", "MockServer", "ReleaseControl", "Push",
+                "HTTPServer", "YAML", "JSON", "Clock", "HTTP", "HTTPClient", "POSIX", "Randomness",
             ],
             resources: [
                 .embedInCode("Conformance/adapter-protocol.schema.json"),
@@ -143,7 +146,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MockServerTests",
-            dependencies: ["TestSupport", "MockServer", "ReleaseControl", "HTTP", "JSON", "Clock"]
+            dependencies: ["TestSupport", "MockServer", "AdminClient", "ReleaseControl", "HTTP", "JSON", "Clock"]
         ),
         .testTarget(
             name: "PushTests",
@@ -161,10 +164,11 @@ let package = Package(
         .testTarget(
             name: "ScenarioRunnerTests",
             dependencies: [
-                "TestSupport", "ScenarioRunner", "ScenarioLanguage", "Adapter", "AdapterProtocol", "LerixSDK",
-                "MockServer", "JSON", "Clock", "ReleaseControl",
+                "TestSupport", "ScenarioRunner", "ScenarioLanguage", "Adapter", "AdapterProtocol", "AdminClient",
+                "LerixSDK", "MockServer", "JSON", "Clock", "ReleaseControl",
             ]
         ),
+        .testTarget(name: "AdminClientTests", dependencies: ["AdminClient", "JSON", "Clock"]),
         .testTarget(name: "LerixMockTests", dependencies: ["LerixMock", "LerixSDK"]),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "JSON", "HTTP", "YAML", "TLS"]),
     ]

@@ -1,4 +1,5 @@
 import AdapterProtocol
+import AdminClient
 import Clock
 import Foundation
 import JSON
@@ -233,9 +234,10 @@ extension AdapterHost {
         guard let base = options.serverClockURL else { return }
         var headers: [(String, String)] = [("Content-Type", "application/json")]
         if let token = options.adminToken { headers.append(("Authorization", "Bearer " + token)) }
-        let body = JSON.object([("set", .string(instant.rfc3339))]).serialized()
+        let call = Admin.setClock(to: instant)
+        let body = call.body?.serialized() ?? []
         let log = options.log
-        network.send(TransportRequest(method: "POST", url: base + "/admin/clock", headers: headers, body: body)) {
+        network.send(TransportRequest(method: call.method, url: base + call.path, headers: headers, body: body)) {
             result in
             switch result {
             case .success(let response) where (200..<300).contains(response.status): break

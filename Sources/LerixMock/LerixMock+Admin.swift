@@ -1,3 +1,4 @@
+import AdminClient
 import Clock
 import Foundation
 import JSON
@@ -6,110 +7,102 @@ import LerixSDK
 /// The typed admin API: what the README's curl walk-through does, as Swift calls that throw the
 /// server's problem+json as ``MockProblem``.
 extension LerixMock {
-    private var projectPath: String { "/admin/projects/\(project)" }
+    /// The project's admin routes (AdminClient's, which the scenario runner sends too).
+    private var routes: ProjectAdmin { Admin.project(project) }
 
     /// Creates a rule; its server id (`r1`, `r2`, …).
     @discardableResult
     public func create(_ rule: some MockRule) throws(MockProblem) -> String {
-        try admin("POST", projectPath + "/rules", rule)["id"]?.stringValue ?? ""
+        try admin(routes.createRule(nil), sending: rule) ?? ""
     }
 
     /// Replaces rule `id` with `rule`, validated as a new one; the id stays.
     public func replaceRule(_ id: String, with rule: some MockRule) throws(MockProblem) {
-        try admin("PUT", projectPath + "/rules/\(id)", rule)
+        try admin(routes.replaceRule(id, with: nil), sending: rule)
     }
 
     /// Deletes rule `id` (a 404 problem when there is none, 410 when a change already removed it).
     public func deleteRule(_ id: String) throws(MockProblem) {
-        try admin("DELETE", projectPath + "/rules/\(id)")
+        try admin(routes.deleteRule(id))
     }
 
     /// The project's rules, oldest first.
     public func rules() throws(MockProblem) -> [RuleRecord] {
-        (try admin("GET", projectPath + "/rules")["rules"]?.arrayValue ?? []).map(RuleRecord.init)
+        try admin(routes.rules).map(RuleRecord.init)
     }
 
     /// Lifts every blocking rule; the ids lifted.
     @discardableResult
     public func liftAll() throws(MockProblem) -> [String] {
-        (try admin("POST", projectPath + "/lift-all")["lifted"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+        ProjectAdmin.liftedIDs(try admin(routes.liftAll))
     }
 
     /// Arms a fault on the check endpoint (faults armed earlier stay armed).
     public func addFault(_ fault: MockFault) throws(MockProblem) {
-        try admin("POST", projectPath + "/faults", fault.json)
+        try admin(routes.addFault(fault.json))
     }
 
     /// Disarms every fault.
     public func clearFaults() throws(MockProblem) {
-        try admin("DELETE", projectPath + "/faults")
+        try admin(routes.clearFaults)
     }
 
     /// A push token no app of this mock owns (an app's own token comes with ``makeApp``).
     public func registerPushToken(_ token: String, platform: Platform) throws(MockProblem) {
-        try admin(
-            "PUT",
-            "/v1/projects/\(project)/push-tokens/\(token)",
-            .object([("platform", .string(platform.rawValue))])
-        )
+        try admin(routes.registerPushToken(token, platform: platform.rawValue))
     }
 
     /// The pushes sent, oldest first.
     public func pushes() throws(MockProblem) -> [PushSummary] {
-        try everyPage(projectPath + "/pushes", "pushes").map(PushSummary.init)
+        try everyPage(routes.pushes()).map(PushSummary.init)
     }
 
     /// Push `id`'s result per token, in the order it went to them.
     public func pushResults(_ id: Int) throws(MockProblem) -> [PushResult] {
-        try everyPage(projectPath + "/pushes/\(id)/results", "results").map(PushResult.init)
+        try everyPage(routes.pushResults(id)).map(PushResult.init)
     }
 
     /// The push tokens registered in the project (the apps' own included, once they registered).
     public func pushTokens() throws(MockProblem) -> [String] {
-        try everyPage(projectPath + "/push-tokens", "push_tokens").compactMap { $0["token"]?.stringValue }
+        try everyPage(routes.pushTokens).compactMap { $0["token"]?.stringValue }
     }
 
     /// The release-control changes the admin made, oldest first.
     public func changes() throws(MockProblem) -> [ChangeRecord] {
-        try everyPage(projectPath + "/changes", "changes").map(ChangeRecord.init)
+        try everyPage(routes.changes).map(ChangeRecord.init)
     }
 
     /// Creates another project (apps and the typed calls stay on ``project``; ``call(_:_:body:)``
     /// reaches the others).
     public func createProject(_ key: String, apnsTopic: String? = nil, fcmProject: String? = nil) throws(MockProblem) {
-        var pairs: [(String, JSON)] = []
-        if let apnsTopic { pairs.append(("apns_topic", .string(apnsTopic))) }
-        if let fcmProject { pairs.append(("fcm_project", .string(fcmProject))) }
-        try admin("PUT", "/admin/projects/\(key)", .object(pairs))
+        try admin(Admin.putProject(key, apnsTopic: apnsTopic, fcmProject: fcmProject))
     }
 
     /// The projects' keys.
     public func projects() throws(MockProblem) -> [String] {
-        (try admin("GET", "/admin/projects")["projects"]?.arrayValue ?? []).compactMap { $0["key"]?.stringValue }
+        try admin(Admin.projects)
     }
 
     /// A listing's items over all its pages, following each page's `next` link.
-    private func everyPage(_ path: String, _ key: String) throws(MockProblem) -> [JSON] {
-        var items: [JSON] = []
-        var next: String? = path
-        while let page = next {
-            let body = try admin("GET", page)
-            items += body[key]?.arrayValue ?? []
-            next = body["next"]?.stringValue
+    private func everyPage(_ first: AdminCall<AdminPage>) throws(MockProblem) -> [JSON] {
+        var page = try admin(first)
+        var items = page.items
+        while let next = page.nextCall {
+            page = try admin(next)
+            items += page.items
         }
         return items
     }
 
     /// The checks the server answered, oldest first.
     public func journal() throws(MockProblem) -> [CheckRecord] {
-        (try admin("GET", "/admin/requests?project=\(project)&limit=100000")["requests"]?.arrayValue ?? []).reversed()
-            .map(CheckRecord.init)
+        try admin(Admin.journal(project: project, limit: 100_000)).reversed().map(CheckRecord.init)
     }
 
     /// Items received per module.
     public func ingestCounts() throws(MockProblem) -> [LerixModule: Int] {
         var out: [LerixModule: Int] = [:]
-        for (name, value) in try admin("GET", projectPath + "/ingest")["ingest"]?.objectValue ?? JSONObject() {
+        for (name, value) in try admin(routes.ingest) {
             if let module = LerixModule(rawValue: name), let n = value.intValue { out[module] = n }
         }
         return out
@@ -117,17 +110,17 @@ extension LerixMock {
 
     /// Back to the start state (one project, no rules), time unchanged.
     public func reset() throws(MockProblem) {
-        try admin("POST", "/admin/reset")
+        try admin(Admin.reset())
     }
 
     /// The whole state, as `GET /admin/state` exports it (JSON; `lerix-mock serve --seed` reads it).
     public func exportState() throws(MockProblem) -> Data {
-        try call("GET", "/admin/state")
+        try call("GET", Admin.statePath)
     }
 
     /// Replaces the whole state with a snapshot, validated as a whole (nothing changes on a problem).
     public func importState(_ snapshot: Data) throws(MockProblem) {
-        try call("PUT", "/admin/state", body: snapshot)
+        try call("PUT", Admin.statePath, body: snapshot)
     }
 }
 

@@ -1,4 +1,5 @@
 import Adapter
+import AdminClient
 import Clock
 import Dispatch
 import Foundation
@@ -41,7 +42,12 @@ public final class LerixMock: Sendable {
     public static let defaultStart = ServerClock.virtualStart.date
 
     /// A fresh server at `start` with one project, `demo` unless `project` says otherwise.
-    public init(start: Date = LerixMock.defaultStart, project: String = "demo") throws(MockProblem) {
+    public init(
+        start: Date = LerixMock.defaultStart,
+        project: String = StateSnapshot.defaultProjectKey
+    )
+        throws(MockProblem)
+    {
         guard StateSnapshot.isValidProjectKey(project) else {
             throw MockProblem(
                 status: 422,
@@ -218,20 +224,32 @@ public final class LerixMock: Sendable {
         }
     }
 
-    /// A call whose answer is JSON.
+    /// A typed admin call (AdminClient's, as the scenario runner sends them): its answer as the
+    /// call reads it.
     @discardableResult
-    func admin(_ method: String, _ path: String, _ body: JSON? = nil) throws(MockProblem) -> JSON {
-        try json(of: respond(method, path, body?.serialized()))
+    func admin<Answer>(_ call: AdminCall<Answer>) throws(MockProblem) -> Answer {
+        try answer(of: call, respond(call.method, call.path, call.body?.serialized()))
     }
 
-    /// A call with a rule's body.
+    /// A call whose body is a rule's text as the rule wrote it (a RawRule's goes unparsed, for
+    /// the server to judge).
     @discardableResult
-    func admin(_ method: String, _ path: String, _ rule: some MockRule) throws(MockProblem) -> JSON {
-        try json(of: respond(method, path, [UInt8](rule.jsonBody)))
+    func admin<Answer>(_ call: AdminCall<Answer>, sending rule: some MockRule) throws(MockProblem) -> Answer {
+        try answer(of: call, respond(call.method, call.path, [UInt8](rule.jsonBody)))
     }
 
-    private func json(of response: TransportResponse) -> JSON {
-        response.body.isEmpty ? .null : (try? JSON.parse(response.body)) ?? .null
+    private func answer<Answer>(
+        of call: AdminCall<Answer>,
+        _ response: TransportResponse
+    ) throws(MockProblem)
+        -> Answer
+    {
+        let json = response.body.isEmpty ? JSON.null : (try? JSON.parse(response.body)) ?? .null
+        do {
+            return try call.answer(from: json)
+        } catch {
+            throw MockProblem(status: 500, title: "Unexpected answer", detail: "\(call.description): \(error.message)")
+        }
     }
 }
 

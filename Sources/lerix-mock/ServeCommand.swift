@@ -209,7 +209,7 @@ enum ServeCommand: CLICommand {
             responder: app,
             log: log
         )
-        if settings.recordPath != nil { _ = try app.startRecording(project: "demo") }
+        if settings.recordPath != nil { _ = try app.startRecording(project: StateSnapshot.defaultProjectKey) }
         let port = try server.start()
         return Running(
             server: server,

@@ -1,4 +1,5 @@
 import AdapterProtocol
+import AdminClient
 import Clock
 import JSON
 import Testing
@@ -58,8 +59,8 @@ import Testing
         let adapter = try InProcessAdapter.make(responder: server.server, clock: server.clock)
         _ = try adapter.command(phone)
         for _ in 0..<3 { _ = try adapter.command(.appEvent(.launch, device: "phone")) }
-        let listed = try server.connection.admin("GET", "/admin/requests?project=demo&limit=1000")
-        #expect(listed["requests"]?.arrayValue?.count == 3)
+        let listed = try server.connection.admin(Admin.journal(project: "demo", limit: 1000))
+        #expect(listed.count == 3)
         #expect(server.connection.checksAnswered(project: "demo") == 3)
         #expect(server.connection.checksAnswered(project: "other") == 0)
     }

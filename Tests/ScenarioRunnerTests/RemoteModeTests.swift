@@ -1,3 +1,4 @@
+import AdminClient
 import Foundation
 import JSON
 import TestSupport
@@ -27,7 +28,7 @@ import Testing
         }
         // The run is over: the server's pushes go back where they went before it.
         #expect(
-            try HTTPServerConnection(url: "http://127.0.0.1:\(server.port)").admin("GET", "/admin/push-gateways")
+            try HTTPServerConnection(url: "http://127.0.0.1:\(server.port)").admin(Admin.pushGateways)
                 == .object([("apns", .null), ("fcm", .null)])
         )
         BundledSuiteTests.expectEveryScenarioRanAndPassed(result, of: suite)

@@ -205,7 +205,7 @@ public struct SessionRecorder: Sendable {
         }
         out += "description: " + FlowYAML.quoted(description) + "\n"
         out += "tags: [recorded]\n"
-        if project != "demo" { out += "project: " + FlowYAML.scalar(project) + "\n" }
+        if project != StateSnapshot.defaultProjectKey { out += "project: " + FlowYAML.scalar(project) + "\n" }
         if !initialRules.isEmpty {
             out += "rules:\n"
             for rule in initialRules { out += "  - " + FlowYAML.text(rule) + "\n" }

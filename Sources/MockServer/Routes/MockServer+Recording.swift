@@ -72,7 +72,7 @@ extension MockServer {
         if let problem = BodyFields(name: "a recording", writable: ["project"]).problems(in: object).first {
             throw Problem.field(problem.pointer, problem.message, problem.kind)
         }
-        var project = "demo"
+        var project = StateSnapshot.defaultProjectKey
         switch object["project"] {
         case nil, .null?: break
         case .string(let key)?: project = key

@@ -79,7 +79,7 @@ extension Scenario {
             tags: [],
             covers: [],
             needs: [],
-            project: "demo",
+            project: StateSnapshot.defaultProjectKey,
             rules: [],
             devices: [],
             groups: [:],

@@ -1,3 +1,4 @@
+import AdminClient
 import Clock
 import JSON
 
@@ -72,15 +73,11 @@ extension AdapterConformance {
             check(name) {
                 if fault.failure == nil {
                     // A change, so the wrong-types answer carries a new ETag the SDK must not keep.
-                    try admin.admin(
-                        "POST",
-                        "/admin/projects/demo/rules",
-                        .object([("type", "optional_update"), ("below", "99.0.0")])
-                    )
+                    try admin.admin(Self.demo.createRule(.object([("type", "optional_update"), ("below", "99.0.0")])))
                 }
                 let before = try state("f")
-                try admin.admin("POST", "/admin/projects/demo/faults", fault.body)
-                defer { _ = try? admin.request("DELETE", "/admin/projects/demo/faults", body: nil) }
+                try admin.admin(Self.demo.addFault(fault.body))
+                defer { _ = try? admin.request(Self.demo.clearFaults) }
                 _ = try ok([("cmd", "terminate"), ("device", "f")], "`terminate` of f")
                 do {
                     _ = try ok([("cmd", "launch"), ("device", "f")], "`launch` of f under \(fault.name)")
@@ -174,11 +171,9 @@ extension AdapterConformance {
             _ = try ok([("cmd", "launch"), ("device", "f")], "`launch` of f")
             let before = try ok([("cmd", "state"), ("device", "f")], "`state` of f")
             try admin.admin(
-                "POST",
-                "/admin/projects/demo/faults",
-                .object([("kind", "delay"), ("seconds", .number(timeout + 1)), ("count", 1)])
+                Self.demo.addFault(.object([("kind", "delay"), ("seconds", .number(timeout + 1)), ("count", 1)]))
             )
-            defer { _ = try? admin.request("DELETE", "/admin/projects/demo/faults", body: nil) }
+            defer { _ = try? admin.request(Self.demo.clearFaults) }
             _ = try ok([("cmd", "terminate"), ("device", "f")], "`terminate` of f")
             do {
                 _ = try ok([("cmd", "launch"), ("device", "f")], "`launch` of f under a delay of \(timeout + 1) s")

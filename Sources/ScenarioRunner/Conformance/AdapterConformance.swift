@@ -1,8 +1,10 @@
 import AdapterProtocol
+import AdminClient
 import Clock
 import Dispatch
 import Foundation
 import JSON
+import MockServer
 import ScenarioLanguage
 
 /// `lerix-mock adapter-check CMD`: runs an adapter through every command and rule of
@@ -16,6 +18,8 @@ import ScenarioLanguage
 /// report.passed            // false when any check failed
 /// ```
 public final class AdapterConformance {
+    /// The project the checks use: the server's own (its seed), as a device's config names it.
+    static let demo = Admin.project(StateSnapshot.defaultProjectKey)
     public struct Check: Sendable {
         public var name: String
         /// Nil: it held. Else what was seen and what to fix.
@@ -119,7 +123,7 @@ public final class AdapterConformance {
         let server = try LoopbackServer.start()
         defer { server.shutdown() }
         let admin = try HTTPServerConnection(url: server.url)
-        try admin.admin("POST", "/admin/reset")
+        try admin.admin(Admin.reset())
         let storage = StorageFolder.make()
         defer { StorageFolder.remove(storage) }
         let adapter = try SubprocessAdapter(command: command, options: options)
@@ -154,7 +158,7 @@ public final class AdapterConformance {
             return answer
         }
         func serverChecks() throws -> Int {
-            try admin.admin("GET", "/admin/requests?project=demo&limit=100000")["requests"]?.arrayValue?.count ?? 0
+            try admin.admin(Admin.journal(project: Self.demo.key, limit: 100_000)).count
         }
 
         var hello: AdapterHello?
@@ -184,7 +188,7 @@ public final class AdapterConformance {
         let capabilities = hello?.capabilities ?? []
         let platforms = AdapterVocabulary.platforms.filter { capabilities.contains("platform:" + $0) }
         let platform = platforms.first ?? "ios"  // none listed: it emulates every platform
-        let start = try ServerClockState(try admin.admin("GET", "/admin/clock")).now
+        let start = try admin.admin(Admin.clock).now
         var now = start
 
         check("a line that is not JSON is refused with ok: false and id null, and the adapter goes on") {
@@ -206,7 +210,7 @@ public final class AdapterConformance {
             )
         }
         let config: [(String, JSON)] = [
-            ("base_url", .string(admin.baseURL)), ("project", "demo"), ("platform", .string(platform)),
+            ("base_url", .string(admin.baseURL)), ("project", .string(Self.demo.key)), ("platform", .string(platform)),
             ("app_version", "1.0.0"), ("build", .null), ("storage", .string(storage + "/a")),
         ]
         check("an unknown key in create's config is refused (a misspelt `plattform` never falls back to a default)") {
@@ -268,11 +272,7 @@ public final class AdapterConformance {
             }
         }
         check("the saved answer is applied at launch, before any check, and survives terminate offline") {
-            try admin.admin(
-                "POST",
-                "/admin/projects/demo/rules",
-                .object([("type", "required_update"), ("below", "9.0.0")])
-            )
+            try admin.admin(Self.demo.createRule(.object([("type", "required_update"), ("below", "9.0.0")])))
             _ = try ok([("cmd", "terminate"), ("device", "a")], "`terminate`")
             _ = try ok([("cmd", "launch"), ("device", "a")], "`launch` of a")
             _ = try ok([("cmd", "network"), ("device", "a"), ("online", false)], "`network` offline")
@@ -290,7 +290,7 @@ public final class AdapterConformance {
                 )
             }
             _ = try ok([("cmd", "network"), ("device", "a"), ("online", true)], "`network` online")
-            try admin.admin("POST", "/admin/projects/demo/lift-all")
+            try admin.admin(Self.demo.liftAll)
         }
         check("next_deadline is null or later than now; advance to it fires what is due") {
             let first = try ok([("cmd", "next_deadline")], "`next_deadline`")
@@ -302,7 +302,7 @@ public final class AdapterConformance {
             } else {
                 target = now.adding(seconds: 3600)
             }
-            try admin.admin("POST", "/admin/clock", .object([("set", .string(target.rfc3339))]))
+            try admin.admin(Admin.setClock(to: target))
             _ = try ok([("cmd", "advance"), ("to", .string(target.rfc3339))], "`advance` to \(target.rfc3339)")
             now = target
             let after = try ok([("cmd", "next_deadline")], "`next_deadline` after advance")
@@ -315,16 +315,12 @@ public final class AdapterConformance {
         }
         check("a foreground app polls every 60 s while the answer's lifetime is 60 s") {
             // A change in the last 30 minutes makes the lifetime 60 s (CONTRACT.md).
-            try admin.admin(
-                "POST",
-                "/admin/projects/demo/rules",
-                .object([("type", "optional_update"), ("below", "0.1.0")])
-            )
+            try admin.admin(Self.demo.createRule(.object([("type", "optional_update"), ("below", "0.1.0")])))
             _ = try ok([("cmd", "terminate"), ("device", "a")], "`terminate`")
             _ = try ok([("cmd", "launch"), ("device", "a")], "`launch` of a")
             let before = try state("a")["checks"]?.intValue ?? 0
             let target = now.adding(seconds: 61)
-            try admin.admin("POST", "/admin/clock", .object([("set", .string(target.rfc3339))]))
+            try admin.admin(Admin.setClock(to: target))
             _ = try ok([("cmd", "advance"), ("to", .string(target.rfc3339))], "`advance` by 61 s")
             now = target
             let after = try state("a")["checks"]?.intValue ?? 0
@@ -340,7 +336,7 @@ public final class AdapterConformance {
                 _ = try ok([("cmd", "track"), ("device", "a"), ("module", "analytics"), ("count", 3)], "`track`")
                 let s = try state("a")
                 let ingest =
-                    try admin.admin("GET", "/admin/projects/demo/ingest")["ingest"]?["analytics"]?.intValue ?? 0
+                    try admin.admin(Self.demo.ingest)["analytics"]?.intValue ?? 0
                 guard s["sent"]?["analytics"] == 3, ingest == 3 else {
                     throw Miss(
                         "after track of 3 analytics items, state.sent.analytics is \(JSONSchema.short(s["sent"]?["analytics"] ?? .null)) and the server received \(ingest); expected 3 and 3"
@@ -367,8 +363,7 @@ public final class AdapterConformance {
                     "`install`"
                 )
                 _ = try ok([("cmd", "launch"), ("device", "a")], "`launch` after install")
-                let last = try admin.admin("GET", "/admin/requests?project=demo&limit=1")["requests"]?.arrayValue?
-                    .first?["device"]?["version"]
+                let last = try admin.admin(Admin.journal(project: Self.demo.key, limit: 1)).first?["device"]?["version"]
                 guard last == "2.0.0" else {
                     throw Miss(
                         "the check after install reported version \(JSONSchema.short(last ?? .null)); expected 2.0.0"

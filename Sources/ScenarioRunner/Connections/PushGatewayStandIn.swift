@@ -1,3 +1,4 @@
+import AdminClient
 import Clock
 import Dispatch
 import HTTPServer
@@ -62,20 +63,20 @@ public final class PushGatewayStandIn: Sendable {
         guard let url else { return }
         let before = try Self.gateways(of: server)
         previous.withLock { $0 = before }
-        try server.admin("PUT", "/admin/push-gateways", .object([("apns", .string(url)), ("fcm", .string(url))]))
+        try server.admin(Admin.setPushGateways(.object([("apns", .string(url)), ("fcm", .string(url))])))
     }
 
     /// Gives the server back the gateways it had before ``point(_:)`` (best effort: the run is over).
     public func restore(_ server: any ServerConnection) {
         guard let before = previous.withLock({ $0 }) else { return }
-        _ = try? server.request("PUT", "/admin/push-gateways", body: before)
+        _ = try? server.request(Admin.setPushGateways(before))
     }
 
     private static func gateways(of server: any ServerConnection) throws(ServerFailure) -> JSON {
-        let reply = try server.request("GET", "/admin/push-gateways", body: nil)
+        let reply = try server.request(Admin.pushGateways)
         guard reply.status == 200, let json = reply.json else {
             throw ServerFailure(
-                "GET /admin/push-gateways answered \(reply.status): this server cannot be pointed at the runner's push gateway (is it an older lerix-mock?); \(reply.json?["detail"]?.stringValue ?? "")"
+                "\(Admin.pushGateways.description) answered \(reply.status): this server cannot be pointed at the runner's push gateway (is it an older lerix-mock?); \(reply.json?["detail"]?.stringValue ?? "")"
             )
         }
         return json

@@ -1,3 +1,4 @@
+import AdminClient
 import JSON
 import MockServer
 
@@ -5,7 +6,7 @@ import MockServer
 /// rules and reads the journal, pushes and ingest counts through it.
 ///
 /// ```swift
-/// let reply = try server.request("POST", "/admin/clock", body: .object([("set", .string(t.rfc3339))]))
+/// let clock = try server.admin(Admin.setClock(to: t))   // AdminClient's typed calls
 /// ```
 public protocol ServerConnection: AnyObject {
     func request(_ method: String, _ path: String, body: JSON?) throws(ServerFailure) -> ServerReply
@@ -49,9 +50,24 @@ extension ServerConnection {
         nil
     }
 
-    /// An admin call that must succeed (2xx); the server's problem detail becomes the message.
+    /// An admin call that must succeed (2xx): its answer as the call reads it. The server's
+    /// problem detail, or an answer without the call's shape, becomes the message.
     @discardableResult
-    func admin(_ method: String, _ path: String, _ body: JSON? = nil) throws(ServerFailure) -> JSON {
+    func admin<Answer>(_ call: AdminCall<Answer>) throws(ServerFailure) -> Answer {
+        let json = try succeeding(call.method, call.path, call.body)
+        do {
+            return try call.answer(from: json)
+        } catch {
+            throw ServerFailure(error.message)
+        }
+    }
+
+    /// A call whose status the caller judges (a step may expect a refusal).
+    func request<Answer>(_ call: AdminCall<Answer>) throws(ServerFailure) -> ServerReply {
+        try request(call.method, call.path, body: call.body)
+    }
+
+    private func succeeding(_ method: String, _ path: String, _ body: JSON?) throws(ServerFailure) -> JSON {
         let reply = try request(method, path, body: body)
         guard (200..<300).contains(reply.status) else {
             var detail = reply.json?["detail"]?.stringValue ?? reply.json?.serializedString ?? ""

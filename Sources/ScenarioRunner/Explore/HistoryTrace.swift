@@ -1,4 +1,5 @@
 import AdapterProtocol
+import AdminClient
 import Clock
 import JSON
 import MockServer
@@ -110,8 +111,8 @@ struct JournalTail {
     private mutating func freshLines() throws(ServerFailure) -> [JSON] {
         var limit = 8
         while true {
-            let answer = try server.admin("GET", "/admin/requests?project=\(project)&limit=\(limit)")
-            let newest = Array((answer["requests"]?.arrayValue ?? []).reversed())  // oldest first
+            // The journal lists newest first: oldest first here.
+            let newest = Array(try server.admin(Admin.journal(project: project, limit: limit)).reversed())
             let complete = newest.count < limit
             // The longest run at the end of `seen` that starts `newest`.
             var overlap = min(newest.count, seen.count)

@@ -31,8 +31,9 @@ public final class InProcessServer: Sendable {
     public init(start: Instant, baseURL: String = "http://lerix.test", pushes: Pushes) throws {
         clock = ManualScheduler(now: start)
         var options = MockServerOptions(clock: .manual(clock))
+        let demo = StateSnapshot.defaultProjectKey
         options.seed = StateSnapshot(projects: [
-            .init(key: "demo", apnsTopic: "dev.lerix.demo", fcmProject: "lerix-demo")
+            .init(key: demo, apnsTopic: "dev.lerix.\(demo)", fcmProject: "lerix-\(demo)")
         ])
         options.journalCapacity = 200_000
         // The name in-process requests carry (`.test` never resolves, so no page can rebind to it).

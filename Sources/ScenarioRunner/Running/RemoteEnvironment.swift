@@ -1,4 +1,5 @@
 import AdapterProtocol
+import AdminClient
 import Clock
 import Foundation
 import JSON
@@ -29,7 +30,7 @@ public final class RemoteEnvironment: ScenarioEnvironment {
     ) throws {
         server = try HTTPServerConnection(url: serverURL, adminToken: adminToken)
         makeAdapter = adapter
-        let clock = try server.admin("GET", "/admin/clock")
+        let clock = try server.admin(Admin.clockAnswer)
         if let mode = clock["mode"]?.stringValue, mode != "manual" {
             throw ServerFailure(
                 "\(serverURL) runs on the system clock; start it with `lerix-mock serve --clock manual` so scenarios can move time"

@@ -1,4 +1,5 @@
 import AdapterProtocol
+import AdminClient
 import Clock
 import JSON
 import ScenarioLanguage
@@ -58,8 +59,8 @@ extension ScenarioExecution {
             }
             return nil
         case .pushes(let fields):
-            let listed = try server.admin("GET", "/admin/projects/\(scenario.project)/pushes")
-            let pushes = (listed["pushes"]?.arrayValue ?? []).filter {
+            let listed = try server.admin(Admin.project(scenario.project).pushes())
+            let pushes = listed.items.filter {
                 !baselinePushes.contains($0["id"]?.intValue ?? -1)
             }
             var seen = JSONObject()
@@ -89,8 +90,8 @@ extension ScenarioExecution {
             if let m = Matcher.mismatch(.object(expected), .object(seen), path: "pushes") { return StepFailure(m) }
             return nil
         case .ingest(let fields):
-            let answer = try server.admin("GET", "/admin/projects/\(scenario.project)/ingest")
-            if let m = Matcher.mismatch(.object(fields), answer["ingest"] ?? .object([]), path: "ingest") {
+            let ingest = try server.admin(Admin.project(scenario.project).ingest)
+            if let m = Matcher.mismatch(.object(fields), .object(ingest), path: "ingest") {
                 return StepFailure(m)
             }
             return nil
@@ -189,8 +190,7 @@ extension ScenarioExecution {
 
     /// The journal's checks since time 0, newest first; only those of `names` when given.
     func journal(for names: [String]?) throws -> [JSON] {
-        let answer = try server.admin("GET", "/admin/requests?project=\(scenario.project)&limit=100000")
-        let all = answer["requests"]?.arrayValue ?? []
+        let all = try server.admin(Admin.journal(project: scenario.project, limit: 100_000))
         guard let names else { return all }
         return all.filter { entry in names.contains { matches(entry, device: $0) } }
     }

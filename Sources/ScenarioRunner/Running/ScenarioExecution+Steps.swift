@@ -1,11 +1,12 @@
 import AdapterProtocol
+import AdminClient
 import Clock
 import JSON
 import ScenarioLanguage
 
 extension ScenarioExecution {
     func perform(_ step: Step) throws {
-        let project = "/admin/projects/\(scenario.project)"
+        let project = Admin.project(scenario.project)
         switch step.action {
         case .device(let command, let names):
             for name in names {
@@ -31,15 +32,14 @@ extension ScenarioExecution {
                 _ = try adapter.command(.track(device: name, module: module, count: count))
             }
         case .createRule(let rule) where rule.expectRejected:
-            let reply = try server.request("POST", "\(project)/rules", body: resolveTimes(rule.body))
+            let reply = try server.request(project.createRule(resolveTimes(rule.body)))
             try expectRefusal(reply, of: "rule '\(rule.name)'")
         case .createRule(let rule):
             let body = resolveTimes(rule.body)
-            let reply = try server.request("POST", "\(project)/rules", body: body)
+            let create = project.createRule(body)
+            let reply = try server.request(create)
             try expectAcceptance(reply, of: "creating rule '\(rule.name)'")
-            guard let created = reply.json,
-                let id = created["id"]?.stringValue ?? created["id"]?.intValue.map(String.init)
-            else {
+            guard let created = reply.json, let id = (try? create.answer(from: created)) ?? nil else {
                 throw StepFailure(
                     "the server created rule '\(rule.name)' without an id: \(reply.json?.serializedString ?? "no body")"
                 )
@@ -52,7 +52,7 @@ extension ScenarioExecution {
                 throw StepFailure("rule '\(update.name)' was never created")
             }
             let body = resolveTimes(update.applied(to: before))
-            let reply = try server.request("PUT", "\(project)/rules/\(id)", body: body)
+            let reply = try server.request(project.replaceRule(id, with: body))
             if update.expectRejected {
                 try expectRefusal(reply, of: "the change to rule '\(update.name)'")
             } else {
@@ -61,25 +61,21 @@ extension ScenarioExecution {
             }
         case .deleteRule(let name):
             guard let id = ruleIds[name] else { throw StepFailure("rule '\(name)' was never created") }
-            try server.admin("DELETE", "\(project)/rules/\(id)")
+            try server.admin(project.deleteRule(id))
         case .liftAll:
-            let lifted = try server.admin("POST", "\(project)/lift-all")
+            let lifted = try server.admin(project.liftAll)
             note("lift-all: \(lifted.serializedString)")
         case .fault(let body):
-            try server.admin("POST", "\(project)/faults", body)
+            try server.admin(project.addFault(body))
         case .clearFaults:
-            try server.admin("DELETE", "\(project)/faults")
+            try server.admin(project.clearFaults)
         case .addPushToken(let token, let platform):
-            let reply = try server.request(
-                "PUT",
-                "/v1/projects/\(scenario.project)/push-tokens/\(token)",
-                body: .object([("platform", .string(platform))])
-            )
+            let reply = try server.request(project.registerPushToken(token, platform: platform))
             guard (200..<300).contains(reply.status) else {
                 throw StepFailure("registering push token \(token) answered \(reply.status)")
             }
         case .deletePushToken(let token):
-            let reply = try server.request("DELETE", "/v1/projects/\(scenario.project)/push-tokens/\(token)", body: nil)
+            let reply = try server.request(project.unregisterPushToken(token))
             guard (200..<300).contains(reply.status) else {
                 throw StepFailure("deleting push token \(token) answered \(reply.status)")
             }

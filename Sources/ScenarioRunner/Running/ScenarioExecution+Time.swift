@@ -1,4 +1,5 @@
 import AdapterProtocol
+import AdminClient
 import Clock
 import Dispatch
 import JSON
@@ -94,7 +95,7 @@ extension ScenarioExecution {
         if let reading = server.clockReading() {
             state = ServerClockState(reading)
         } else {
-            state = try ServerClockState(try server.admin("GET", "/admin/clock"))
+            state = try server.admin(Admin.clock)
         }
         serverClock = state
         return state
@@ -115,11 +116,11 @@ extension ScenarioExecution {
     /// The project's push records after `after`, every page.
     func pushRecords(after: Int) throws(ServerFailure) -> [JSON] {
         var records: [JSON] = []
-        var path: String? = "/admin/projects/\(scenario.project)/pushes?after=\(after)"
-        while let next = path {
-            let page = try server.admin("GET", next)
-            records += page["pushes"]?.arrayValue ?? []
-            path = page["next"]?.stringValue
+        var page = try server.admin(Admin.project(scenario.project).pushes(after: after))
+        records += page.items
+        while let next = page.nextCall {
+            page = try server.admin(next)
+            records += page.items
         }
         return records
     }

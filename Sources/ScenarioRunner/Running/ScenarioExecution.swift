@@ -1,4 +1,5 @@
 import AdapterProtocol
+import AdminClient
 import Clock
 import JSON
 import Randomness
@@ -154,7 +155,7 @@ final class ScenarioExecution {
         t0 = Environments.timeZero
         let base = t0.adding(seconds: -31 * 60)
         now = base
-        let reset = try server.admin("POST", "/admin/reset", .object([("now", .string(base.rfc3339))]))
+        let reset = try server.admin(Admin.reset(now: base))
         guard reset["now"]?.stringValue.flatMap(Instant.init(rfc3339:)) == base else {
             throw ServerFailure(
                 "the server did not start over at \(base.rfc3339) on `POST /admin/reset {\"now\": …}` (it answered \(reset.serializedString)): scenarios need a lerix-mock server that resets its manual clock to a time, so each starts at the same time 0"
@@ -164,11 +165,10 @@ final class ScenarioExecution {
         try readServerClock()
         for rule in scenario.rules {
             let body = resolveTimes(rule.body)
-            let reply = try server.request("POST", "/admin/projects/\(scenario.project)/rules", body: body)
+            let create = Admin.project(scenario.project).createRule(body)
+            let reply = try server.request(create)
             try expectAcceptance(reply, of: "rule '\(rule.name)' at \(rule.location)")
-            guard let created = reply.json,
-                let id = created["id"]?.stringValue ?? created["id"]?.intValue.map(String.init)
-            else {
+            guard let created = reply.json, let id = (try? create.answer(from: created)) ?? nil else {
                 throw ServerFailure(
                     "creating rule '\(rule.name)' answered no id: \(reply.json?.serializedString ?? "no body")"
                 )
@@ -200,19 +200,16 @@ final class ScenarioExecution {
     /// The scenario's project exists and has an APNs topic and an FCM project, without which the
     /// server sends no push to the gateway (a `serve` seed need not name them); set ones stay.
     func preparePushSettings() throws {
-        let path = "/admin/projects/\(scenario.project)"
-        let existing = try server.request("GET", path, body: nil)
-        var settings: [(String, JSON)] = []
-        if existing.json?["apns_topic"]?.stringValue == nil {
-            settings.append(("apns_topic", .string("dev.lerix.\(scenario.project)")))
-        }
-        if existing.json?["fcm_project"]?.stringValue == nil {
-            settings.append(("fcm_project", .string("lerix-\(scenario.project)")))
-        }
-        guard existing.status == 404 || !settings.isEmpty else { return }
-        let reply = try server.request("PUT", path, body: .object(settings))
+        let existing = try server.request(Admin.project(scenario.project).settings)
+        let apnsTopic = existing.json?["apns_topic"]?.stringValue == nil ? "dev.lerix.\(scenario.project)" : nil
+        let fcmProject = existing.json?["fcm_project"]?.stringValue == nil ? "lerix-\(scenario.project)" : nil
+        guard existing.status == 404 || apnsTopic != nil || fcmProject != nil else { return }
+        let put = Admin.putProject(scenario.project, apnsTopic: apnsTopic, fcmProject: fcmProject)
+        let reply = try server.request(put)
         guard (200..<300).contains(reply.status) else {
-            throw ServerFailure("PUT \(path) answered \(reply.status): \(reply.json?["detail"]?.stringValue ?? "")")
+            throw ServerFailure(
+                "\(put.description) answered \(reply.status): \(reply.json?["detail"]?.stringValue ?? "")"
+            )
         }
     }
 
@@ -220,9 +217,7 @@ final class ScenarioExecution {
     func resolveTimes(_ body: JSON) -> JSON { RuleSpec.resolvingTimes(body, t0: t0) }
 
     func setServerClock(_ t: Instant) throws(ServerFailure) {
-        serverClock = try ServerClockState(
-            try server.admin("POST", "/admin/clock", .object([("set", .string(t.rfc3339))]))
-        )
+        serverClock = try server.admin(Admin.setClock(to: t))
     }
 
     func note(_ line: String) {

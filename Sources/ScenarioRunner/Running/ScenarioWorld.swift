@@ -1,3 +1,4 @@
+import AdminClient
 import Clock
 import JSON
 import MockServer
@@ -54,32 +55,9 @@ extension ScenarioEnvironment {
     public var worldsAreIndependent: Bool { false }
 }
 
-/// What `GET /admin/clock` (and `POST`) tells a harness in virtual time.
-struct ServerClockState {
-    var now: Instant
-    /// The server's next timer (a combined push), nil when none.
-    var nextDeadline: Instant?
-    /// Pushes handed to the gateways whose tokens have not all got a result.
-    var pushesInFlight: Int
-
-    init(_ answer: JSON) throws(ServerFailure) {
-        guard let text = answer["now"]?.stringValue, let now = Instant(rfc3339: text) else {
-            throw ServerFailure("the server's clock did not answer {\"now\": <time>}: \(answer.serializedString)")
-        }
-        guard let inFlight = answer["pushes_in_flight"]?.intValue else {
-            throw ServerFailure(
-                "the server's clock answer has no pushes_in_flight (is it an older lerix-mock?): \(answer.serializedString)"
-            )
-        }
-        self.now = now
-        nextDeadline = answer["next_deadline"]?.stringValue.flatMap(Instant.init(rfc3339:))
-        pushesInFlight = inFlight
-    }
-
-    /// The same, read from a server in this process.
+extension ServerClockState {
+    /// The clock state read from a server in this process (what `GET /admin/clock` would say).
     init(_ reading: MockServer.ClockReading) {
-        now = reading.now
-        nextDeadline = reading.nextDeadline
-        pushesInFlight = reading.pushesInFlight
+        self.init(now: reading.now, nextDeadline: reading.nextDeadline, pushesInFlight: reading.pushesInFlight)
     }
 }

@@ -1,4 +1,5 @@
 import AdapterProtocol
+import AdminClient
 import Clock
 import JSON
 import ScenarioLanguage
@@ -47,8 +48,8 @@ extension ScenarioExecution {
     func finishTimeline() -> ScenarioTimeline? {
         guard let recorder else { return nil }
         if let entries = try? journal(for: nil) { recorder.recordChecks(entries, t0: t0) }
-        if let listed = try? server.admin("GET", "/admin/projects/\(scenario.project)/pushes") {
-            let sent: [(at: Int64, id: Int, tokens: Int)] = (listed["pushes"]?.arrayValue ?? []).compactMap { push in
+        if let listed = try? server.admin(Admin.project(scenario.project).pushes()) {
+            let sent: [(at: Int64, id: Int, tokens: Int)] = listed.items.compactMap { push in
                 guard let id = push["id"]?.intValue, !baselinePushes.contains(id),
                     let at = push["sent_at"]?.stringValue.flatMap(Instant.init(rfc3339:))
                 else { return nil }
