@@ -35,17 +35,9 @@ extension ScenarioExecution {
             let reply = try server.request(project.createRule(resolveTimes(rule.body)))
             try expectRefusal(reply, of: "rule '\(rule.name)'")
         case .createRule(let rule):
-            let body = resolveTimes(rule.body)
-            let create = project.createRule(body)
-            let reply = try server.request(create)
-            try expectAcceptance(reply, of: "creating rule '\(rule.name)'")
-            guard let created = reply.json, let id = (try? create.answer(from: created)) ?? nil else {
-                throw StepFailure(
-                    "the server created rule '\(rule.name)' without an id: \(reply.json?.serializedString ?? "no body")"
-                )
+            let id = try createRule(rule, "creating rule '\(rule.name)'") { answer in
+                StepFailure("the server created rule '\(rule.name)' without an id: \(answer)")
             }
-            ruleIds[rule.name] = id
-            ruleBodies[rule.name] = body
             note("rule \(rule.name) is \(id) on the server")
         case .updateRule(let update):
             guard let id = ruleIds[update.name], let before = ruleBodies[update.name] else {
@@ -139,6 +131,23 @@ extension ScenarioExecution {
 
     /// A rule the scenario expects to be taken: a refusal names each field the server
     /// objected to, as the problem+json lists them.
+    /// `POST …/rules` with `rule`'s body (its times resolved), held to a 2xx (`what` names it in
+    /// a refusal): the server's id, kept with the body sent for later updates. An answer without
+    /// an id throws `noID(answer)`: set-up and steps report it each in their own terms.
+    @discardableResult
+    func createRule(_ rule: RuleSpec, _ what: String, noID: (String) -> any Error) throws -> String {
+        let body = resolveTimes(rule.body)
+        let create = Admin.project(scenario.project).createRule(body)
+        let reply = try server.request(create)
+        try expectAcceptance(reply, of: what)
+        guard let created = reply.json, let id = (try? create.answer(from: created)) ?? nil else {
+            throw noID(reply.json?.serializedString ?? "no body")
+        }
+        ruleIds[rule.name] = id
+        ruleBodies[rule.name] = body
+        return id
+    }
+
     func expectAcceptance(_ reply: ServerReply, of what: String) throws(StepFailure) {
         guard !(200..<300).contains(reply.status) else { return }
         var lines = [

@@ -164,17 +164,9 @@ final class ScenarioExecution {
         try preparePushSettings()
         try readServerClock()
         for rule in scenario.rules {
-            let body = resolveTimes(rule.body)
-            let create = Admin.project(scenario.project).createRule(body)
-            let reply = try server.request(create)
-            try expectAcceptance(reply, of: "rule '\(rule.name)' at \(rule.location)")
-            guard let created = reply.json, let id = (try? create.answer(from: created)) ?? nil else {
-                throw ServerFailure(
-                    "creating rule '\(rule.name)' answered no id: \(reply.json?.serializedString ?? "no body")"
-                )
+            try createRule(rule, "rule '\(rule.name)' at \(rule.location)") { answer in
+                ServerFailure("creating rule '\(rule.name)' answered no id: \(answer)")
             }
-            ruleIds[rule.name] = id
-            ruleBodies[rule.name] = body
         }
         try setServerClock(t0)
         now = t0
