@@ -23,9 +23,9 @@ enum AdapterCommand: CLICommand {
           --tls-ca FILE            trust this CA (PEM) too for https:// servers (the sockets client)
           --max-connections N      connections per server with the sockets client (default 128)
           --request-timeout S      real seconds before a request fails (default 30)
-          --platforms LIST         emulate only these platforms (comma-separated: ios, android,
-                                   macos, web), as an SDK of one platform would: `hello` lists only
-                                   them and `create` on another is refused
+          --platforms LIST         emulate only these platforms (comma-separated:
+                                   \(AdapterVocabulary.platforms.joined(separator: ", "))), as an SDK of one platform
+                                   would: `hello` lists only them and `create` on another is refused
           --quiet                  no logs on stderr
 
         example:

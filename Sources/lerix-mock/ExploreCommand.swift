@@ -29,7 +29,7 @@ enum ExploreCommand: CLICommand {
           --runs N           histories to draw (default 100)
           --time D           draw histories for this long instead (`60s`, `5m`)
           --replay SEED:RUN  run, judge and shrink that one history only
-          --platform P       ios, android, macos, web or all (repeatable; default: every
+          --platform P       \(AdapterVocabulary.platforms.joined(separator: ", ")) or all (repeatable; default: every
                              platform the SDK under test emulates, cycled over the runs)
           --flavor F         native or flutter (default: native, and flutter too when the SDK
                              under test emulates it)
