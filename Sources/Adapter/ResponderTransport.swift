@@ -15,6 +15,15 @@ package final class ResponderTransport: Transport, AdapterNetwork {
     /// order, so the next device mostly asks for the same URL, and comparing it costs less than
     /// cutting and copying a new target.
     private let lastTarget = Mutex<(url: String, target: String)?>(nil)
+    /// The last response fields converted for the SDK, and what they were converted from: the
+    /// server hands a device class's checks at one instant the same fields (one array), which
+    /// then need no conversion of their own (an array and four pairs per check).
+    private let lastHeaders = Mutex<ConvertedHeaders?>(nil)
+
+    private struct ConvertedHeaders {
+        let fields: [HTTPField]
+        let converted: [(name: String, value: String)]
+    }
 
     package init(responder: any Responder, baseURL: String) {
         self.responder = responder
@@ -34,7 +43,7 @@ package final class ResponderTransport: Transport, AdapterNetwork {
             fields.append(HTTPField(name, value))
         }
         if !hasHost { fields.append(HTTPField("Host", "lerix.test")) }
-        let reply = SynchronousReply()
+        let reply = SynchronousReply(transport: self)
         let forwarded = HTTPRequest(
             method: request.method,
             target: target,
@@ -51,6 +60,23 @@ extension ResponderTransport {
     /// timeout) before it returns, so there is never anything to wait for, nor requests in flight.
     package func runUntilIdle() {}
 
+    /// `fields` as a ``TransportResponse`` holds them; the last conversion again when `fields`
+    /// is the very array converted last (held by the memo, so its storage cannot be reused).
+    func transportHeaders(_ fields: [HTTPField]) -> [(name: String, value: String)] {
+        if let last = lastHeaders.withLock({ $0 }), last.fields.count == fields.count,
+            Self.sameStorage(last.fields, fields)
+        {
+            return last.converted
+        }
+        let converted = fields.map { (name: $0.name, value: $0.value) }
+        lastHeaders.withLock { $0 = ConvertedHeaders(fields: fields, converted: converted) }
+        return converted
+    }
+
+    private static func sameStorage(_ a: [HTTPField], _ b: [HTTPField]) -> Bool {
+        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
+    }
+
     /// The request target `url` names on the in-process server, or nil for another server.
     func target(of url: String) -> String? {
         if let last = lastTarget.withLock({ $0 }), last.url == url { return last.target }
@@ -65,13 +91,16 @@ extension ResponderTransport {
 /// The first reply a responder gives while `respond` runs; one given later is dropped.
 private final class SynchronousReply: Sendable {
     private let state = Mutex<(closed: Bool, result: TransportResult?)>((false, nil))
+    private let transport: ResponderTransport
+
+    init(transport: ResponderTransport) { self.transport = transport }
 
     func take(_ reply: HTTPReply) {
         let result: TransportResult
         switch reply {
         case .response(let response):
             var answer = TransportResponse(status: response.status, body: response.body)
-            answer.headers = response.headers.fields.map { (name: $0.name, value: $0.value) }
+            answer.headers = transport.transportHeaders(response.headers.fields)
             result = .success(answer)
         case .close:
             result = .failure(TransportError("connection reset by the server"))

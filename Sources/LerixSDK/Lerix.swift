@@ -43,6 +43,8 @@ public final class Lerix: Sendable {
         var mailbox: [ReleaseControlMachine.Event] = []
         var draining = false
         var timer: (any DeviceTimer)?
+        /// What the timer runs, made once: a timer is set after every check.
+        var timerWork: (@Sendable () -> Void)?
         var refreshWaiters: [Observer] = []
         /// Waiting for every request in flight to finish (the `async` events).
         var idleWaiters: [Observer] = []
@@ -304,15 +306,17 @@ public final class Lerix: Sendable {
                 submit(.completed(purpose, result))
             }
         case .scheduleTimer(let deadline):
-            let old = inner.withLock { s -> (any DeviceTimer)? in
+            let (old, work) = inner.withLock { s -> ((any DeviceTimer)?, @Sendable () -> Void) in
                 let previous = s.timer
                 s.timer = nil
-                return previous
+                if let work = s.timerWork { return (previous, work) }
+                let work: @Sendable () -> Void = { [weak self] in self?.submit(.timer) }
+                s.timerWork = work
+                return (previous, work)
             }
             old?.cancel()
             if let deadline {
                 // The machine plans on the wall clock; the timer waits by uptime from now.
-                let work: @Sendable () -> Void = { [weak self] in self?.submit(.timer) }
                 let handle: any DeviceTimer
                 if let millisecondClock {
                     handle = millisecondClock.schedule(

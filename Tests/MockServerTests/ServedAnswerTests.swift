@@ -22,6 +22,21 @@ import Testing
         ServedAnswer(try project(bodies, key: key).evaluate(device, now: now))
     }
 
+    @Test func headersShareTheLastFieldsOnlyForTheSameTimeAndStatus() throws {
+        let answer = try Self.served([])
+        let first = answer.headers(serverTime: "2026-12-02T11:00:00.000Z", notModified: false)
+        let again = answer.headers(serverTime: "2026-12-02T11:00:00.000Z", notModified: false)
+        #expect(first == again)
+        let notModified = answer.headers(serverTime: "2026-12-02T11:00:00.000Z", notModified: true)
+        #expect(notModified["Content-Type"] == nil, "a 304 never takes the 200's fields")
+        #expect(first["Content-Type"] == "application/json")
+        let later = answer.headers(serverTime: "2026-12-02T11:01:00.000Z", notModified: true)
+        #expect(later["Lerix-Server-Time"] == "2026-12-02T11:01:00.000Z")
+        #expect(later["ETag"] == answer.etag && later["Cache-Control"] == answer.cacheControl)
+        let back = answer.headers(serverTime: "2026-12-02T11:00:00.000Z", notModified: false)
+        #expect(back == first, "an earlier time and status is made again, the same")
+    }
+
     @Test func etagIsWeakAndSixteenHexDigits() throws {
         let etag = try Self.served([]).etag
         #expect(etag.hasPrefix("W/\"") && etag.hasSuffix("\""))

@@ -13,8 +13,10 @@ import Synchronization
 /// read.query.platform               // "ios"
 /// ```
 final class CheckQueryMemo: Sendable {
-    /// A query as read, and the device it names (or the 422 it earns).
-    struct Read: Sendable {
+    /// A query as read, and the device it names (or the 422 it earns). A class: every check
+    /// takes it out of the memo's lock, and a reference is one retain where the query's and the
+    /// key's strings were a dozen.
+    final class Read: Sendable {
         let query: CheckQuery
         let device: Result<CheckQuery.Key, Problem>
         /// The query's device fields as every journal entry of this target shares them.

@@ -2,6 +2,7 @@ import Clock
 import HTTP
 import JSON
 import ReleaseControl
+import Synchronization
 
 /// One device class's check answer in wire form, made once per ``Evaluation`` and served until
 /// ``isValid(at:)`` turns false: the ETag, the `Cache-Control` value and the body bytes around
@@ -28,6 +29,16 @@ final class ServedAnswer: Sendable {
     let headBytes: [UInt8]
     /// `","lifetime":<n>,"required_update":…}`: everything after the server time.
     let tailBytes: [UInt8]
+    /// The last header fields made: a device class's checks come at the same instants (a
+    /// fleet's timers), so most checks share the fields of the one before instead of building
+    /// four of their own.
+    private let lastHeaders = Mutex<MadeHeaders?>(nil)
+
+    private struct MadeHeaders {
+        let serverTime: String
+        let notModified: Bool
+        let headers: HTTPHeaders
+    }
 
     init(_ evaluation: Evaluation) {
         self.evaluation = evaluation
@@ -59,6 +70,14 @@ final class ServedAnswer: Sendable {
     /// §15.4.5), so the server has nothing to strip from it. Room is kept for the fields the
     /// server adds (a 304's `Vary`), so adding them does not grow the array.
     func headers(serverTime: String, notModified: Bool) -> HTTPHeaders {
+        let last = lastHeaders.withLock { $0 }
+        if let last, last.notModified == notModified, last.serverTime == serverTime { return last.headers }
+        let made = makeHeaders(serverTime: serverTime, notModified: notModified)
+        lastHeaders.withLock { $0 = MadeHeaders(serverTime: serverTime, notModified: notModified, headers: made) }
+        return made
+    }
+
+    private func makeHeaders(serverTime: String, notModified: Bool) -> HTTPHeaders {
         var fields: [HTTPField] = []
         fields.reserveCapacity(5)
         if !notModified { fields.append(HTTPField("Content-Type", "application/json")) }
