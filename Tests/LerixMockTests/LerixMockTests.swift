@@ -19,6 +19,10 @@ import FoundationNetworking
         let url = try mock.listen()
         #expect(try mock.listen() == url, "a second listen keeps the port")
         try mock.create(RequiredUpdateRule(below: "2.4.0"))
+        // Past the recent-change window, so the answer lives 300 s, not 60: this app lives in
+        // true time, and a parallel `swift test` on a busy machine can hold this task more than a
+        // minute before it reads the counts, long enough for a right foreground poll at 60 s.
+        try await mock.advance(by: .seconds(30 * 60 + 1))  // the spec's 30 minutes of a recent change
         let lerix = Lerix(
             configuration: LerixConfiguration(baseURL: url, project: "demo", platform: .ios, appVersion: "2.3.0"),
             storage: InMemoryStorage()
