@@ -12,7 +12,7 @@
 //   HTTPServer                            connections on reactors (one per core), h1/h2c and TLS (first-byte sniff), gzip
 //   HTTPClient                            client sockets on a reactor over the ConnectionTransport seam (plaintext, TLS), HTTP/1.1 and HTTP/2 clients
 //   YAML                                  libyaml -> JSON values with line/column marks
-//   ReleaseControl                        rules, evaluation, lifetimes, ETags, changes, push throttle (pure)
+//   ReleaseControl                        rules, evaluation, lifetimes, ETags (FNV-1a), changes, push throttle, a mock's defaults (pure)
 //   MockServer                            routes, admin API, problem+json; seams StateStore, PushSink (no sockets)
 //   Persistence                           SQLite StateStore for --state
 //   ProviderAuth                          APNs ES256 provider tokens, FCM OAuth (JWT bearer), and their stand-in checks (pure)
@@ -65,7 +65,7 @@ let package = Package(
                 .embedInCode("Dashboard/dashboard.css"),
             ]
         ),
-        .target(name: "Persistence", dependencies: ["MockServer", "CSQLite", "JSON", "POSIX"]),
+        .target(name: "Persistence", dependencies: ["MockServer", "ReleaseControl", "CSQLite", "JSON", "POSIX"]),
         .target(name: "ProviderAuth", dependencies: ["TLS", "HTTP", "JSON", "Clock"]),
         .target(
             name: "Push",
@@ -93,7 +93,7 @@ let package = Package(
         // No sockets, HTTP/2 or SQLite below it: the scenario-parser fuzz build links libyaml alone.
         .target(
             name: "ScenarioLanguage",
-            dependencies: ["AdapterProtocol", "LerixSDK", "MockServer", "ReleaseControl", "YAML", "JSON", "Clock"],
+            dependencies: ["AdapterProtocol", "LerixSDK", "ReleaseControl", "YAML", "JSON", "Clock"],
             resources: [.embedInCode("Catalogue/spec-catalogue.yaml")]
         ),
         .target(

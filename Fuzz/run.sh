@@ -33,7 +33,7 @@ TARGETS+=(
     "yaml-loader|JSON YAML|-lyaml"
     "sdk-answer|POSIX Clock JSON LerixSDK|"
     "adapter-line-reader|POSIX Clock JSON LerixSDK AdapterProtocol|"
-    "scenario-parser|POSIX Clock JSON ReleaseControl HTTP YAML MockServer LerixSDK AdapterProtocol ScenarioLanguage|-lyaml"
+    "scenario-parser|POSIX Clock JSON ReleaseControl YAML LerixSDK AdapterProtocol ScenarioLanguage|-lyaml"
 )
 
 FLAGS=(-O -parse-as-library -sanitize=fuzzer,address -package-name lerix_mock -I "$OUT")

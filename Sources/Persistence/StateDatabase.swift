@@ -1,6 +1,7 @@
 import CSQLite
 import JSON
 import MockServer
+import ReleaseControl
 
 /// The state file's tables, seen through one connection: applies `StateEvent`s and reads
 /// everything back.

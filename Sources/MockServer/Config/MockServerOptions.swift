@@ -1,4 +1,5 @@
 import Clock
+import ReleaseControl
 
 /// Which clock the mock runs on. Only a manual clock can be moved by `POST /admin/clock`.
 ///
@@ -21,9 +22,8 @@ public enum ServerClock: Sendable {
         return false
     }
 
-    /// Where an in-process mock (LerixMock, the scenario runner's in-process server) starts its
-    /// manual clock unless told: 2026-12-02T09:00:00Z, fixed so every run prints the same times.
-    public static let virtualStart = Instant(millisecondsSinceEpoch: 1_796_202_000_000)
+    /// Where an in-process mock starts its manual clock unless told (``MockDefaults/virtualStart``).
+    public static let virtualStart = MockDefaults.virtualStart
 }
 
 /// Everything `lerix-mock serve` decides before the mock answers its first request.

@@ -104,9 +104,8 @@ public struct StateSnapshot: Sendable, Equatable {
     /// What the mock starts with when no `--config` is given: the project `demo`, no rules.
     public static let defaultSeed = StateSnapshot(projects: [Project(key: defaultProjectKey)])
 
-    /// `demo`: the project a server starts with unless told, and the one LerixMock, recordings,
-    /// scenarios and adapter-check use unless told.
-    public static let defaultProjectKey = "demo"
+    /// `demo` (``MockDefaults/projectKey``): the project a server starts with unless told.
+    public static let defaultProjectKey = MockDefaults.projectKey
 
     public var json: JSON {
         .object([

@@ -1,4 +1,4 @@
-import MockServer
+import ReleaseControl
 
 /// What follows from a device's platform when the scenario does not say: the SDK a native app
 /// uses and the push token format of its provider. Decided here once, for parsing and for the

@@ -1,7 +1,7 @@
 import AdapterProtocol
 import Clock
 import JSON
-import MockServer
+import ReleaseControl
 import YAML
 
 /// One scenario file, checked and typed: who the devices are, what the server starts with,
@@ -33,9 +33,9 @@ public struct Scenario: Sendable {
     public var steps: [Step]
 
     /// The true time an in-process server starts at: fixed, so every run prints the same times
-    /// (``ServerClock/virtualStart``, where LerixMock starts too). Rule bodies are checked
+    /// (``MockDefaults/virtualStart``, where LerixMock starts too). Rule bodies are checked
     /// against the server's rules with relative times placed after it.
-    public static let inProcessStart = ServerClock.virtualStart
+    public static let inProcessStart = MockDefaults.virtualStart
 
     /// The scenario with every device that has platform choices put on the first platform in
     /// `emulated` (an adapter that lists no platform emulates them all: the first choice).
@@ -79,7 +79,7 @@ extension Scenario {
             tags: [],
             covers: [],
             needs: [],
-            project: StateSnapshot.defaultProjectKey,
+            project: MockDefaults.projectKey,
             rules: [],
             devices: [],
             groups: [:],

@@ -1,5 +1,5 @@
-import MockServer
 import Randomness
+import ReleaseControl
 
 extension SplitMix64 {
     /// The runner's generator for one purpose: the run's seed mixed with what it is for (a
