@@ -29,6 +29,24 @@ final class CheckQueryMemo: Sendable {
         }
 
         /// The journal's line for this check.
+        /// The journal's line for `answer` served to this query, a 304 when `notModified`.
+        func entry(
+            at: Instant,
+            project: String,
+            answered answer: ServedAnswer,
+            notModified: Bool,
+            fault: String?
+        ) -> RequestJournal.Entry {
+            entry(
+                at: at,
+                project: project,
+                status: notModified ? 304 : 200,
+                etag: answer.etag,
+                lifetime: answer.lifetime,
+                fault: fault
+            )
+        }
+
         func entry(
             at: Instant,
             project: String,

@@ -120,4 +120,9 @@ final class ServedAnswer: Sendable {
     func body(serverTime: Instant) -> [UInt8] {
         body(project: evaluation.project, serverTimeText: serverTime.rfc3339)
     }
+
+    /// Whether a request's `If-None-Match` (nil when it sent none) matches this answer's ETag.
+    func isNotModified(for ifNoneMatch: String?) -> Bool {
+        ifNoneMatch.map { EntityTag.matches(ifNoneMatch: $0, etag: etag) } ?? false
+    }
 }

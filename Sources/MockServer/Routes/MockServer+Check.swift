@@ -174,13 +174,12 @@ extension MockServer {
                 }
             case .hit(let answer, _):
                 serverTime = s.serverTimeText(now)
-                let notModified = ifNoneMatch.map { EntityTag.matches(ifNoneMatch: $0, etag: answer.etag) } ?? false
+                let notModified = answer.isNotModified(for: ifNoneMatch)
                 let entry = read.entry(
                     at: now,
                     project: project,
-                    status: notModified ? 304 : 200,
-                    etag: answer.etag,
-                    lifetime: answer.lifetime,
+                    answered: answer,
+                    notModified: notModified,
                     fault: fault
                 )
                 s.journal.append(entry)
@@ -211,7 +210,7 @@ extension MockServer {
             notModified = matched
         case .miss(let projectState, let stamp, let device):
             answer = ServedAnswer(projectState.evaluate(device.device, now: now))
-            notModified = ifNoneMatch.map { EntityTag.matches(ifNoneMatch: $0, etag: answer.etag) } ?? false
+            notModified = answer.isNotModified(for: ifNoneMatch)
             let capacity = options.cacheCapacity
             state.withLock { s in
                 if s.projects[project]?.stamp == stamp {
@@ -223,9 +222,8 @@ extension MockServer {
                 let entry = read.entry(
                     at: now,
                     project: project,
-                    status: notModified ? 304 : 200,
-                    etag: answer.etag,
-                    lifetime: answer.lifetime,
+                    answered: answer,
+                    notModified: notModified,
                     fault: fault
                 )
                 s.journal.append(entry)
