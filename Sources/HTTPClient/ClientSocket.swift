@@ -47,7 +47,8 @@ public final class ClientSocket: ReactorHandler, @unchecked Sendable {
 
     /// - Parameters:
     ///   - addresses: tried in order until one connects (from `SocketAddress.lookup`); not empty.
-    ///   - connectTimeout: nanoseconds for TCP and the TLS handshake together.
+    ///   - connectTimeout: nanoseconds for TCP and the TLS handshake together; 0 for none (a
+    ///     peer in this process, which answers whenever the machine schedules it).
     public init(
         reactor: Reactor,
         peer: String,
@@ -77,7 +78,7 @@ public final class ClientSocket: ReactorHandler, @unchecked Sendable {
         reactor.queue.async { [self] in
             guard phase == .idle else { return }
             phase = .connecting
-            connectDeadline = Reactor.now() &+ connectTimeout
+            connectDeadline = connectTimeout == 0 ? 0 : Reactor.now() &+ connectTimeout
             guard !addresses.isEmpty else {
                 fail(.connectFailed(peer: peer, reason: "no address to connect to"))
                 return

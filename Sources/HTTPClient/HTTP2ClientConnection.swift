@@ -45,17 +45,20 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
 
     /// Time limits and the largest answer body taken.
     public struct Configuration: Sendable {
-        /// From starting the TCP connect until the peer's SETTINGS (TLS handshake included).
-        public var connectTimeout: Duration = .seconds(2)
-        /// From sending a request until its answer.
-        public var requestTimeout: Duration = .seconds(10)
+        /// From starting the TCP connect until the peer's SETTINGS (TLS handshake included);
+        /// nil: no limit, for a peer in this process (see ``requestTimeout``).
+        public var connectTimeout: Duration? = .seconds(2)
+        /// From sending a request until its answer; nil: no limit. Only for a peer in this
+        /// process that answers every request: its answers come whenever the machine schedules
+        /// it, and a wall-clock limit would turn a busy machine into failed requests.
+        public var requestTimeout: Duration? = .seconds(10)
         public var maxResponseBodyBytes = 64 << 10
         /// The response fields kept (lowercase names); nil keeps every one.
         public var keptResponseFields: [String]?
 
         public init(
-            connectTimeout: Duration = .seconds(2),
-            requestTimeout: Duration = .seconds(10),
+            connectTimeout: Duration? = .seconds(2),
+            requestTimeout: Duration? = .seconds(10),
             maxResponseBodyBytes: Int = 64 << 10,
             keptResponseFields: [String]? = nil
         ) {
@@ -65,9 +68,12 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
             self.keptResponseFields = keptResponseFields
         }
 
-        /// The limits in the reactor's unit, monotonic nanoseconds.
-        var connectTimeoutNanoseconds: UInt64 { HTTPClient.Configuration.nanoseconds(connectTimeout) }
-        var requestTimeoutNanoseconds: UInt64 { HTTPClient.Configuration.nanoseconds(requestTimeout) }
+        /// The limits in the reactor's unit, monotonic nanoseconds; 0: none.
+        var connectTimeoutNanoseconds: UInt64 { connectTimeout.map(HTTPClient.Configuration.nanoseconds) ?? 0 }
+        var requestTimeoutNanoseconds: UInt64 { requestTimeout.map(HTTPClient.Configuration.nanoseconds) ?? 0 }
+
+        /// The deadline `limit` nanoseconds after `now`; 0 (none) when there is no limit.
+        static func deadline(_ limit: UInt64, after now: UInt64) -> UInt64 { limit == 0 ? 0 : now &+ limit }
     }
 
     /// `open` from the transport being ready (TCP for h2c, a handshake with ALPN h2 for TLS);
@@ -142,7 +148,7 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
         assertConfined()
         guard phase == .idle else { return }
         phase = .connecting
-        connectDeadline = Reactor.now() &+ configuration.connectTimeoutNanoseconds
+        connectDeadline = Configuration.deadline(configuration.connectTimeoutNanoseconds, after: Reactor.now())
         socket?.start()
     }
 
@@ -175,6 +181,8 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
     private func opened(_ streamID: Int32, requestID: Int) {
         streams[Int(streamID)] = requestID
         maxOpenStreams = max(maxOpenStreams, streams.count)
+        // Without a request limit nothing is ever due: no entry, so no sweep looks at it.
+        guard configuration.requestTimeoutNanoseconds > 0 else { return }
         let now = Reactor.now()
         deadlines.append(
             Deadline(streamID: streamID, sentAt: now, deadline: now &+ configuration.requestTimeoutNanoseconds)
@@ -266,7 +274,7 @@ public final class HTTP2ClientConnection: ClientSocketDelegate, @unchecked Senda
         guard phase == .open else { return }
         let now = Reactor.now()
         if !settings.reported {
-            guard now >= connectDeadline else { return }
+            guard connectDeadline != 0, now >= connectDeadline else { return }
             close(
                 reason:
                     "connect to \(label) timed out after \(configuration.connectTimeoutNanoseconds / 1_000_000) ms: "

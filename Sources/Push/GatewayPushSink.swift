@@ -33,10 +33,13 @@ public final class GatewayPushSink: PushSink, @unchecked Sendable {
         public var maxConnections: Int = 4
         /// Our own cap on streams per connection, below the peer's when it allows more.
         public var maxStreamsPerConnection: Int = 1000
-        /// From starting the TCP connect until the peer's HTTP/2 SETTINGS arrive.
-        public var connectTimeout: Duration = .seconds(2)
-        /// From sending a request until its answer.
-        public var requestTimeout: Duration = .seconds(10)
+        /// From starting the TCP connect until the peer's HTTP/2 SETTINGS arrive; nil: no limit.
+        public var connectTimeout: Duration? = .seconds(2)
+        /// From sending a request until its answer; nil: no limit. Only for a gateway in this
+        /// process that answers every request (the scenario runner's stand-in): there a limit of
+        /// wall time would fail pushes whenever the machine is busy, and with them a scenario's
+        /// verdict, which must depend on virtual time alone.
+        public var requestTimeout: Duration? = .seconds(10)
         public var retry = RetryPolicy()
         /// Tokens queued, in flight or waiting to retry, per gateway; more fail at once.
         public var maxOutstandingTokens: Int = 500_000

@@ -60,8 +60,8 @@ final class HTTP2EventLog: @unchecked Sendable {
     static func connect(
         port: Int,
         requests: [HTTPRequest],
-        connectTimeout: Duration = .seconds(2),
-        requestTimeout: Duration = .seconds(2)
+        connectTimeout: Duration? = .seconds(2),
+        requestTimeout: Duration? = .seconds(2)
     ) throws -> (HTTP2EventLog, HTTP2ClientConnection, String) {
         let reactor = try Reactor(label: "test.h2", sweepInterval: 5_000_000)
         reactor.start()
@@ -114,6 +114,36 @@ final class HTTP2EventLog: @unchecked Sendable {
         }
         #expect(log.closed.wait(timeout: .now() + 10) == .success)
         #expect(log.entries.withLock { $0.last } == .closed("test over", []))
+        await server.stop()
+    }
+
+    /// Without limits (a peer in this process, the scenario runner's gateway stand-in) a peer
+    /// that speaks late is waited for: its SETTINGS and its answer come 0.4 s after the 150 ms
+    /// that fail the same connection with a connect timeout.
+    @Test func withoutTimeLimitsAPeerThatSpeaksLateIsWaitedFor() async throws {
+        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), responder: EchoTargetResponder())
+        let relay = try LaggingRelay(to: try server.start(), lag: .milliseconds(400))
+        defer { relay.stop() }
+        let (log, connection, _) = try HTTP2EventLog.connect(
+            port: relay.port,
+            requests: [Self.post("/a")],
+            connectTimeout: nil,
+            requestTimeout: nil
+        )
+        #expect(log.answered.wait(timeout: .now() + 60) == .success)
+        #expect(log.entries.withLock { $0.contains(.response(0, 200, "hello /a")) }, "\(log.entries.withLock { $0 })")
+        connection.reactor.queue.sync { connection.close(reason: "test over") }
+        let (limited, _, label) = try HTTP2EventLog.connect(
+            port: relay.port,
+            requests: [Self.post("/a")],
+            connectTimeout: .milliseconds(150)
+        )
+        #expect(limited.closed.wait(timeout: .now() + 60) == .success)
+        #expect(
+            limited.entries.withLock { $0 } == [
+                .closed("connect to \(label) timed out after 150 ms: TCP connected but no HTTP/2 SETTINGS arrived", [])
+            ]
+        )
         await server.stop()
     }
 

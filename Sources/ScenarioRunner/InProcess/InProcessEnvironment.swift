@@ -55,6 +55,7 @@ public final class InProcessEnvironment: ScenarioEnvironment {
             adapter: adapter,
             gateway: gateway,
             serverTimeFollowsAdapter: true,
+            pushWaitLimit: nil,
             storageRoot: storage
         ) {
             adapter.close()

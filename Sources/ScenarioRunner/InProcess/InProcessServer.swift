@@ -40,7 +40,7 @@ public final class InProcessServer: Sendable {
         options.allowedHosts = MockServerOptions.inProcessHosts
         switch pushes {
         case .redirectable:
-            let sink = try RedirectableGatewayPushSink(configuration: .init())
+            let sink = try RedirectableGatewayPushSink(configuration: Self.standInPushes)
             options.pushSink = sink
             gatewaySink = sink
         case .direct(let gateway):
@@ -49,6 +49,19 @@ public final class InProcessServer: Sendable {
         }
         server = try MockServer(options: options)
         connection = ResponderServerConnection(responder: server, baseURL: baseURL)
+    }
+
+    /// How the server's pushes reach the runner's push-gateway stand-in, which lives in this
+    /// process for as long as the world and answers every request: with no connect or request
+    /// timeout. Its answers come whenever the machine schedules its threads (and the push
+    /// client's, at background priority), and a limit of wall time turned a busy machine into
+    /// failed pushes, devices that never checked, and a verdict that depended on scheduling.
+    /// A refused or broken connection still fails as it would (retried, then `failed`).
+    static var standInPushes: GatewayPushSink.Configuration {
+        var configuration = GatewayPushSink.Configuration()
+        configuration.connectTimeout = nil
+        configuration.requestTimeout = nil
+        return configuration
     }
 
     /// Closes the push path's connections.

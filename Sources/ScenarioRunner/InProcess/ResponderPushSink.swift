@@ -43,8 +43,8 @@ struct ResponderPushSink: PushSink {
         case nil:
             return .failed(reason: "\(target.platform.rawValue) has no push")
         }
-        guard case .response(let response)? = ResponderServerConnection.exchange(gateway, request) else {
-            return .failed(reason: "the in-process gateway did not answer")
+        guard case .response(let response) = ResponderServerConnection.exchange(gateway, request) else {
+            return .failed(reason: "the in-process gateway closed the exchange without answering")
         }
         switch ProviderResponse.verdict(
             provider,

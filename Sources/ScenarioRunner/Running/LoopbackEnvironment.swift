@@ -44,7 +44,14 @@ public final class LoopbackEnvironment: ScenarioEnvironment {
             let spawned = try makeAdapter()
             adapter = spawned
             let storage = StorageFolder.make()
-            return ScenarioWorld(server: server, adapter: spawned, gateway: stand, storageRoot: storage) {
+            // Server and stand-in are both in this process: each push settles, however busy the machine.
+            return ScenarioWorld(
+                server: server,
+                adapter: spawned,
+                gateway: stand,
+                pushWaitLimit: nil,
+                storageRoot: storage
+            ) {
                 spawned.close()
                 stand.shutdown()
                 local.shutdown()

@@ -1,7 +1,6 @@
 import AdapterProtocol
 import AdminClient
 import Clock
-import Dispatch
 import JSON
 
 extension ScenarioExecution {
@@ -53,14 +52,16 @@ extension ScenarioExecution {
     }
 
     /// Waits until the server has no push in flight (every token has its gateway's answer), then
-    /// routes what the gateway accepted to the devices owning the tokens.
+    /// routes what the gateway accepted to the devices owning the tokens. The wait is bounded
+    /// only by the world's ``ScenarioWorld/pushWaitLimit`` (none in process).
     func observePushes() throws {
         var clock = try readServerClock()
-        let giveUp = DispatchTime.now() + .seconds(60)
+        let limit = world.pushWaitLimit
+        let giveUp = limit.map { ContinuousClock.now + $0 }
         while clock.pushesInFlight > 0 {
-            guard DispatchTime.now() < giveUp else {
+            if let giveUp, let limit, ContinuousClock.now >= giveUp {
                 throw ServerFailure(
-                    "the server still has \(clock.pushesInFlight) push(es) waiting for the gateway's answer after 60 s of real time"
+                    "the server still has \(clock.pushesInFlight) push(es) waiting for the gateway's answer after \(limit.components.seconds) s of real time"
                 )
             }
             world.gateway.waitForDelivery(milliseconds: 5)

@@ -15,6 +15,14 @@ public struct ScenarioWorld {
     /// True when the server's manual clock is the adapter's own scheduler (one clock in process):
     /// then the adapter's `advance` moves the server too, and the runner sends no clock move.
     public var serverTimeFollowsAdapter: Bool
+    /// How long of wall time the runner waits for the server's pushes in flight to settle (every
+    /// token has its gateway's answer) before it reports the server stuck; nil: as long as it
+    /// takes. Nil when the server and the gateway stand-in are both in this process (in process;
+    /// the runner's own loopback server): each push there settles, since the stand-in answers
+    /// every request and the server's push client keeps no wall-clock limit towards it, so a
+    /// limit could only turn a busy machine into a wrong verdict. A running server (`--server`)
+    /// is another process that may never settle: 60 s, then a clear error.
+    public var pushWaitLimit: Duration?
     /// A folder for the devices' storage; removed by `close`.
     public var storageRoot: String
     public var close: () -> Void
@@ -24,6 +32,7 @@ public struct ScenarioWorld {
         adapter: any AdapterConnection,
         gateway: PushGatewayStandIn,
         serverTimeFollowsAdapter: Bool = false,
+        pushWaitLimit: Duration? = .seconds(60),
         storageRoot: String,
         close: @escaping () -> Void
     ) {
@@ -31,6 +40,7 @@ public struct ScenarioWorld {
         self.adapter = adapter
         self.gateway = gateway
         self.serverTimeFollowsAdapter = serverTimeFollowsAdapter
+        self.pushWaitLimit = pushWaitLimit
         self.storageRoot = storageRoot
         self.close = close
     }
