@@ -19,6 +19,8 @@ enum AdapterCheckCommand: CLICommand {
         bundled scenarios the adapter's capabilities will run, and why the rest are skipped.
 
           --adapter-timeout S  seconds an answer may take (default 5)
+          --exit-timeout S     seconds the adapter has to exit once its stdin ends (default 2, the
+                               lifecycle's promise; more for a loaded machine, e.g. a busy CI runner)
           --scenarios DIR      the suite the last line counts (default Scenarios, when present)
           --schema             print the protocol's JSON Schema and exit
 
@@ -26,7 +28,10 @@ enum AdapterCheckCommand: CLICommand {
         """
 
     static func run(_ arguments: [String]) -> Int32 {
-        let parser = ArgumentParser(valued: ["--adapter-timeout", "--scenarios"], flags: ["--schema"])
+        let parser = ArgumentParser(
+            valued: ["--adapter-timeout", "--exit-timeout", "--scenarios"],
+            flags: ["--schema"]
+        )
         let parsed: ArgumentParser.Parsed
         do {
             parsed = try parser.parse(arguments)
@@ -58,6 +63,15 @@ enum AdapterCheckCommand: CLICommand {
                 return 2
             }
             options.commandTimeout = seconds
+        }
+        if let text = parsed.value("--exit-timeout") {
+            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3_600 else {
+                CLI.printError(
+                    "lerix-mock adapter-check: --exit-timeout takes seconds above 0 and at most 3600, not '\(text)'"
+                )
+                return 2
+            }
+            options.exitTimeout = seconds
         }
         do {
             // The closing line says how much of the bundled suite the adapter will run.

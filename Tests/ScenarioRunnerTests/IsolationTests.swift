@@ -84,7 +84,10 @@ import Testing
     /// `--adapter` without `--server`: each scenario gets a fresh server of the runner's own and a
     /// fresh `lerix-mock adapter` process.
     @Test func anAbsoluteTimePassesAfterMonthsThroughTheSwiftAdapterOutOfProcess() throws {
-        let environment = LoopbackEnvironment(adapterCommand: "'\(ServerProcess.binary.path)' adapter --quiet")
+        let environment = LoopbackEnvironment(
+            adapterCommand: "'\(ServerProcess.binary.path)' adapter --quiet",
+            adapterOptions: .onALoadedMachine
+        )
         #expect(environment.worldsAreIndependent)
         Self.expectBothOrdersPass(try Self.runBothOrders(in: environment))
     }
@@ -100,7 +103,8 @@ import Testing
         Self.expectBothOrdersPass(try Self.runBothOrders(in: inProcessAdapter))
         let spawned = try RemoteEnvironment(
             serverURL: url,
-            adapterCommand: "'\(ServerProcess.binary.path)' adapter --quiet"
+            adapterCommand: "'\(ServerProcess.binary.path)' adapter --quiet",
+            adapterOptions: .onALoadedMachine
         )
         Self.expectBothOrdersPass(try Self.runBothOrders(in: spawned))
     }

@@ -69,7 +69,9 @@ import Testing
         for jobs in [1, 4] {
             let run = try ServerProcess.run(
                 [
-                    "scenarios", "Scenarios", "--jobs", "\(jobs)", "--adapter", "\(binary) adapter --quiet",
+                    // A generous answer budget: the adapters are spawned on a loaded test machine.
+                    "scenarios", "Scenarios", "--jobs", "\(jobs)", "--adapter-timeout", "60",
+                    "--adapter", "\(binary) adapter --quiet",
                     "--adapter",
                     "node SDKs/web/adapter.js", "--json", "\(dir)/jobs-\(jobs).json", "--markdown",
                     "\(dir)/jobs-\(jobs).md",

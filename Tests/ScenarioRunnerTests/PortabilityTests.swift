@@ -11,7 +11,8 @@ import Testing
     static func skipped(emulating platform: String) throws -> (skipped: Set<String>, result: SuiteResult) {
         let suite = try ScenarioSuite.load(paths: [BundledSuiteTests.scenariosFolder])
         let environment = LoopbackEnvironment(
-            adapterCommand: "'\(ServerProcess.binary.path)' adapter --quiet --platforms \(platform)"
+            adapterCommand: "'\(ServerProcess.binary.path)' adapter --quiet --platforms \(platform)",
+            adapterOptions: .onALoadedMachine
         )
         let result = SuiteRunner(options: SuiteOptions()).run(suite, in: environment)
         let skipped = result.outcomes.filter { if case .skipped = $0.status { true } else { false } }

@@ -22,7 +22,8 @@ import Testing
         do {
             let environment = try RemoteEnvironment(
                 serverURL: "http://127.0.0.1:\(server.port)",
-                adapterCommand: "'\(ServerProcess.binary.path)' adapter --quiet"
+                adapterCommand: "'\(ServerProcess.binary.path)' adapter --quiet",
+                adapterOptions: .onALoadedMachine
             )
             result = SuiteRunner(options: SuiteOptions(verbose: true)).run(suite, in: environment)
         }

@@ -92,13 +92,22 @@ import Testing
     /// that writes answers ahead without reading (numbering them 2, 3, … as a counter would)
     /// fails, whether its answers wait in the pipe or trickle in later.
     @Test func anAdapterThatWritesAnswersAheadFails() throws {
-        let counting = #"i=2; while [ $i -lt 40 ]; do echo "{\"id\":$i,\"ok\":true}"; i=$((i+1)); done; sleep 1000"#
+        let dir = try TestFiles.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let written = dir + "/written"
+        let counting =
+            #"i=2; while [ $i -lt 40 ]; do echo "{\"id\":$i,\"ok\":true}"; i=$((i+1)); done; : > '"#
+            + written + #"'; sleep 1000"#
         let ahead = try adapter(counting, readsNext: false)
-        // Give it time to fill the pipe: the answers are waiting before the request is written.
-        usleep(300_000)
+        // The answers wait in the pipe before the request is written: the adapter says when they
+        // are all there (a fixed 0.3 s sleep here lost that race on a loaded machine).
+        for _ in 0..<6_000 where !FileManager.default.fileExists(atPath: written) { usleep(10_000) }
+        try #require(FileManager.default.fileExists(atPath: written), "the adapter never wrote its answers")
         let early = failure(of: ahead)
         #expect(early.contains("before the request was sent"), "\(early)")
-        let trickling = try adapter(#"sleep 0.3; echo '{"id":2,"ok":true}'; sleep 1000"#, readsNext: false)
+        // Answers that come after the request, numbered by a counter instead of its id (it reads
+        // the line first, so the answer is later than the request however the machine schedules).
+        let trickling = try adapter(#"read line; echo '{"id":2,"ok":true}'; sleep 1000"#, readsNext: false)
         let late = failure(of: trickling)
         #expect(late.contains("answered id 2 to request "), "\(late)")
         // An honest adapter that echoes the id it read passes.
@@ -188,7 +197,10 @@ import Testing
             BundledSuiteTests.scenariosFolder + "/refresh-fetches-now.yaml",
             BundledSuiteTests.scenariosFolder + "/not-modified-answers.yaml",
         ])
-        let environment = LoopbackEnvironment(adapterCommand: "'\(ServerProcess.binary.path)' adapter --quiet")
+        let environment = LoopbackEnvironment(
+            adapterCommand: "'\(ServerProcess.binary.path)' adapter --quiet",
+            adapterOptions: .onALoadedMachine
+        )
         let result = SuiteRunner(options: SuiteOptions()).run(suite, in: environment)
         #expect(result.passed == 2, "\(result.outcomes.map(\.failure))")
     }

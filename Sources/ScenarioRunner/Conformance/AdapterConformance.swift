@@ -419,9 +419,12 @@ public final class AdapterConformance {
             now: now,
             requestTimeout: helloAnswer["request_timeout_seconds"]?.numberValue
         )
-        check("at the end of stdin the adapter exits by itself within 2 s") {
-            guard adapter.closeAndWait(seconds: 2) else {
-                throw Miss("it was still running 2 s after its stdin closed, and was killed; exit when stdin ends")
+        let exitTimeout = SubprocessAdapter.seconds(options.exitTimeout)
+        check("at the end of stdin the adapter exits by itself within \(exitTimeout)") {
+            guard adapter.closeAndWaitForExit() else {
+                throw Miss(
+                    "it was still running \(exitTimeout) after its stdin closed, and was killed; exit when stdin ends"
+                )
             }
         }
         return Report(

@@ -19,6 +19,11 @@ public final class SubprocessAdapter: AdapterConnection {
     public struct Options: Sendable {
         /// Seconds of wall time an answer may take.
         public var commandTimeout: Double
+        /// Seconds of wall time the adapter has to exit by itself once its stdin ends, before it
+        /// is killed with its group: the lifecycle's 2 s (docs/ADAPTER.md), which `adapter-check`
+        /// checks (`--exit-timeout`). A wall-clock promise about another process: on a loaded
+        /// machine its exit may be scheduled later, so a run there may give it more.
+        public var exitTimeout: Double
         /// How many of the adapter's last stderr lines a failure quotes.
         public var stderrLines: Int
         /// Copy the adapter's stderr to the runner's as it arrives.
@@ -26,13 +31,18 @@ public final class SubprocessAdapter: AdapterConnection {
         /// Where passed-through stderr goes; nil: the runner's stderr (tests catch it here).
         public var stderrSink: (@Sendable ([UInt8]) -> Void)?
 
+        /// The lifecycle's promise (docs/ADAPTER.md): an adapter exits within 2 s of its stdin's end.
+        public static let documentedExitTimeout: Double = 2
+
         public init(
             commandTimeout: Double = 5,
+            exitTimeout: Double = Self.documentedExitTimeout,
             stderrLines: Int = 12,
             passStderrThrough: Bool = true,
             stderrSink: (@Sendable ([UInt8]) -> Void)? = nil
         ) {
             self.commandTimeout = commandTimeout
+            self.exitTimeout = exitTimeout
             self.stderrLines = stderrLines
             self.passStderrThrough = passStderrThrough
             self.stderrSink = stderrSink
@@ -123,13 +133,13 @@ public final class SubprocessAdapter: AdapterConnection {
         }
     }
 
-    /// Closes stdin and reports whether the adapter exited by itself within `seconds` (else it
-    /// is killed), as the lifecycle asks.
-    public func closeAndWait(seconds: Double) -> Bool {
+    /// Closes stdin and reports whether the adapter exited by itself within
+    /// ``Options/exitTimeout`` (else it is killed), as the lifecycle asks.
+    public func closeAndWaitForExit() -> Bool {
         guard stopped != "closed" else { return reaped }
         Posix.close(input)
         input = -1
-        let exited = waitForExit(seconds: seconds) != nil
+        let exited = waitForExit(seconds: options.exitTimeout) != nil
         close()
         return exited
     }
@@ -311,7 +321,8 @@ public final class SubprocessAdapter: AdapterConnection {
         if let sink = options.stderrSink { sink(safe) } else { safe.withUnsafeBytes { _ = Posix.writeAll(2, $0) } }
     }
 
-    private static func seconds(_ value: Double) -> String {
+    /// "2 s", "0.5 s": a duration as failures and check names show it.
+    static func seconds(_ value: Double) -> String {
         value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 
@@ -345,13 +356,13 @@ public final class SubprocessAdapter: AdapterConnection {
         }
     }
 
-    /// Ends the adapter: stdin closes (its cue to exit); one that lingers past 2 s is killed
-    /// with its process group.
+    /// Ends the adapter: stdin closes (its cue to exit); one that lingers past
+    /// ``Options/exitTimeout`` is killed with its process group.
     public func close() {
         guard stopped != "closed" else { return }
         stopped = "closed"
         if input >= 0 { Posix.close(input) }
-        if !reaped, waitForExit(seconds: 2) == nil, !reaped {
+        if !reaped, waitForExit(seconds: options.exitTimeout) == nil, !reaped {
             Posix.killGroup(pid)
             _ = waitForExit(seconds: 2)
         }
