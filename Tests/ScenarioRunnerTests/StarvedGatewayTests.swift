@@ -1,4 +1,5 @@
 import AdminClient
+import Clock
 import JSON
 import ScenarioLanguage
 import TestSupport
@@ -65,6 +66,14 @@ import Testing
         #expect(world.pushWaitLimit == nil)
         #expect(InProcessServer.standInPushes.connectTimeout == nil)
         #expect(InProcessServer.standInPushes.requestTimeout == nil)
+        // Nor does the stand-in bound its in-process sender; one for another process keeps its guards.
+        let inProcess = try #require(world.gateway.listenerTimeouts)
+        let none = PushGatewayStandIn.noLimit
+        #expect(inProcess.headerRead == none && inProcess.requestRead == none && inProcess.idle == none)
+        let forAnother = try PushGatewayStandIn.listen(scheduler: SystemScheduler(), sender: .anotherProcess)
+        defer { forAnother.shutdown() }
+        #expect(forAnother.listenerTimeouts?.headerRead == .seconds(10))
+        #expect(forAnother.listenerTimeouts?.idle == .seconds(75))
         let remote = ScenarioWorld(
             server: world.server,
             adapter: world.adapter,

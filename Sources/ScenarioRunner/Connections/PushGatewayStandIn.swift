@@ -46,15 +46,41 @@ public final class PushGatewayStandIn: Sendable {
         PushGatewayStandIn(gateway: PushGateway(scheduler: scheduler), listener: nil, url: nil)
     }
 
+    /// Where the server that pushes to the stand-in runs.
+    public enum Sender: Sendable {
+        /// In the runner's process (in process; the runner's own server for `--adapter`).
+        case thisProcess
+        /// In another process (`--server URL`).
+        case anotherProcess
+    }
+
     /// Listens on 127.0.0.1 on a port the kernel picks (h2c with prior knowledge).
-    public static func listen(scheduler: any Scheduler) throws -> PushGatewayStandIn {
+    ///
+    /// For a sender in this process the listener keeps no limits of wall time (a request head
+    /// within 10 s of connecting, a connection idle 75 s): like the sender's own towards it
+    /// (`InProcessServer.standInPushes`), they would only measure how late a busy machine ran
+    /// the sender's threads, and each connection they closed cost a push an attempt.
+    public static func listen(scheduler: any Scheduler, sender: Sender = .anotherProcess) throws -> PushGatewayStandIn {
         let gateway = PushGateway(scheduler: scheduler)
-        let listener = HTTPServer(
-            configuration: .init(host: "127.0.0.1", port: 0, clock: scheduler),
-            responder: gateway
-        )
+        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0, clock: scheduler)
+        if case .thisProcess = sender {
+            configuration.headerReadTimeout = Self.noLimit
+            configuration.requestReadTimeout = Self.noLimit
+            configuration.idleTimeout = Self.noLimit
+        }
+        let listener = HTTPServer(configuration: configuration, responder: gateway)
         let port = try listener.start()
         return PushGatewayStandIn(gateway: gateway, listener: listener, url: "http://127.0.0.1:\(port)")
+    }
+
+    /// A limit HTTPServer's deadlines never reach (it clamps it to some 146 years): none.
+    static let noLimit = Duration.seconds(Int64.max)
+
+    /// The listener's limits of wall time (nil: it has no socket).
+    var listenerTimeouts: (headerRead: Duration, requestRead: Duration, idle: Duration)? {
+        listener.map {
+            ($0.configuration.headerReadTimeout, $0.configuration.requestReadTimeout, $0.configuration.idleTimeout)
+        }
     }
 
     /// Points the server's APNs and FCM pushes at this gateway (`PUT /admin/push-gateways`),

@@ -36,7 +36,7 @@ public final class InProcessEnvironment: ScenarioEnvironment {
         let start = Scenario.inProcessStart
         let gateway =
             viaGateway
-            ? try PushGatewayStandIn.listen(scheduler: SystemScheduler())
+            ? try PushGatewayStandIn.listen(scheduler: SystemScheduler(), sender: .thisProcess)
             : PushGatewayStandIn.inMemory(scheduler: SystemScheduler())
         let server: InProcessServer
         do {

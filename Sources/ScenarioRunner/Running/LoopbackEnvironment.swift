@@ -38,7 +38,7 @@ public final class LoopbackEnvironment: ScenarioEnvironment {
         var adapter: (any AdapterConnection)?
         do {
             let server = local.connection
-            let stand = try PushGatewayStandIn.listen(scheduler: SystemScheduler())
+            let stand = try PushGatewayStandIn.listen(scheduler: SystemScheduler(), sender: .thisProcess)
             gateway = stand
             try stand.point(server)
             let spawned = try makeAdapter()

@@ -36,7 +36,7 @@ public final class RemoteEnvironment: ScenarioEnvironment {
                 "\(serverURL) runs on the system clock; start it with `lerix-mock serve --clock manual` so scenarios can move time"
             )
         }
-        gateway = try PushGatewayStandIn.listen(scheduler: SystemScheduler())
+        gateway = try PushGatewayStandIn.listen(scheduler: SystemScheduler(), sender: .anotherProcess)
         do {
             try gateway.point(server)
         } catch {
