@@ -63,12 +63,12 @@ extension AdapterHost {
         case .nextDeadline:
             return [(AdapterCommand.nextDeadline.rawValue, scheduler.nextDeadline.map { .string($0.rfc3339) } ?? .null)]
         case .state(let id):
-            return stateFields(try device(id, in: table))
+            return DeviceState(of: try device(id, in: table)).fields
         }
         return []
     }
 
-    private func device(_ id: String, in table: DeviceTable) throws(CommandError) -> AdapterDevice {
+    func device(_ id: String, in table: DeviceTable) throws(CommandError) -> AdapterDevice {
         guard let device = table.devices[id] else {
             throw CommandError(
                 "unknown device \(id)"

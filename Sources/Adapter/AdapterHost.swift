@@ -163,17 +163,24 @@ public final class AdapterHost: Sendable {
     /// ``handle(_:)-(JSON)`` does once the line is read, for an in-process caller that has the
     /// request typed already, so nothing is encoded or decoded per device.
     public func handle(_ request: AdapterRequest) -> Result<[(String, JSON)], AdapterCommandError> {
+        locked { table throws(CommandError) in try run(request, table) }
+    }
+
+    /// Runs one command's `body` holding the lock, then waits for what it started (requests,
+    /// pushes) whether it succeeded or was refused.
+    func locked<Answer: Sendable>(
+        _ body: (DeviceTable) throws(CommandError) -> Answer
+    ) -> Result<Answer, AdapterCommandError> {
         serial.withLock { table in
+            let answer: Result<Answer, CommandError>
             do throws(CommandError) {
-                let fields = try run(request, table)
-                network.runUntilIdle()
-                drainPushes(table)
-                return .success(fields)
+                answer = .success(try body(table))
             } catch {
-                network.runUntilIdle()
-                drainPushes(table)
-                return .failure(error)
+                answer = .failure(error)
             }
+            network.runUntilIdle()
+            drainPushes(table)
+            return answer
         }
     }
 

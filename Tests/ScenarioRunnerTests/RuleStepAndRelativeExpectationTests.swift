@@ -148,6 +148,71 @@ import Testing
         #expect(outcome.status == .passed, "\(outcome.failure)\n\(outcome.log.joined(separator: "\n"))")
     }
 
+    /// Each device of a fleet counts from what its own previous expectation saw, and only the
+    /// devices with a clock offset read their times on it, though the fleet shares one expectation.
+    @Test func aFleetCountsAndReadsTimesDeviceByDevice() throws {
+        let outcome = try run(
+            """
+            name: relative fleet
+            devices:
+              fleet: {count: 3, platform: ios, clock_offset: [0, -2h, 0]}
+            steps:
+              - launch: fleet
+              - refresh: fleet-2
+              - refresh: fleet-3
+              - refresh: fleet-3
+              - expect: {device: fleet, checks: ">= 1", last_success: +0s}
+              - after: 6m
+              - refresh: fleet
+              - expect: {device: fleet, checks: "+1", last_success: +6m}
+              - expect: {device: [fleet-1, fleet-3], checks: "<= +0"}
+            """
+        )
+        #expect(outcome.status == .passed, "\(outcome.failure)\n\(outcome.log.joined(separator: "\n"))")
+
+        let failed = try run(
+            """
+            name: relative fleet failure
+            devices:
+              fleet: {count: 3, platform: ios}
+            steps:
+              - launch: fleet
+              - refresh: fleet-2
+              - expect: {device: fleet, checks: ">= 1"}
+              - refresh: fleet
+              - expect: {device: fleet, checks: 2}
+            """
+        )
+        #expect(failed.status == .failed)
+        #expect(failed.failure.contains("1 of 3 devices differ"), "\(failed.failure)")
+        #expect(failed.failure.contains("fleet-2: checks: expected 2, seen 3"), "\(failed.failure)")
+    }
+
+    @Test func onlyAnExpectationWithACountFromThePreviousKeepsCounts() throws {
+        func expectation(_ fields: String) throws -> ScenarioLanguage.Expectation {
+            let scenario = try Scenario.parse(
+                Array(
+                    "name: e\ndevices: {phone: {platform: ios}}\nsteps:\n  - expect: {device: phone, \(fields)}\n".utf8
+                ),
+                file: "e.yaml"
+            )
+            let action = try #require(scenario.steps.first).action
+            guard case .expect(let e) = action else {
+                Issue.record("\(fields) is not read as an expectation")
+                return .ingest(JSONObject())
+            }
+            return e
+        }
+        for relative in [#"checks: "+1""#, #"not_modified: ">= +2""#, #"queued: {analytics: "+3"}"#] {
+            #expect(try expectation(relative).countsFromPrevious, "\(relative)")
+        }
+        for absolute in [
+            "checks: 2", #"checks: ">= 2""#, "screen: none", "last_success: +6m", "queued: {analytics: 1}",
+        ] {
+            #expect(try !expectation(absolute).countsFromPrevious, "\(absolute)")
+        }
+    }
+
     @Test func aRelativeCountThatDoesNotHoldSaysWhatItCountedFrom() throws {
         let outcome = try run(
             """

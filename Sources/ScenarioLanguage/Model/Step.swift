@@ -104,6 +104,20 @@ public enum Expectation: Sendable {
     /// The server's ingest counts per module.
     case ingest(JSONObject)
 
+    /// Whether a count of this expectation counts from each device's previous expectation
+    /// (`checks: "+1"`, `queued: {analytics: ">= +2"}`).
+    package var countsFromPrevious: Bool {
+        guard case .device(_, let fields) = self else { return false }
+        func relative(_ value: JSON) -> Bool { value.stringValue.map(StateShape.countsFromPrevious) ?? false }
+        return fields.contains { key, value in
+            if StateShape.topCounts.contains(key) { return relative(value) }
+            if StateShape.countObjects.contains(key) {
+                return value.objectValue?.contains { relative($0.value) } ?? false
+            }
+            return false
+        }
+    }
+
     /// Devices whose exchanges help explain a failure.
     package var devices: [String] {
         switch self {

@@ -112,6 +112,12 @@ package enum StateShape {
         return nil
     }
 
+    /// Whether a count written as `text` counts from the device's previous expectation (`"+1"`,
+    /// `">= +1"`): then each device's counts must be kept from one expectation to the next.
+    package static func countsFromPrevious(_ text: String) -> Bool {
+        relativeCount(text) != nil || comparison(text).flatMap { relativeCount($0.operand) } != nil
+    }
+
     /// `"+2"` → 2: a count relative to the previous expectation.
     package static func relativeCount(_ text: String) -> Int? {
         guard text.first == "+", let n = Int(text.dropFirst()), n >= 0 else { return nil }

@@ -17,6 +17,9 @@ public protocol AdapterConnection: AnyObject {
     /// Sends one typed request and returns the answer once `ok` is checked. The default goes
     /// through ``send(_:)``; the in-process host takes the request as it is, without JSON.
     func command(_ request: AdapterRequest) throws(AdapterFailure) -> JSON
+    /// The `state` of `device`. The default sends the `state` command; the in-process host
+    /// reads its device typed, so an expectation over a fleet formats only the fields it names.
+    func deviceState(_ device: String) throws(AdapterFailure) -> DeviceStateReading
     /// Ends the adapter (a subprocess is asked to exit, then reaped).
     func close()
 }
@@ -48,6 +51,11 @@ extension AdapterConnection {
             throw Self.refusal(of: request, AdapterFailure.clipped(error))
         }
         return answer
+    }
+
+    /// Sends the `state` command (the answer checked for `ok`, as ``command(_:)`` does).
+    public func deviceState(_ device: String) throws(AdapterFailure) -> DeviceStateReading {
+        .answer(try command(.state(device: device)))
     }
 
     static func refusal(of request: AdapterRequest, _ reason: String) -> AdapterFailure {

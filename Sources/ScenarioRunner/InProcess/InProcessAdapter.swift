@@ -61,5 +61,13 @@ final class InProcessAdapter: AdapterConnection {
         }
     }
 
+    /// The host's typed state: no field is formatted until an expectation reads it.
+    func deviceState(_ device: String) throws(AdapterFailure) -> DeviceStateReading {
+        switch host.state(of: device) {
+        case .success(let state): return .typed(state)
+        case .failure(let error): throw Self.refusal(of: .state(device: device), error.message)
+        }
+    }
+
     func close() {}
 }

@@ -60,6 +60,16 @@ enum Matcher {
         }
     }
 
+    /// Nil when the device state `seen` has every field of `expected` as it expects, else the
+    /// first that differs, named by its key: what ``mismatch(_:_:path:)`` says of a state answer
+    /// object, for a state read either way (``DeviceStateReading``).
+    static func mismatch(_ expected: JSONObject, in seen: DeviceStateReading) -> String? {
+        for (key, value) in expected {
+            if let m = mismatch(value, seen[key], path: key) { return m }
+        }
+        return nil
+    }
+
     /// A number, or a list's length, or nil.
     private static func number(of value: JSON?) -> Double? {
         switch value {
@@ -70,12 +80,18 @@ enum Matcher {
     }
 
     private static func comparison(_ s: String) -> (String, Double)? {
-        for op in [">=", "<=", "!=", ">", "<"] where s.hasPrefix(op) {
+        // Most expected texts are values (`none`, a rule id): they start with no operator.
+        guard let first = s.utf8.first,
+            first == UInt8(ascii: ">") || first == UInt8(ascii: "<") || first == UInt8(ascii: "!")
+        else { return nil }
+        for op in operators where s.hasPrefix(op) {
             guard let n = Double(String(s.dropFirst(op.count)).trimmingSpaces()) else { return nil }
             return (op, n)
         }
         return nil
     }
+
+    private static let operators = [">=", "<=", "!=", ">", "<"]
 
     static func describe(_ value: JSON) -> String {
         let text = value.serializedString

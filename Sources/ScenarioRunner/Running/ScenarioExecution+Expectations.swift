@@ -11,11 +11,20 @@ extension ScenarioExecution {
         case .device(let names, let fields):
             var problems: [String] = []
             var failing: [String] = []
+            // What every device is held to, when resolving it read nothing of one device.
+            var shared: (fields: JSONObject, notes: [String])?
             for name in names {
-                let state = try adapter.command(.state(device: name))
-                seenStates[name] = Self.counts(of: state)
-                let (resolved, notes) = resolvingRelative(fields, device: name)
-                if let m = Matcher.mismatch(withServerRuleIds(.object(resolved)), state, path: "") {
+                let state = try adapter.deviceState(name)
+                if keepsCounts { seenStates[name] = Self.counts(of: state) }
+                let (expected, notes): (JSONObject, [String])
+                if let shared {
+                    (expected, notes) = shared
+                } else {
+                    let resolved = resolvingRelative(fields, device: name)
+                    (expected, notes) = (withServerRuleIds(resolved.fields), resolved.notes)
+                    if !resolved.perDevice { shared = (expected, notes) }
+                }
+                if let m = Matcher.mismatch(expected, in: state) {
                     failing.append(name)
                     if problems.count < 5 {
                         problems.append("\(name): \(m)" + (notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))"))
@@ -100,7 +109,7 @@ extension ScenarioExecution {
 
     /// The part of a device's state that later relative counts (`checks: "+1"`) start from:
     /// kept per device between expectations, so a fleet of 100,000 keeps a few numbers each.
-    static func counts(of state: JSON) -> JSON {
+    static func counts(of state: DeviceStateReading) -> JSON {
         .object(
             JSONObject(
                 uniqueKeysWithValues: StateShape.countFields.compactMap { key in
@@ -112,9 +121,14 @@ extension ScenarioExecution {
 
     /// `checks: "+1"` and `last_success: +6m` made absolute for one device: counts from what the
     /// device's previous expectation saw (0 before any), times from time 0 (on the device's clock
-    /// for `last_success`, the server's inside updates and windows). The notes say how, for a failure.
-    func resolvingRelative(_ fields: JSONObject, device name: String) -> (JSONObject, notes: [String]) {
+    /// for `last_success`, the server's inside updates and windows). The notes say how, for a failure;
+    /// `perDevice` whether anything of the device was read (else every device gets the same).
+    func resolvingRelative(
+        _ fields: JSONObject,
+        device name: String
+    ) -> (fields: JSONObject, notes: [String], perDevice: Bool) {
         var notes: [String] = []
+        var perDevice = false
         let before = previousStates[name]
         let offsetMs = (clockOffsets[name] ?? 0) * 1000
         func count(_ value: JSON, _ path: String, base: Double?) -> JSON {
@@ -122,10 +136,12 @@ extension ScenarioExecution {
             let from = base ?? 0
             let origin = before == nil ? "0 at the start" : "\(Int(from)) at the previous expectation"
             if let n = StateShape.relativeCount(text) {
+                perDevice = true
                 notes.append("\(path) \"\(text)\" counts from \(origin)")
                 return .number(from + Double(n))
             }
             if let (op, operand) = StateShape.comparison(text), let n = StateShape.relativeCount(operand) {
+                perDevice = true
                 notes.append("\(path) \"\(text)\" counts from \(origin)")
                 return .string("\(op) \(Int(from) + n)")
             }
@@ -156,22 +172,28 @@ extension ScenarioExecution {
                 }
                 out[key] = .object(o)
             } else if StateShape.deviceTimes.contains(key) {
+                perDevice = true  // on the device's clock
                 let resolved = time(value, extra: offsetMs)
                 if resolved != value, offsetMs != 0 {
                     notes.append("\(key) \(value.stringValue ?? "") is on the device's clock, \(offsetMs / 1000) s off")
                 }
                 out[key] = resolved
             } else if let inner = StateShape.nestedDeviceTimes[key], case .object(var o) = value {
+                perDevice = true
                 if let v = o[inner] { o[inner] = time(v, extra: offsetMs) }
                 out[key] = .object(o)
             } else if StateShape.nested[key] != nil {
                 out[key] = times(in: value)
             }
         }
-        return (out, notes)
+        return (out, notes, perDevice)
     }
 
     /// `rule: block` in an expectation means the server id the runner got for rule `block`.
+    func withServerRuleIds(_ fields: JSONObject) -> JSONObject {
+        withServerRuleIds(.object(fields)).objectValue ?? fields
+    }
+
     func withServerRuleIds(_ value: JSON) -> JSON {
         switch value {
         case .object(var o):

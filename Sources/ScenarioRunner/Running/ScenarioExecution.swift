@@ -41,6 +41,9 @@ final class ScenarioExecution {
     /// from there), and as the current one sees them (``counts(of:)``).
     var previousStates: [String: JSON] = [:]
     var seenStates: [String: JSON] = [:]
+    /// Whether some expectation counts from a device's previous one: only then are the counts
+    /// kept (a fleet's expectations of absolute values keep nothing per device).
+    let keepsCounts: Bool
 
     var ruleIds: [String: String] = [:]
     var ruleBodies: [String: JSON] = [:]
@@ -63,6 +66,12 @@ final class ScenarioExecution {
         self.world = world
         self.verbose = verbose
         rng = SplitMix64(seed: seed, salt: scenario.name)
+        keepsCounts = scenario.steps.contains { step in
+            switch step.action {
+            case .expect(let expectation), .until(let expectation, _): return expectation.countsFromPrevious
+            default: return false
+            }
+        }
         for d in scenario.devices {
             devices[d.name] = d
             installed[d.name] = (d.appVersion, d.build)

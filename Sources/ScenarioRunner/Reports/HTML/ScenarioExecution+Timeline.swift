@@ -80,7 +80,7 @@ extension ScenarioExecution {
                         device: name
                     )
                 }
-                let screen = (try? adapter.command(.state(device: name)))?["screen"]?.stringValue ?? "unknown"
+                let screen = (try? adapter.deviceState(name))?["screen"]?.stringValue ?? "unknown"
                 counts[screen, default: 0] += 1
             }
             recorder.recordScreens(at: elapsed, lane: lane, counts: counts)
