@@ -113,11 +113,12 @@ private final class SynchronousReply: Sendable {
         }
     }
 
-    /// What arrived so far (nil: nothing yet, a timeout); later replies are dropped.
+    /// What arrived so far (nil: nothing yet, a timeout); later replies are dropped. Moved
+    /// out, not copied: the reply's end then has nothing left to destroy.
     func close() -> TransportResult? {
         state.withLock { s in
             s.closed = true
-            return s.result
+            return s.result.take()
         }
     }
 }

@@ -96,6 +96,7 @@ extension Instant {
     }
 
     private static func parseRFC3339(_ b: UnsafeBufferPointer<UInt8>) -> Instant? {
+        if b.count == 24, let instant = parseCanonicalRFC3339(b) { return instant }
         var i = 0
         func digits(_ n: Int) -> Int64? {
             guard i + n <= b.count else { return nil }
@@ -152,6 +153,34 @@ extension Instant {
         // An offset can carry 0000-01-01 or 9999-12-31 past what the wire can write back.
         guard Self.rfc3339Range.contains(instant) else { return nil }
         return instant
+    }
+
+    /// The form ``rfc3339`` writes, `2026-12-02T11:00:00.000Z` (24 bytes): every answer's server
+    /// time, read by each device at every check, in straight-line code. Nil for anything else,
+    /// which the general parser then reads (or refuses).
+    private static func parseCanonicalRFC3339(_ b: UnsafeBufferPointer<UInt8>) -> Instant? {
+        guard b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b[19] == 46, b[23] == 90 else {
+            return nil
+        }
+        // Two digits at `at` as a number, or nil (a byte below "0" wraps past 9).
+        @inline(__always) func pair(_ at: Int) -> Int64? {
+            let tens = b[at] &- 48
+            let ones = b[at + 1] &- 48
+            guard tens <= 9, ones <= 9 else { return nil }
+            return Int64(tens &* 10 &+ ones)
+        }
+        guard let century = pair(0), let yearOfCentury = pair(2), let month = pair(5), let day = pair(8),
+            let hour = pair(11), let minute = pair(14), let second = pair(17), let centis = pair(20),
+            b[22] &- 48 <= 9
+        else { return nil }
+        let year = century * 100 + yearOfCentury
+        let milli = centis * 10 + Int64(b[22] &- 48)
+        guard (1...12).contains(month), day >= 1, day <= Self.daysIn(month: month, year: year),
+            hour < 24, minute < 60, second < 61
+        else { return nil }
+        let days = Self.days(fromCivil: year, month, day)
+        let secs = days * 86_400 + hour * 3600 + minute * 60 + min(second, 59)
+        return Instant(millisecondsSinceEpoch: secs * 1000 + milli)
     }
 
     static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {

@@ -24,12 +24,16 @@ public final class ManualScheduler: Scheduler, Sendable {
     private let state: Mutex<State>
     /// Serialises advances so two callers cannot interleave each other's due work.
     private let advancing = Mutex<Void>(())
+    /// `state.now`, readable without the lock: every hosted device reads the time at every
+    /// event (a fleet's check reads it about five times). Written only under the lock.
+    private let nowMilliseconds: Atomic<Int64>
 
     public init(now: Instant) {
         state = Mutex(State(now: now))
+        nowMilliseconds = Atomic(now.millisecondsSinceEpoch)
     }
 
-    public var now: Instant { state.withLock { $0.now } }
+    public var now: Instant { Instant(millisecondsSinceEpoch: nowMilliseconds.load(ordering: .acquiring)) }
 
     /// The earliest deadline of work not cancelled, or nil when nothing is scheduled.
     public var nextDeadline: Instant? {
@@ -77,7 +81,7 @@ public final class ManualScheduler: Scheduler, Sendable {
                 eachInstant(instant, due)
             }
             state.withLock { s in
-                if target > s.now { s.now = target }
+                if target > s.now { setNow(target, in: &s) }
             }
         }
     }
@@ -95,10 +99,15 @@ public final class ManualScheduler: Scheduler, Sendable {
             state.withLock { s in
                 guard s.heap.earliestLiveDeadline == nil else { return false }
                 s.heap = TimerHeap()
-                s.now = instant
+                setNow(instant, in: &s)
                 return true
             }
         }
+    }
+
+    private func setNow(_ instant: Instant, in s: inout State) {
+        s.now = instant
+        nowMilliseconds.store(instant.millisecondsSinceEpoch, ordering: .releasing)
     }
 
     /// Removes every live entry due at the earliest deadline, if that is at or before `target`,
@@ -110,7 +119,7 @@ public final class ManualScheduler: Scheduler, Sendable {
             while s.heap.earliestLiveDeadline == deadline, let entry = s.heap.removeEarliest() {
                 due.append(DueWork(handle: entry.handle, work: entry.work))
             }
-            if deadline > s.now { s.now = deadline }
+            if deadline > s.now { setNow(deadline, in: &s) }
             return (s.now, due)
         }
     }

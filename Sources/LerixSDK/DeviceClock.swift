@@ -25,8 +25,10 @@ public protocol DeviceClock: Sendable {
 /// A ``DeviceClock`` that also reads and waits in whole milliseconds, as the SDK keeps time.
 /// The virtual clocks (the test twin, the adapter's devices) adopt it, so the SDK reads them
 /// per event without going through `Date` and `Duration` (a `Duration`'s milliseconds take a
-/// 128-bit division: a fleet paid that three times per check).
-package protocol MillisecondDeviceClock: DeviceClock {
+/// 128-bit division: a fleet paid that three times per check). Class-bound: held as an
+/// optional existential and read at every event, it then copies as one retain, not through
+/// its type's value witnesses.
+package protocol MillisecondDeviceClock: DeviceClock, AnyObject {
     /// ``DeviceClock/now`` as an instant.
     var instant: Instant { get }
     /// ``DeviceClock/uptime`` in milliseconds.

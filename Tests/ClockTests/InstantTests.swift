@@ -34,6 +34,31 @@ import Testing
         #expect(Instant(rfc3339: text) == nil)
     }
 
+    /// The 24-byte form the wire writes has its own straight-line reader: it must agree with the
+    /// general one on every time it writes and refuse what the general one refuses.
+    @Test func theCanonicalFormReadsAsTheGeneralForm() {
+        var ms: Int64 = -62_167_219_200_000
+        while ms < 253_402_300_799_999 {
+            let text = Instant(millisecondsSinceEpoch: ms).rfc3339
+            #expect(text.utf8.count == 24)
+            #expect(Instant(rfc3339: text) == Instant(millisecondsSinceEpoch: ms))
+            // The general reader, reached by a longer fraction of the same time.
+            #expect(Instant(rfc3339: String(text.dropLast()) + "0Z") == Instant(millisecondsSinceEpoch: ms))
+            ms += 7_919_999_999_993
+        }
+        for text in [
+            "2026-12-02T11:00:00.00aZ", "2026-13-02T11:00:00.000Z", "2026-02-30T11:00:00.000Z",
+            "2026-12-02T24:00:00.000Z", "2026-12-02T11:60:00.000Z", "2026-12-00T11:00:00.000Z",
+            "2026-12-02T11:00:00.0000", "2026/12-02T11:00:00.000Z", " 026-12-02T11:00:00.000Z",
+            "2026-12-02T11:00:00:000Z", "2026-12-02T11:00:00.000+",
+        ] {
+            #expect(text.utf8.count == 24)
+            #expect(Instant(rfc3339: text) == nil, "\(text)")
+        }
+        #expect(Instant(rfc3339: "2026-12-02T23:59:60.250Z")?.rfc3339 == "2026-12-02T23:59:59.250Z")
+        #expect(Instant(rfc3339: "2026-12-02t11:00:00.000z")?.rfc3339 == "2026-12-02T11:00:00.000Z")
+    }
+
     @Test func acceptsLeapDays() {
         #expect(Instant(rfc3339: "2028-02-29T00:00:00Z") != nil)
         #expect(Instant(rfc3339: "2000-02-29T00:00:00Z") != nil)
