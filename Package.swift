@@ -160,7 +160,10 @@ let package = Package(
             name: "AdapterTests",
             dependencies: ["TestSupport", "Adapter", "AdapterProtocol", "LerixSDK", "JSON", "Clock"]
         ),
-        .testTarget(name: "ScenarioLanguageTests", dependencies: ["ScenarioLanguage", "AdapterProtocol", "JSON"]),
+        .testTarget(
+            name: "ScenarioLanguageTests",
+            dependencies: ["ScenarioLanguage", "AdapterProtocol", "ReleaseControl", "JSON"]
+        ),
         .testTarget(
             name: "ScenarioRunnerTests",
             dependencies: [

@@ -82,7 +82,7 @@ final class AdapterDevice {
     ) -> Lerix {
         Lerix(
             configuration: configuration,
-            clock: clock,
+            millisecondClock: clock,
             transport: transport,
             storage: storage,
             online: online,
@@ -93,7 +93,7 @@ final class AdapterDevice {
     /// Keeps what the ending process counted before a new one replaces it.
     private func retire() {
         earlier = Self.adding(earlier, sdk.statistics)
-        earlierFailure = sdk.state.lastCheckFailure ?? earlierFailure
+        earlierFailure = sdk.lastCheckFailure ?? earlierFailure
     }
 
     /// The latest failed check since `create`, across launches, given the current process's state.

@@ -128,11 +128,19 @@ extension AdapterHost {
                 pointer: "/config/flavor"
             )
         }
-        guard let baseURL = URL(string: config.baseURL), baseURL.scheme != nil, baseURL.host != nil else {
-            throw CommandError(
-                "/config/base_url: base_url must be an absolute URL such as http://127.0.0.1:8080, not \(config.baseURL)",
-                pointer: "/config/base_url"
-            )
+        // Read once per distinct text: a fleet's devices all name the same server.
+        let baseURL: URL
+        if let known = table.baseURLs[config.baseURL] {
+            baseURL = known
+        } else {
+            guard let url = Self.absoluteURL(config.baseURL) else {
+                throw CommandError(
+                    "/config/base_url: base_url must be an absolute URL such as http://127.0.0.1:8080, not \(config.baseURL)",
+                    pointer: "/config/base_url"
+                )
+            }
+            table.baseURLs[config.baseURL] = url
+            baseURL = url
         }
         func setting(_ s: DeviceConfig.Setting, default fallback: String) -> String? {
             switch s {
@@ -186,6 +194,12 @@ extension AdapterHost {
             network: network,
             log: { log("device \(id): \($0)") }
         )
+    }
+
+    /// `text` as an absolute URL (with a scheme and a host), or nil.
+    private static func absoluteURL(_ text: String) -> URL? {
+        guard let url = URL(string: text), url.scheme != nil, url.host != nil else { return nil }
+        return url
     }
 
     private func track(_ device: AdapterDevice, module name: String, count: Int) throws(CommandError) {

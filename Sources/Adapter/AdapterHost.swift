@@ -1,5 +1,6 @@
 import AdapterProtocol
 import Clock
+import Foundation
 import JSON
 import LerixSDK
 import Synchronization
@@ -207,6 +208,8 @@ final class DeviceTable {
     var order: [String] = []
     /// The in-memory disks by folder, with ``AdapterHost/Options/disksInMemory``.
     var disks: [String: InMemoryStorage] = [:]
+    /// Each `base_url` text a `create` accepted, read: a fleet names one server 100,000 times.
+    var baseURLs: [String: URL] = [:]
 
     init(timeKnown: Bool) { self.timeKnown = timeKnown }
 }

@@ -69,38 +69,38 @@ extension JSON {
     /// for writers that emit a fixed shape byte by byte instead of building a value.
     public static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Most strings (keys, ids, tokens, times) need no escape: scanned and copied as one buffer,
-        // not byte by byte through the string's index.
-        let copiedWhole = s.utf8.withContiguousStorageIfAvailable { bytes in
-            guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
-            out.append(contentsOf: bytes)
-            return true
-        }
-        if copiedWhole == true {
-            out.append(UInt8(ascii: "\""))
-            return
-        }
-        for b in s.utf8 {
-            switch b {
-            case 0x22:
-                out.append(0x5C)
-                out.append(0x22)
-            case 0x5C:
-                out.append(0x5C)
-                out.append(0x5C)
-            case 0x0A:
-                out.append(0x5C)
-                out.append(UInt8(ascii: "n"))
-            case 0x0D:
-                out.append(0x5C)
-                out.append(UInt8(ascii: "r"))
-            case 0x09:
-                out.append(0x5C)
-                out.append(UInt8(ascii: "t"))
-            case 0..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 15)]])
-            default: out.append(b)
+        // Walked as one buffer, not byte by byte through the string's index: most strings (keys,
+        // ids, tokens, times) need no escape and are copied whole; an ETag's quotes do.
+        var text = s
+        text.withUTF8 { bytes in
+            guard bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else {
+                out.append(contentsOf: bytes)
+                return
+            }
+            for b in bytes {
+                switch b {
+                case 0x22:
+                    out.append(0x5C)
+                    out.append(0x22)
+                case 0x5C:
+                    out.append(0x5C)
+                    out.append(0x5C)
+                case 0x0A:
+                    out.append(0x5C)
+                    out.append(UInt8(ascii: "n"))
+                case 0x0D:
+                    out.append(0x5C)
+                    out.append(UInt8(ascii: "r"))
+                case 0x09:
+                    out.append(0x5C)
+                    out.append(UInt8(ascii: "t"))
+                case 0..<0x20:
+                    let hex: StaticString = "0123456789abcdef"
+                    out.append(contentsOf: [
+                        0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex.utf8Start[Int(b >> 4)], hex.utf8Start[Int(b & 15)],
+                    ])
+                default: out.append(b)
+                }
             }
         }
         out.append(UInt8(ascii: "\""))

@@ -77,6 +77,9 @@ public struct JSONObject: Equatable, Sendable, Sequence {
         }
     }
 
+    /// Room for `count` pairs without growing (a parser expects a few).
+    public mutating func reserveCapacity(_ count: Int) { pairs.reserveCapacity(count) }
+
     /// Adds `key` at the end unless the object has it already (then nothing changes): one
     /// look-up, for a parser that refuses repeated keys.
     public mutating func insertIfAbsent(_ key: String, _ value: JSON) -> Bool {

@@ -72,7 +72,7 @@ public final class Lerix: Sendable {
     ///     ``networkReachabilityChanged(isReachable:)``.
     ///   - log: where the SDK says what went wrong (a check that failed for a new reason, a save
     ///     that failed); nothing is logged without it.
-    public init(
+    public convenience init(
         configuration: LerixConfiguration,
         clock: any DeviceClock = SystemDeviceClock(),
         transport: any Transport = URLSessionTransport(),
@@ -80,9 +80,50 @@ public final class Lerix: Sendable {
         online: Bool = true,
         log: (@Sendable (String) -> Void)? = nil
     ) {
+        self.init(
+            configuration: configuration,
+            clock: clock,
+            millisecondClock: clock as? any MillisecondDeviceClock,
+            transport: transport,
+            storage: storage,
+            online: online,
+            log: log
+        )
+    }
+
+    /// An instance on a clock known to read in milliseconds: what the adapter's devices are
+    /// made with, without asking the clock's type at run time (a dynamic cast, per instance).
+    package convenience init(
+        configuration: LerixConfiguration,
+        millisecondClock clock: any MillisecondDeviceClock,
+        transport: any Transport,
+        storage: any Storage,
+        online: Bool,
+        log: (@Sendable (String) -> Void)?
+    ) {
+        self.init(
+            configuration: configuration,
+            clock: clock,
+            millisecondClock: clock,
+            transport: transport,
+            storage: storage,
+            online: online,
+            log: log
+        )
+    }
+
+    private init(
+        configuration: LerixConfiguration,
+        clock: any DeviceClock,
+        millisecondClock: (any MillisecondDeviceClock)?,
+        transport: any Transport,
+        storage: any Storage,
+        online: Bool,
+        log: (@Sendable (String) -> Void)?
+    ) {
         self.configuration = configuration
         self.clock = clock
-        self.millisecondClock = clock as? any MillisecondDeviceClock
+        self.millisecondClock = millisecondClock
         self.transport = transport
         self.storage = storage
         self.log = log
@@ -197,6 +238,11 @@ public final class Lerix: Sendable {
     /// What this instance sent since it was created.
     public var statistics: LerixStatistics {
         inner.withLock { $0.machine.statistics }
+    }
+
+    /// ``LerixState/lastCheckFailure`` without working out the rest of the state.
+    package var lastCheckFailure: CheckFailure? {
+        inner.withLock { $0.machine.lastCheckFailure }
     }
 
     /// Calls `handler` with the state whenever it changes (on the thread that changed it).

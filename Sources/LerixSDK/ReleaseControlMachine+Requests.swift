@@ -72,23 +72,29 @@ extension ReleaseControlMachine {
     /// RFC 3986 percent-encoding of everything but the unreserved characters.
     static func percentEncoded(_ text: String) -> String {
         // Versions, platforms and project keys are usually unreserved already: nothing to copy.
-        if text.utf8.allSatisfy(isUnreserved) { return text }
+        var contiguous = text
+        if contiguous.withUTF8({ $0.allSatisfy(isUnreserved) }) { return text }
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
         appendPercentEncoded(text, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Appends `text` percent-encoded as ``percentEncoded(_:)`` spells it.
+    /// Appends `text` percent-encoded as ``percentEncoded(_:)`` spells it. Walked as one buffer
+    /// (a String's index steps cost more than the encoding); unreserved text is copied whole.
     private static func appendPercentEncoded(_ text: String, to out: inout [UInt8]) {
         let hex: StaticString = "0123456789ABCDEF"
-        for b in text.utf8 {
-            if isUnreserved(b) {
-                out.append(b)
-            } else {
-                out.append(UInt8(ascii: "%"))
-                out.append(hex.utf8Start[Int(b >> 4)])
-                out.append(hex.utf8Start[Int(b & 15)])
+        var text = text
+        text.withUTF8 { bytes in
+            if bytes.allSatisfy(isUnreserved) { return out.append(contentsOf: bytes) }
+            for b in bytes {
+                if isUnreserved(b) {
+                    out.append(b)
+                } else {
+                    out.append(UInt8(ascii: "%"))
+                    out.append(hex.utf8Start[Int(b >> 4)])
+                    out.append(hex.utf8Start[Int(b & 15)])
+                }
             }
         }
     }

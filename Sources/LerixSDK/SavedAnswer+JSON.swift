@@ -80,10 +80,17 @@ extension SavedAnswer {
         JSON.number(Double(lifetime)).write(into: &out)
         raw(#","server_offset_ms":"#)
         JSON.number(Double(serverOffsetMilliseconds)).write(into: &out)
+        /// A time as ``json`` writes it (RFC 3339 needs no escape), without making its String.
+        func time(_ t: Instant?) {
+            guard let t else { return raw("null") }
+            out.append(UInt8(ascii: "\""))
+            t.writeRFC3339(into: &out)
+            out.append(UInt8(ascii: "\""))
+        }
         raw(#","received_at":"#)
-        text(receivedAt?.rfc3339)
+        time(receivedAt)
         raw(#","last_success":"#)
-        text(lastSuccess?.rfc3339)
+        time(lastSuccess)
         raw(#","app_version":"#)
         text(appVersion)
         raw(#","build":"#)

@@ -54,6 +54,28 @@ import Testing
 
     @Test func rejectsInvalidUTF8InStrings() {
         #expect(throws: JSONSyntaxError.self) { try JSON.parse([0x22, 0xFF, 0x22]) }
+        // After an escape too, and a lone continuation byte, and a truncated sequence.
+        #expect(throws: JSONSyntaxError.self) { try JSON.parse([0x22, 0x5C, 0x6E, 0x61, 0xFF, 0x22]) }
+        #expect(throws: JSONSyntaxError.self) { try JSON.parse([0x22, 0x61, 0x80, 0x22]) }
+        #expect(throws: JSONSyntaxError.self) { try JSON.parse([0x22, 0xC3, 0x22]) }
+    }
+
+    @Test func stringsAreWrittenEscapedWhereTheyMustBe() throws {
+        let text = "W/\"1\" \\ é\u{1}\t\n\r😀"
+        #expect(JSON.string(text).serializedString == #""W/\"1\" \\ é\u0001\t\n\r😀""#)
+        #expect(JSON.string("plain").serializedString == #""plain""#)
+        #expect(try JSON.parse(JSON.string(text).serializedString) == .string(text))
+    }
+
+    /// ASCII strings are read as they stand; others are validated: both give the same text.
+    @Test func readsASCIIAndOtherStringsAlike() throws {
+        #expect(try JSON.parse(#"{"etag":"W/\"1a\"","n":"plain"}"#) == .object([("etag", "W/\"1a\""), ("n", "plain")]))
+        #expect(
+            try JSON.parse(Array(#"["café","\u00e9t\u00e9","\ud83d\ude00 ok","a\tb"]"#.utf8)) == [
+                "café", "été", "😀 ok", "a\tb",
+            ]
+        )
+        #expect(try JSON.parse([0x22, 0xC3, 0xA9, 0x5C, 0x6E, 0x22]) == .string("é\n"))
     }
 
     /// As the YAML reader refuses them (a JSON config once said two things and meant the last).

@@ -42,6 +42,19 @@ import Testing
         )
     }
 
+    /// Every attribute is percent-encoded but the unreserved characters (RFC 3986), whatever else it holds.
+    @Test func theCheckURLEncodesEveryReservedCharacter() {
+        let world = World()
+        var configuration = world.config(version: "2.3.0 beta+1", build: "41/ü")
+        configuration.project = "my proj"
+        let sdk = world.sdk(configuration)
+        sdk.start()
+        #expect(
+            world.checkRequests.first?.url
+                == "http://lerix.test/v1/projects/my%20proj/release-control?platform=ios&version=2.3.0%20beta%2B1&build=41%2F%C3%BC&sdk=swift&sdk_version=1.4.0"
+        )
+    }
+
     @Test func backToForegroundFetchesOnlyIfOlderThanLifetime() {
         let world = World()
         let sdk = world.sdk()

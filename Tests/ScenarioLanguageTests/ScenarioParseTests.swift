@@ -1,4 +1,5 @@
 import JSON
+import ReleaseControl
 import Testing
 
 @testable import ScenarioLanguage
@@ -166,6 +167,87 @@ import Testing
         #expect(s.devices[1].appVersion == "2.0.0")
         #expect(s.groups["fleet"]?.count == 12)
         #expect(s.groups["all"]?.count == 12)
+    }
+
+    /// A fleet's devices are read once per combination of its lists' cycles and renamed: each is
+    /// what the entry says of that device alone (the same entry written as a single device).
+    @Test func aFleetDeviceIsItsEntryReadAsThatDeviceAlone() throws {
+        let s = try parse(
+            """
+            name: fleet
+            devices:
+              fleet: {count: 12, platform: [ios, android, macos], app_version: ["1.0.0", null], push: true,
+                      build: ["7", "8", "9", "10"], clock_offset: [0, -2h]}
+            steps:
+              - expect: {device: fleet, screen: none}
+            """
+        )
+        let platforms = ["ios", "android", "macos"]
+        let versions: [String?] = ["1.0.0", nil]
+        let clockOffsets: [Int64] = [0, -7200]
+        for (i, device) in s.devices.enumerated() {
+            let name = "fleet-" + (i < 9 ? "0" : "") + String(i + 1)
+            let one = try parse(
+                """
+                name: one
+                devices:
+                  \(name): {platform: \(platforms[i % 3]), app_version: \(versions[i % 2].map { "\"\($0)\"" } ?? "null"), push: true,
+                          build: "\(["7", "8", "9", "10"][i % 4])", clock_offset: \(clockOffsets[i % 2])}
+                steps:
+                  - expect: {device: \(name), screen: none}
+                """
+            )
+            #expect([device] == one.devices, "device \(i + 1)")
+        }
+        #expect(Set(s.devices.compactMap(\.pushToken)).count == 12, "each device its own token")
+    }
+
+    /// A problem that names its device is reported for each device of a fleet.
+    @Test func aFleetProblemNamingTheDeviceIsReportedForEach() throws {
+        do {
+            _ = try parse(
+                """
+                name: fleet
+                devices:
+                  fleet: {count: 3, platform: [web, ios], push: true}
+                steps:
+                  - expect: {device: fleet, screen: none}
+                """
+            )
+            Issue.record("a web device with push was accepted")
+        } catch {
+            let messages = error.errors.map(\.message)
+            #expect(
+                messages
+                    == ["fleet-1", "fleet-3"].map {
+                        "device '\($0)' is on the web, which has no push; drop `push`/`push_token`"
+                    },
+                "\(messages)"
+            )
+        }
+    }
+
+    /// Provider-shaped tokens, the same on every run and machine (a run's push routing and
+    /// reports depend on them).
+    @Test func defaultTokensKeepTheirValues() {
+        #expect(DeviceSpec.defaultToken(name: "phone", platform: "android") == "fcm-phone")
+        let phone = DeviceSpec.defaultToken(name: "phone", platform: "ios")
+        #expect(phone == Self.referenceToken("phone"))
+        #expect(DeviceSpec.defaultToken(name: "fleet-00042", platform: "macos") == Self.referenceToken("fleet-00042"))
+        #expect(DeviceSpec.defaultToken(name: "téléphone", platform: "ios") == Self.referenceToken("téléphone"))
+        #expect(phone.utf8.count == 64 && phone.utf8.allSatisfy { "0123456789abcdef".utf8.contains($0) })
+    }
+
+    /// The token as first written: round r hashes `name#r` on from the previous round.
+    static func referenceToken(_ name: String) -> String {
+        var hex = ""
+        var h = FNV1a64.offsetBasis
+        for round in 0..<4 {
+            h = FNV1a64.hash((name + "#\(round)").utf8, continuing: h)
+            let digits = String(h, radix: 16)
+            hex += String(repeating: "0", count: 16 - digits.count) + digits
+        }
+        return hex
     }
 
     @Test func matricesMakeOneDevicePerCombination() throws {

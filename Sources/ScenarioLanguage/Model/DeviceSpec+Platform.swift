@@ -15,14 +15,20 @@ extension DeviceSpec {
     /// runs repeat), `fcm-<name>` for FCM.
     package static func defaultToken(name: String, platform: String) -> String {
         guard platform == "ios" || platform == "macos" else { return "fcm-\(name)" }
-        var hex = ""
+        // Round r hashes on over `name#r`; each round's hash gives 16 digits. Written as bytes:
+        // every device of a fleet with push gets one.
+        let digits: StaticString = "0123456789abcdef"
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
         var h = FNV1a64.offsetBasis
         for round in 0..<4 {
-            h = FNV1a64.hash((name + "#\(round)").utf8, continuing: h)
-            let digits = String(h, radix: 16)
-            hex += String(repeating: "0", count: 16 - digits.count) + digits
+            h = FNV1a64.hash(name.utf8, continuing: h)
+            h = FNV1a64.hash([UInt8(ascii: "#"), UInt8(ascii: "0") + UInt8(round)], continuing: h)
+            for shift in stride(from: 60, through: 0, by: -4) {
+                hex.append(digits.utf8Start[Int((h >> UInt64(shift)) & 15)])
+            }
         }
-        return hex
+        return String(decoding: hex, as: UTF8.self)
     }
 
     /// This device on `platform`: its SDK and default push token follow, unless written.

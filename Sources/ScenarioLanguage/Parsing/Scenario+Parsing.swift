@@ -337,18 +337,38 @@ extension DeviceSpec {
         guard let count else {
             return [try single(name: name, node, overrides: [:], index: nil, scenarioPlatform: scenarioPlatform)]
         }
-        let width = String(count).count
+        let width = String(count).utf8.count
+        // A fleet's devices differ only in their names and in where each list stands in its
+        // cycle: each combination is read once, and its devices are that reading renamed. A
+        // reading that records a problem is not reused (the problem names its device).
+        let cycles = node.json.objectValue?.pairs.compactMap { $0.value.arrayValue.map { max($0.count, 1) } } ?? []
+        var readings: [[Int]: DeviceSpec] = [:]
         return try (0..<count).map { i throws(ScenarioError) in
             let number = String(i + 1)
-            let padded = String(repeating: "0", count: width - number.count) + number
-            return try single(
-                name: "\(name)-\(padded)",
+            let padded = String(repeating: "0", count: width - number.utf8.count) + number
+            let deviceName = name + "-" + padded
+            let combination = cycles.map { i % $0 }
+            if let read = readings[combination] { return read.named(deviceName) }
+            let problems = node.diagnostics.errors.count
+            let device = try single(
+                name: deviceName,
                 node,
                 overrides: [:],
                 index: i,
                 scenarioPlatform: scenarioPlatform
             )
+            if node.diagnostics.errors.count == problems { readings[combination] = device }
+            return device
         }
+    }
+
+    /// This reading of a fleet entry as another of its devices: the name, and the default push
+    /// token that follows it.
+    func named(_ name: String) -> DeviceSpec {
+        var d = self
+        d.name = name
+        if defaultPushToken { d.pushToken = Self.defaultToken(name: name, platform: platform) }
+        return d
     }
 
     private static func single(
