@@ -55,23 +55,12 @@ enum AdapterCheckCommand: CLICommand {
             return 2
         }
         var options = SubprocessAdapter.Options()
-        if let text = parsed.value("--adapter-timeout") {
-            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3_600 else {
-                CLI.printError(
-                    "lerix-mock adapter-check: --adapter-timeout takes seconds above 0 and at most 3600, not '\(text)'"
-                )
-                return 2
-            }
-            options.commandTimeout = seconds
-        }
-        if let text = parsed.value("--exit-timeout") {
-            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3_600 else {
-                CLI.printError(
-                    "lerix-mock adapter-check: --exit-timeout takes seconds above 0 and at most 3600, not '\(text)'"
-                )
-                return 2
-            }
-            options.exitTimeout = seconds
+        do {
+            if let seconds = try parsed.budgetSeconds("--adapter-timeout") { options.commandTimeout = seconds }
+            if let seconds = try parsed.budgetSeconds("--exit-timeout") { options.exitTimeout = seconds }
+        } catch {
+            CLI.printError("lerix-mock adapter-check: \(error)")
+            return 2
         }
         do {
             // The closing line says how much of the bundled suite the adapter will run.

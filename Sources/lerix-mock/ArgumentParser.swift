@@ -38,6 +38,16 @@ struct ArgumentParser {
         func value(_ name: String) -> String? { values[name]?.last }
         func allValues(_ name: String) -> [String] { values[name] ?? [] }
         func flag(_ name: String) -> Bool { setFlags.contains(name) }
+
+        /// `name`'s value as a budget of real time: seconds above 0 and at most an hour (the
+        /// adapter's answer and exit budgets); nil when the option is absent.
+        func budgetSeconds(_ name: String) throws(Failure) -> Double? {
+            guard let text = value(name) else { return nil }
+            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3_600 else {
+                throw Failure(description: "\(name) takes seconds above 0 and at most 3600, not '\(text)'")
+            }
+            return seconds
+        }
     }
 
     struct Failure: Error, CustomStringConvertible {

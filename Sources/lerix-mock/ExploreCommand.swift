@@ -111,11 +111,10 @@ enum ExploreCommand: CLICommand {
         // An adapter's own logs (failed checks are the point of faults) would drown the report;
         // a failure still quotes its last lines.
         var adapterOptions = SubprocessAdapter.Options(passStderrThrough: false)
-        if let text = parsed.value("--adapter-timeout") {
-            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3_600 else {
-                return usageError("--adapter-timeout takes seconds above 0 and at most 3600, not '\(text)'")
-            }
-            adapterOptions.commandTimeout = seconds
+        do {
+            if let seconds = try parsed.budgetSeconds("--adapter-timeout") { adapterOptions.commandTimeout = seconds }
+        } catch {
+            return usageError("\(error)")
         }
         let outDir = parsed.value("--out")
         if let outDir {

@@ -112,14 +112,11 @@ enum ScenariosCommand: CLICommand {
             }
         }
         var adapterOptions = SubprocessAdapter.Options()
-        if let text = parsed.value("--adapter-timeout") {
-            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3_600 else {
-                CLI.printError(
-                    "lerix-mock scenarios: --adapter-timeout takes seconds above 0 and at most 3600, not '\(text)'"
-                )
-                return 2
-            }
-            adapterOptions.commandTimeout = seconds
+        do {
+            if let seconds = try parsed.budgetSeconds("--adapter-timeout") { adapterOptions.commandTimeout = seconds }
+        } catch {
+            CLI.printError("lerix-mock scenarios: \(error)")
+            return 2
         }
         let reports = ReportOutputs(parsed)
         if let problem = reports.problem() {
