@@ -107,6 +107,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// ``namesEqual(_:_:)`` for two names of one length.
     @usableFromInline
     static func sameLengthNamesEqual(_ a: String, _ b: String) -> Bool {
+        // Names spelled alike first: two small strings (names up to 15 bytes) compare as two
+        // words, where folding copies both out and walks their bytes.
+        if a == b { return true }
         let ua = a.utf8
         let ub = b.utf8
         let contiguous = ua.withContiguousStorageIfAvailable { pa in

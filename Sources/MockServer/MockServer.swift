@@ -27,7 +27,7 @@ public final class MockServer: Responder {
     let clock: any Scheduler
     let router = Router.standard
     let state: Mutex<ServerState>
-    /// Check queries read so far, by target (the check's hot path reads each target once).
+    /// Check targets read so far (the check's hot path reads each target once).
     let checkQueries: CheckQueryMemo
     let writer = Mutex<Void>(())
     /// The admin event stream's subscribers (`GET /admin/events`).
@@ -83,8 +83,8 @@ public final class MockServer: Responder {
     /// `HEAD` gets the `GET` answer, body included: the transport frames it as for the body
     /// (`Content-Length`) and leaves the body out.
     public func respond(to request: HTTPRequest, reply: @escaping @Sendable (HTTPReply) -> Void) {
-        if let project = Router.checkProject(request) {
-            return check(request, project: project, reply: reply)
+        if let read = checkQueries.check(request) {
+            return check(request, read: read, reply: reply)
         }
         let segments = Router.segments(request)
         switch router.resolve(method: request.method, path: segments) {
@@ -150,7 +150,14 @@ public final class MockServer: Responder {
     }
 
     func handle(_ endpoint: Endpoint, _ call: Call, reply: @escaping @Sendable (HTTPReply) -> Void) {
-        if endpoint == .check { return check(call.request, project: call.project, reply: reply) }
+        if endpoint == .check {
+            // A target the memo does not keep (a percent-encoded project, say): read here, once.
+            return check(
+                call.request,
+                read: CheckQueryMemo.Read(project: call.project, request: call.request),
+                reply: reply
+            )
+        }
         if endpoint == .events { return events(call, reply: reply) }
         let response: HTTPResponse
         do {

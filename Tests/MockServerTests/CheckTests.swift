@@ -125,6 +125,7 @@ import Testing
 
     @Test func journalEntriesShareTheirTargetsDeviceFieldsAndStayValues() throws {
         let read = CheckQueryMemo.Read(
+            project: "demo",
             query: CheckQuery(HTTPRequest(method: "GET", target: "/x?platform=ios&version=2.3.1&sdk=swift")),
             device: .failure(Problem(status: 422, detail: "unused"))
         )

@@ -1,5 +1,6 @@
 import HTTP
 import JSON
+import ReleaseControl
 import Testing
 
 @testable import MockServer
@@ -199,5 +200,90 @@ import Testing
         ] {
             #expect(project("GET", target) == nil, "\(target)")
         }
+    }
+}
+
+/// The check memo (``CheckQueryMemo/check(_:)``) answers exactly what the fast path and the
+/// query's reading would, and keeps only checks.
+@Suite struct CheckMemoTests {
+    @Test(arguments: ["GET", "HEAD", "POST", "PUT"])
+    func theMemoAgreesWithTheFastPathForEveryTargetTwice(method: String) {
+        let memo = CheckQueryMemo(capacity: 4)
+        for _ in 0..<2 {
+            for target in CheckFastPathTests.targets {
+                let request = HTTPRequest(method: method, target: target)
+                let read = memo.check(request)
+                #expect(read?.project == Router.checkProject(request), "\(method) \(target)")
+                guard let read else { continue }
+                let query = CheckQuery(request)
+                #expect(read.query.platform == query.platform && read.query.version == query.version)
+                switch MockServer.deviceKey(query) {
+                case .success(let key): #expect(read.key == key && read.problem == nil, "\(target)")
+                case .failure(let problem): #expect(read.key == nil && read.problem == problem, "\(target)")
+                }
+            }
+        }
+    }
+
+    @Test func aTargetIsReadOnceAndOnlyChecksAreKept() {
+        let memo = CheckQueryMemo(capacity: 10)
+        let target = "/v1/projects/demo/release-control?platform=ios&version=2.3.0"
+        let first = memo.check(HTTPRequest(method: "GET", target: target))
+        #expect(first?.project == "demo" && first?.key?.platform == .ios && first?.query.version == "2.3.0")
+        let other = memo.check(HTTPRequest(method: "GET", target: "/v1/projects/other/release-control?platform=web"))
+        #expect(other?.project == "other" && other?.key?.platform == .web)
+        #expect(memo.check(HTTPRequest(method: "HEAD", target: target)) === first, "read once, by target")
+        #expect(memo.check(HTTPRequest(method: "GET", target: target)) === first)
+        #expect(memo.check(HTTPRequest(method: "POST", target: target)) == nil)
+        #expect(memo.check(HTTPRequest(method: "GET", target: "/admin/projects")) == nil)
+        let refused = memo.check(HTTPRequest(method: "GET", target: "/v1/projects/demo/release-control"))
+        #expect(refused?.key == nil && refused?.problem?.status == 422, "no platform: the 422 is read once too")
+    }
+}
+
+/// A project's answer cache remembers the last answer looked up; it is always the one the
+/// cache holds for its key.
+@Suite struct AnswerCacheTests {
+    static func answer(_ key: String) -> ServedAnswer {
+        ServedAnswer(
+            ProjectState(key: key, seedRules: []).evaluate(ServedAnswerTests.device, now: ServedAnswerTests.t0)
+        )
+    }
+
+    static func read(_ query: String) -> CheckQueryMemo.Read {
+        CheckQueryMemo.Read(
+            project: "demo",
+            request: HTTPRequest(method: "GET", target: "/v1/projects/demo/release-control?" + query)
+        )
+    }
+
+    @Test func theLastAnswerLookedUpIsTheOneStoredForItsReadsKey() {
+        let a = Self.read("platform=ios&version=2.3.0")
+        let sameKey = Self.read("platform=ios&version=2.3.0&build=7")  // another target, the same device class
+        let b = Self.read("platform=ios&version=2.4.1")
+        let (x, y, z) = (Self.answer("x"), Self.answer("y"), Self.answer("z"))
+        var cache = AnswerCache()
+        #expect(cache.answer(for: a) == nil)
+        cache.store(x, for: a, capacity: 10)
+        #expect(cache.answer(for: a) === x && cache.answer(for: sameKey) === x)
+        #expect(cache.answer(for: b) == nil)
+        cache.store(y, for: b, capacity: 10)
+        #expect(cache.answer(for: a) === x && cache.answer(for: b) === y)
+        #expect(cache.answer(for: a) === x)
+        cache.store(z, for: sameKey, capacity: 10)
+        #expect(cache.answer(for: a) === z, "a key stored again through another target answers anew")
+        #expect(cache.answer(for: b) === y && cache.answer(for: sameKey) === z && cache.count == 2)
+        cache.removeAll()
+        #expect(cache.answer(for: a) == nil && cache.answer(for: b) == nil && cache.count == 0)
+
+        cache.store(x, for: a, capacity: 1)
+        #expect(cache.answer(for: a) === x)
+        cache.store(y, for: b, capacity: 1)
+        #expect(cache.answer(for: a) == nil, "a full cache starts over")
+        #expect(cache.answer(for: b) === y && cache.count == 1)
+
+        let refused = Self.read("version=2.3.0")
+        cache.store(x, for: refused, capacity: 10)
+        #expect(cache.answer(for: refused) == nil && cache.count == 1, "a read without a device caches nothing")
     }
 }

@@ -22,19 +22,38 @@ import Testing
         ServedAnswer(try project(bodies, key: key).evaluate(device, now: now))
     }
 
-    @Test func headersShareTheLastFieldsOnlyForTheSameTimeAndStatus() throws {
+    @Test func responsesShareTheLastFieldsAndBodyOnlyForTheSameTimeAndStatus() throws {
         let answer = try Self.served([])
-        let first = answer.headers(serverTime: "2026-12-02T11:00:00.000Z", notModified: false)
-        let again = answer.headers(serverTime: "2026-12-02T11:00:00.000Z", notModified: false)
-        #expect(first == again)
-        let notModified = answer.headers(serverTime: "2026-12-02T11:00:00.000Z", notModified: true)
-        #expect(notModified["Content-Type"] == nil, "a 304 never takes the 200's fields")
-        #expect(first["Content-Type"] == "application/json")
-        let later = answer.headers(serverTime: "2026-12-02T11:01:00.000Z", notModified: true)
-        #expect(later["Lerix-Server-Time"] == "2026-12-02T11:01:00.000Z")
-        #expect(later["ETag"] == answer.etag && later["Cache-Control"] == answer.cacheControl)
-        let back = answer.headers(serverTime: "2026-12-02T11:00:00.000Z", notModified: false)
-        #expect(back == first, "an earlier time and status is made again, the same")
+        let t = "2026-12-02T11:00:00.000Z"
+        let first = answer.response(project: "demo", serverTime: t, notModified: false)
+        let again = answer.response(project: "demo", serverTime: t, notModified: false)
+        #expect(first.status == 200 && again.status == 200)
+        #expect(first.headers == again.headers && first.body == again.body)
+        #expect(Self.sameStorage(first.body, again.body), "the same time and status share the last body")
+        #expect(Self.sameStorage(first.headers.fields, again.headers.fields), "and its fields")
+        #expect(first.body == answer.body(project: "demo", serverTimeText: t))
+        #expect(first.headers == answer.headers(serverTime: t, notModified: false))
+
+        let notModified = answer.response(project: "demo", serverTime: t, notModified: true)
+        #expect(notModified.status == 304 && notModified.body.isEmpty)
+        #expect(notModified.headers["Content-Type"] == nil, "a 304 never takes the 200's fields")
+        #expect(first.headers["Content-Type"] == "application/json")
+
+        let later = answer.response(project: "demo", serverTime: "2026-12-02T11:01:00.000Z", notModified: true)
+        #expect(later.headers["Lerix-Server-Time"] == "2026-12-02T11:01:00.000Z")
+        #expect(later.headers["ETag"] == answer.etag && later.headers["Cache-Control"] == answer.cacheControl)
+
+        let back = answer.response(project: "demo", serverTime: t, notModified: false)
+        #expect(back.headers == first.headers && back.body == first.body, "an earlier time is made again, the same")
+
+        let other = answer.response(project: "other", serverTime: t, notModified: false)
+        #expect(other.body == answer.body(project: "other", serverTimeText: t), "another project's body is its own")
+        let afterOther = answer.response(project: "demo", serverTime: t, notModified: false)
+        #expect(afterOther.body == first.body)
+    }
+
+    static func sameStorage<T>(_ a: [T], _ b: [T]) -> Bool {
+        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
     }
 
     @Test func etagIsWeakAndSixteenHexDigits() throws {

@@ -29,15 +29,15 @@ final class ServedAnswer: Sendable {
     let headBytes: [UInt8]
     /// `","lifetime":<n>,"required_update":…}`: everything after the server time.
     let tailBytes: [UInt8]
-    /// The last header fields made: a device class's checks come at the same instants (a
-    /// fleet's timers), so most checks share the fields of the one before instead of building
-    /// four of their own.
-    private let lastHeaders = Mutex<MadeHeaders?>(nil)
+    /// The last response made for the evaluated project: a device class's checks come at the
+    /// same instants (a fleet's timers), so most checks share the fields and the body of the
+    /// one before instead of building four fields and a body of their own.
+    private let lastResponse = Mutex<MadeResponse?>(nil)
 
-    private struct MadeHeaders {
+    private struct MadeResponse {
         let serverTime: String
         let notModified: Bool
-        let headers: HTTPHeaders
+        let response: HTTPResponse
     }
 
     init(_ evaluation: Evaluation) {
@@ -70,14 +70,6 @@ final class ServedAnswer: Sendable {
     /// §15.4.5), so the server has nothing to strip from it. Room is kept for the fields the
     /// server adds (a 304's `Vary`), so adding them does not grow the array.
     func headers(serverTime: String, notModified: Bool) -> HTTPHeaders {
-        let last = lastHeaders.withLock { $0 }
-        if let last, last.notModified == notModified, last.serverTime == serverTime { return last.headers }
-        let made = makeHeaders(serverTime: serverTime, notModified: notModified)
-        lastHeaders.withLock { $0 = MadeHeaders(serverTime: serverTime, notModified: notModified, headers: made) }
-        return made
-    }
-
-    private func makeHeaders(serverTime: String, notModified: Bool) -> HTTPHeaders {
         var fields: [HTTPField] = []
         fields.reserveCapacity(5)
         if !notModified { fields.append(HTTPField("Content-Type", "application/json")) }
@@ -88,6 +80,29 @@ final class ServedAnswer: Sendable {
     }
 
     func isValid(at now: Instant) -> Bool { evaluation.isValid(at: now) }
+
+    /// The answer as a check of `project` gets it at `serverTime` (RFC 3339 text): a 304 with
+    /// ``headers(serverTime:notModified:)`` when `notModified`, else a 200 with the body too.
+    /// The last response for the evaluated project is given again for the same time and status.
+    func response(project: String, serverTime: String, notModified: Bool) -> HTTPResponse {
+        guard project == evaluation.project else {
+            return makeResponse(project: project, serverTime: serverTime, notModified: notModified)
+        }
+        let shared = lastResponse.withLock { last -> HTTPResponse? in
+            // Compared in place: copying the whole memo out cost more than the comparison.
+            last?.notModified == notModified && last?.serverTime == serverTime ? last?.response : nil
+        }
+        if let shared { return shared }
+        let made = makeResponse(project: project, serverTime: serverTime, notModified: notModified)
+        lastResponse.withLock { $0 = MadeResponse(serverTime: serverTime, notModified: notModified, response: made) }
+        return made
+    }
+
+    private func makeResponse(project: String, serverTime: String, notModified: Bool) -> HTTPResponse {
+        let headers = headers(serverTime: serverTime, notModified: notModified)
+        if notModified { return HTTPResponse(status: 304, headers: headers) }
+        return HTTPResponse(status: 200, headers: headers, body: body(project: project, serverTimeText: serverTime))
+    }
 
     static func head(projectBytes: [UInt8]) -> [UInt8] {
         var head: [UInt8] = Array(#"{"project":"#.utf8)

@@ -119,26 +119,33 @@ public struct RequestJournal: Sendable {
     private var appendedByProject: [String: Int] = [:]
     /// The project of the latest appends and how many of them are not yet in ``appendedByProject``:
     /// checks come in long runs of one project, and comparing its key costs less than hashing it.
-    private var run: (project: String, count: Int)?
+    private var run: Run?
+
+    /// A struct, not a tuple: tuples are copied through the runtime's generic path.
+    private struct Run {
+        let project: String
+        var count: Int
+    }
 
     public init(capacity: Int) {
         self.capacity = max(1, capacity)
         ring.reserveCapacity(min(self.capacity, 1024))
     }
 
-    public mutating func append(_ entry: Entry) {
-        if let current = run, current.project == entry.project {
-            run = (current.project, current.count + 1)
+    /// Takes `entry` over: a check builds its line once and moves it here (no copy).
+    public mutating func append(_ entry: consuming Entry) {
+        if run?.project == entry.project {
+            run?.count += 1
         } else {
             if let current = run { appendedByProject[current.project, default: 0] += current.count }
-            run = (entry.project, 1)
+            run = Run(project: entry.project, count: 1)
         }
         if ring.count < capacity {
             ring.append(entry)
         } else {
             ring[next] = entry
         }
-        next = (next + 1) % capacity
+        next = next + 1 == capacity ? 0 : next + 1
     }
 
     public var count: Int { ring.count }

@@ -8,11 +8,10 @@ extension MockServer {
     /// `GET /v1/projects/{project}/release-control`: the hot path. A cached answer per device
     /// class is served with only the server time spliced in, under one short lock that also
     /// takes armed faults and writes the journal; evaluation happens on a miss, outside the lock.
-    /// Takes the request and project, not a ``Call``: a check writes nothing, so it needs no
-    /// ``PendingCommits`` (one allocation per check saved).
-    func check(_ request: HTTPRequest, project: String, reply: @escaping @Sendable (HTTPReply) -> Void) {
-        let query = checkQueries.read(request)
-        if let answer = answerCheck(request, project: project, query: query, now: clock.now, fault: nil, reply: reply) {
+    /// Takes the request and its read target, not a ``Call``: a check writes nothing, so it
+    /// needs no ``PendingCommits`` (one allocation per check saved).
+    func check(_ request: HTTPRequest, read: CheckQueryMemo.Read, reply: @escaping @Sendable (HTTPReply) -> Void) {
+        if let answer = answerCheck(request, query: read, now: clock.now, fault: nil, reply: reply) {
             reply(answer)
         }
     }
@@ -29,11 +28,11 @@ extension MockServer {
     func answerFault(
         _ fault: Fault,
         request: HTTPRequest,
-        project: String,
         query: CheckQueryMemo.Read,
         now: Instant,
         reply: @escaping @Sendable (HTTPReply) -> Void
     ) -> HTTPReply? {
+        let project = query.project
         switch fault.kind {
         case .status(let status, let retryAfter):
             var headers = HTTPHeaders()
@@ -74,7 +73,6 @@ extension MockServer {
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [self] in
                 if let answer = answerCheck(
                     request,
-                    project: project,
                     query: query,
                     now: clock.now,
                     fault: "delay",
@@ -111,100 +109,100 @@ extension MockServer {
         )
     }
 
-    /// What the lock finds for one check.
+    /// What the lock finds for one check. All but a hit are boxed (`indirect`), so a hit's
+    /// lookup is one reference and a flag to move, not a large payload copied through the
+    /// enum's value witnesses.
     enum CheckLookup {
         case hit(ServedAnswer, notModified: Bool)
-        case miss(ProjectState, UInt64, CheckQuery.Key)
+        indirect case miss(ProjectState, UInt64, CheckQuery.Key)
         case gone
-        case fault(Fault)
-        case invalid(Problem)
+        indirect case fault(Fault)
+        indirect case invalid(Problem)
+    }
+
+    /// What a check takes out of the lock.
+    struct CheckFound {
+        var lookup: CheckLookup
+        /// The server time the answer carries ("" for no answer).
+        var serverTime = ""
     }
 
     /// The project's part of a check: an armed fault (when `takingFault`), then the device's
     /// validity, then the cache. A hit comes back with `notModified` false; the caller decides it.
     static func lookUp(
         in runtime: inout ProjectRuntime,
-        device parsed: Result<CheckQuery.Key, Problem>,
+        read: CheckQueryMemo.Read,
         takingFault: Bool,
         now: Instant
     ) -> CheckLookup {
         if takingFault, !runtime.faults.isEmpty, let armed = runtime.faults.consume() { return .fault(armed) }
-        let device: CheckQuery.Key
-        switch parsed {
-        case .failure(let problem): return .invalid(problem)
-        case .success(let key): device = key
+        if let problem = read.problem { return .invalid(problem) }
+        if let answer = runtime.cache.answer(for: read), answer.isValid(at: now) {
+            return .hit(answer, notModified: false)
         }
-        if let answer = runtime.cache[device], answer.isValid(at: now) { return .hit(answer, notModified: false) }
+        guard let device = read.key else { return .invalid(Problem(status: 422, detail: "the query names no device")) }
         return .miss(runtime.state, runtime.stamp, device)
     }
 
     /// Answers one check: unknown project (404), then an armed fault (unless this answer is
     /// the delayed end of one, `fault != nil`), then query validation, then the cache.
     /// A fault answered later (delay) returns nothing here and calls `reply` itself.
+    ///
+    /// The journal line is built in the lock and moved into the journal; the event stream and
+    /// a recording, when there are any, get the same line built again after the lock (a line
+    /// is a function of the check and its answer), so a check copies and keeps none.
     func answerCheck(
         _ request: HTTPRequest,
-        project: String,
         query read: CheckQueryMemo.Read,
         now: Instant,
         fault: String?,
         reply: @escaping @Sendable (HTTPReply) -> Void
     ) -> HTTPReply? {
-        let parsed = read.device
+        let project = read.project
         let ifNoneMatch = request.headers["If-None-Match"]
-
-        // The journal line, announced on the event stream once the lock is released.
-        var journaled: RequestJournal.Entry?
-        var serverTime = ""
-        let lookup: CheckLookup = state.withLock { s in
-            guard let index = s.projects.index(forKey: project) else { return .gone }
+        let found: CheckFound = state.withLock { s in
+            guard let index = s.projects.index(forKey: project) else { return CheckFound(lookup: .gone) }
             // In place: through `values[index]`'s getter every read would copy the whole project.
-            let found = Self.lookUp(in: &s.projects.values[index], device: parsed, takingFault: fault == nil, now: now)
-            switch found {
+            let lookup = Self.lookUp(in: &s.projects.values[index], read: read, takingFault: fault == nil, now: now)
+            switch lookup {
             case .fault(let armed):
-                if case .delay = armed.kind {
-                } else {
-                    let entry = read.entry(
-                        at: now,
-                        project: project,
-                        status: Self.faultStatus(armed),
-                        fault: armed.name
-                    )
-                    s.journal.append(entry)
-                    journaled = entry
-                }
-            case .hit(let answer, _):
-                serverTime = s.serverTimeText(now)
-                let notModified = answer.isNotModified(for: ifNoneMatch)
-                let entry = read.entry(
-                    at: now,
-                    project: project,
-                    answered: answer,
-                    notModified: notModified,
-                    fault: fault
+                if case .delay = armed.kind { return CheckFound(lookup: lookup) }
+                s.journal.append(
+                    read.entry(at: now, project: project, status: Self.faultStatus(armed), fault: armed.name)
                 )
-                s.journal.append(entry)
-                journaled = entry
-                return .hit(answer, notModified: notModified)
+                return CheckFound(lookup: lookup)
+            case .hit(let answer, _):
+                let notModified = answer.isNotModified(for: ifNoneMatch)
+                s.journal.append(
+                    read.entry(at: now, project: project, answered: answer, notModified: notModified, fault: fault)
+                )
+                return CheckFound(lookup: .hit(answer, notModified: notModified), serverTime: s.serverTimeText(now))
             case .miss:
-                serverTime = s.serverTimeText(now)
+                return CheckFound(lookup: lookup, serverTime: s.serverTimeText(now))
             case .gone, .invalid:
-                break
+                return CheckFound(lookup: lookup)
             }
-            return found
         }
-        if let journaled { announce(check: journaled) }
         let answer: ServedAnswer
         let notModified: Bool
-        switch lookup {
+        switch found.lookup {
         case .gone:
             return .response(Problem.unknownProject(project).response)
         case .invalid(let problem):
             return .response(problem.response)
         case .fault(let armed):
-            if let journaled, isRecording.load(ordering: .relaxed) {
-                recordCheck(journaled, answer: nil, serverTime: serverTime)
+            if case .delay = armed.kind {
+            } else if feed.isWatched || isRecording.load(ordering: .relaxed) {
+                let journaled = read.entry(
+                    at: now,
+                    project: project,
+                    status: Self.faultStatus(armed),
+                    fault: armed.name
+                )
+                announce(check: journaled)
+                if isRecording.load(ordering: .relaxed) { recordCheck(journaled, answer: nil, serverTime: "") }
             }
-            return answerFault(armed, request: request, project: project, query: read, now: now, reply: reply)
+            return answerFault(armed, request: request, query: read, now: now, reply: reply)
         case .hit(let cached, let matched):
             answer = cached
             notModified = matched
@@ -213,33 +211,27 @@ extension MockServer {
             notModified = answer.isNotModified(for: ifNoneMatch)
             let capacity = options.cacheCapacity
             state.withLock { s in
-                if s.projects[project]?.stamp == stamp {
-                    if let count = s.projects[project]?.cache.count, count >= capacity {
-                        s.projects[project]?.cache.removeAll(keepingCapacity: true)
-                    }
-                    s.projects[project]?.cache[device] = answer
+                if let index = s.projects.index(forKey: project), s.projects.values[index].stamp == stamp {
+                    s.projects.values[index].cache.store(answer, for: read, capacity: capacity)
                 }
-                let entry = read.entry(
-                    at: now,
-                    project: project,
-                    answered: answer,
-                    notModified: notModified,
-                    fault: fault
+                s.journal.append(
+                    read.entry(at: now, project: project, answered: answer, notModified: notModified, fault: fault)
                 )
-                s.journal.append(entry)
-                journaled = entry
             }
-            if let journaled { announce(check: journaled) }
         }
-        if let journaled, isRecording.load(ordering: .relaxed) {
-            recordCheck(journaled, answer: answer, serverTime: serverTime)
+        if feed.isWatched || isRecording.load(ordering: .relaxed) {
+            let journaled = read.entry(
+                at: now,
+                project: project,
+                answered: answer,
+                notModified: notModified,
+                fault: fault
+            )
+            announce(check: journaled)
+            if isRecording.load(ordering: .relaxed) {
+                recordCheck(journaled, answer: answer, serverTime: found.serverTime)
+            }
         }
-        let headers = answer.headers(serverTime: serverTime, notModified: notModified)
-        if notModified {
-            return .response(HTTPResponse(status: 304, headers: headers))
-        }
-        return .response(
-            HTTPResponse(status: 200, headers: headers, body: answer.body(project: project, serverTimeText: serverTime))
-        )
+        return .response(answer.response(project: project, serverTime: found.serverTime, notModified: notModified))
     }
 }

@@ -19,7 +19,7 @@ struct ProjectRuntime: Sendable {
     var throttle = PushThrottle()
     var timer: (any Cancellable)?
     /// Answers per device class (as sent, so a hit parses no version), for ``stamp``.
-    var cache: [CheckQuery.Key: ServedAnswer] = [:]
+    var cache = AnswerCache()
     /// Changes on every mutation that can change an answer; cached answers are only stored for
     /// the stamp they were evaluated at, so a late evaluation never caches a stale answer.
     var stamp: UInt64
