@@ -92,7 +92,9 @@ extension AdapterHost {
                 pointer: "/config/platform"
             )
         }
-        if table.devices[id] != nil && !replace {
+        // Looked up once: nothing below adds or removes a device before this one goes in.
+        let existing = table.devices[id]
+        if existing != nil && !replace {
             throw CommandError(
                 "device \(id) exists; send \"replace\": true to replace it (its process ends, its counters restart)",
                 pointer: "/device"
@@ -176,7 +178,7 @@ extension AdapterHost {
         } else {
             storage = InMemoryStorage()
         }
-        if let existing = table.devices[id] {
+        if let existing {
             existing.terminate()
         } else {
             table.order.append(id)

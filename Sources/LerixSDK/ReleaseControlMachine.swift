@@ -94,8 +94,9 @@ package struct ReleaseControlMachine: Sendable {
     var lastPersistedRenewal: Instant?
     /// A renewal not yet written: written on the next persist, background, offline or end.
     var renewalUnsaved = false
-    /// `…/release-control?…` for this configuration (it never changes for one instance).
-    let checkURL: String
+    /// `…/release-control?…` for this configuration (it never changes for one instance), made
+    /// at the first check: an adapter's device makes an instance at `create` that never checks.
+    lazy var checkURL: String = Self.checkURL(for: configuration)
     /// The last check request and the ETag it carries (see ``checkRequest()``).
     var lastCheckRequest: CheckRequest?
     var lastReportedState: LerixState?
@@ -109,7 +110,6 @@ package struct ReleaseControlMachine: Sendable {
         self.saved = saved
         self.isOnline = online
         self.lastPersistedRenewal = saved.receivedAt
-        self.checkURL = Self.checkURL(for: configuration)
     }
 
     mutating func persist(into actions: inout [Action]) {

@@ -16,6 +16,10 @@ public enum Identifier {
     /// Why `text` cannot be an identifier, or nil when it can. Refuses C0 controls, DEL and
     /// C1 controls (U+0080–U+009F).
     public static func problem(_ text: String) -> String? {
+        // Printable ASCII (most ids and every push token) has no control character: one pass
+        // over the bytes, not the Unicode scalars (a 64-digit token cost ~2.7k instructions).
+        var contiguous = text
+        if contiguous.withUTF8({ $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }) { return nil }
         var offset = 0
         for scalar in text.unicodeScalars {
             let value = scalar.value

@@ -72,6 +72,10 @@ final class ScenarioExecution {
             default: return false
             }
         }
+        // Sized once: a fleet's 100,000 devices would otherwise rehash each table ~17 times.
+        devices.reserveCapacity(scenario.devices.count)
+        installed.reserveCapacity(scenario.devices.count)
+        clockOffsets.reserveCapacity(scenario.devices.count)
         for d in scenario.devices {
             devices[d.name] = d
             installed[d.name] = (d.appVersion, d.build)
