@@ -18,17 +18,21 @@ extension ReleaseControlMachine {
                 state.optionalUpdate = optionalStillFresh(now: now)
             }
         }
-        if releaseControl {
+        // Most devices save no window and no switch: read per `state` (an expectation over a
+        // fleet reads one per device), so an empty list costs no filtering, set or sorting.
+        if releaseControl && !saved.maintenance.isEmpty {
             state.maintenance = saved.maintenance
                 .filter { $0.effectiveEnd > serverNow }
                 .sorted { $0.start < $1.start }
             state.activeMaintenance = state.maintenance.first { $0.isActive(at: serverNow) }
         }
-        var paused = Set<LerixModule>()
-        for sdkSwitch in saved.sdkSwitches where sdkSwitch.endsAt > serverNow {
-            paused.formUnion(sdkSwitch.modules)
+        if !saved.sdkSwitches.isEmpty {
+            var paused = Set<LerixModule>()
+            for sdkSwitch in saved.sdkSwitches where sdkSwitch.endsAt > serverNow {
+                paused.formUnion(sdkSwitch.modules)
+            }
+            state.pausedModules = paused.sorted()
         }
-        state.pausedModules = paused.sorted()
         for (module, items) in saved.queue where !items.isEmpty { state.queued[module] = items.count }
         state.lastSuccess = saved.lastSuccess?.date
         state.etag = saved.etag
