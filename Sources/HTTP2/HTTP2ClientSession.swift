@@ -71,11 +71,15 @@ public final class HTTP2ClientSession {
     @exclusivity(unchecked) private var nvScratch: [nghttp2_nv] = []
     @exclusivity(unchecked) var events: [Event] = []
     @exclusivity(unchecked) var failed = false
+    /// ``Configuration/keptResponseFields`` as bytes, read for every field of every answer
+    /// (each String was copied out and walked for each field, ~180 instructions a push).
+    let keptFieldNames: [[UInt8]]?
     /// Set once a GOAWAY arrives: no new requests on this connection.
     @exclusivity(unchecked) public internal(set) var receivedGoaway = false
 
     public init(configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
+        self.keptFieldNames = configuration.keptResponseFields?.map { Array($0.utf8) }
         self.session = try Self.makeSession()
         nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
         var entries = [
@@ -182,10 +186,14 @@ public final class HTTP2ClientSession {
 
     /// Whether a response field named by these bytes is kept (``Configuration/keptResponseFields``).
     func keepsField(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let kept = configuration.keptResponseFields else { return true }
-        for var field in kept {
-            let same = field.withUTF8 { f in
-                f.count == name.count && zip(f, name).allSatisfy { $0 == ($1 >= 65 && $1 <= 90 ? $1 + 32 : $1) }
+        guard let kept = keptFieldNames else { return true }
+        for field in kept where field.count == name.count {
+            let same = field.withUnsafeBufferPointer { f in
+                for i in 0..<f.count {
+                    let b = name[i]
+                    if f[i] != (b >= 65 && b <= 90 ? b + 32 : b) { return false }
+                }
+                return true
             }
             if same { return true }
         }

@@ -263,7 +263,7 @@ public final class HTTP2ServerSession {
             }
             block.add(field.name, field.value)
         }
-        if bodyAllowed && !hasLength { block.add("content-length", String(response.body.count)) }
+        if bodyAllowed && !hasLength { block.addContentLength(response.body.count) }
         let rv: Int32
         if sendsBody {
             stream.responseBody = response.body

@@ -98,6 +98,22 @@ struct HeaderBlock {
 
     private static let statusName: [UInt8] = Array(":status".utf8)
 
+    /// `content-length` with `length` written as digits (no String made for it, as for every
+    /// answer a server frames).
+    mutating func addContentLength(_ length: Int) {
+        guard length >= 0 else { return }
+        let start = storage.count
+        storage.append(contentsOf: "content-length".utf8)
+        let digitsStart = storage.count
+        var rest = length
+        repeat {
+            storage.append(UInt8(truncatingIfNeeded: 48 + rest % 10))
+            rest /= 10
+        } while rest > 0
+        storage[digitsStart...].reverse()
+        spans.append((start, 14, storage.count - digitsStart, UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+    }
+
     /// No NUL, LF or CR (what HTTP/2 peers refuse in a value).
     @inline(__always)
     static func isFieldValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

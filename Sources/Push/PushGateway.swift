@@ -167,22 +167,22 @@ public final class PushGateway: Responder, Sendable {
             reply(.response(control(request, path: request.path)))
             return
         }
-        let delay = state.withLock { s -> Int in
+        // One lock to count the request in and, when it is answered at once, to take an armed
+        // outage's turn (the next thing the answer does): each lock is paid per pushed token.
+        let (delay, outage) = state.withLock { s -> (Int, GatewayControls.Outage?) in
             s.requests += 1
             s.inFlight += 1
             s.maxInFlight = max(s.maxInFlight, s.inFlight)
-            return s.controls.delayMilliseconds
-        }
-        let finish: @Sendable (HTTPResponse) -> Void = { [self] response in
-            state.withLock { $0.inFlight -= 1 }
-            reply(.response(response))
+            let delay = s.controls.delayMilliseconds
+            return (delay, delay > 0 ? nil : s.controls.takeOutage())
         }
         if delay > 0 {
             scheduler.schedule(at: scheduler.now.adding(milliseconds: Int64(delay))) { [self] in
-                finish(answer(request, provider: provider))
+                let outage = state.withLock { $0.controls.takeOutage() }
+                reply(.response(answer(request, provider: provider, outage: outage)))
             }
         } else {
-            finish(answer(request, provider: provider))
+            reply(.response(answer(request, provider: provider, outage: outage)))
         }
     }
 
@@ -190,20 +190,22 @@ public final class PushGateway: Responder, Sendable {
     /// Cache-Control and Date, added on the way out (reserved at once, not grown three times).
     static let answerFields = 4
 
-    /// The provider's answer to one push request; records it when accepted.
-    func answer(_ request: HTTPRequest, provider: PushProvider) -> HTTPResponse {
-        if let outage = state.withLock({ $0.controls.takeOutage() }) {
+    /// The provider's answer to one push request (`outage`: the armed outage's turn this request
+    /// took, if any); records it when accepted. The request stops counting as in flight in the
+    /// lock that settles it, before its answer is handed back.
+    func answer(_ request: HTTPRequest, provider: PushProvider, outage: GatewayControls.Outage?) -> HTTPResponse {
+        if let outage {
             var response =
                 provider == .apns
                 ? APNsError(status: outage.status, reason: APNsError.defaultReason(status: outage.status)).response()
                 : FCMError.forStatus(outage.status).response()
             if let after = outage.retryAfterSeconds { response.headers.add("retry-after", String(after)) }
-            state.withLock { $0.refused += 1 }
+            refuseOne()
             return response
         }
         let now = scheduler.now
         if let refusal = authenticationRefusal(request, provider: provider, now: now) {
-            state.withLock { $0.refused += 1 }
+            refuseOne()
             return refusal
         }
         let delivery: GatewayDelivery
@@ -212,7 +214,7 @@ public final class PushGateway: Responder, Sendable {
         case .apns:
             switch APNsValidator.validate(request) {
             case .failure(let error):
-                state.withLock { $0.refused += 1 }
+                refuseOne()
                 return error.response(apnsID: request.headers["apns-id"])
             case .success(let push):
                 apnsID = push.apnsID
@@ -228,7 +230,7 @@ public final class PushGateway: Responder, Sendable {
         case .fcm:
             switch FCMValidator.validate(request) {
             case .failure(let error):
-                state.withLock { $0.refused += 1 }
+                refuseOne()
                 return error.response()
             case .success(let push):
                 apnsID = nil
@@ -244,6 +246,7 @@ public final class PushGateway: Responder, Sendable {
         }
         let (rejection, handler, message) = state.withLock {
             s -> (GatewayControls.Rejection?, (@Sendable (GatewayDelivery) -> Void)?, UInt64) in
+            s.inFlight -= 1
             if let r = s.controls.takeRejection(for: delivery.token) {
                 s.refused += 1
                 return (r, nil, 0)
@@ -281,6 +284,14 @@ public final class PushGateway: Responder, Sendable {
             response.headers.reserveCapacity(Self.answerFields)
             response.headers.add("content-type", "application/json; charset=UTF-8")
             return response
+        }
+    }
+
+    /// Counts a refused request out of flight.
+    private func refuseOne() {
+        state.withLock {
+            $0.refused += 1
+            $0.inFlight -= 1
         }
     }
 

@@ -51,4 +51,35 @@ import Testing
         #expect(responses[first]?.headers["retry-after"] == "2")
         #expect(responses[first]?.headers["x-other"] == nil, "a field not kept is not made")
     }
+
+    /// Kept fields are matched by name in any case, and only by the whole name: a field of the
+    /// same length spelled otherwise, or one that starts like a kept name, is not kept.
+    @Test func keptFieldsMatchWholeNamesInAnyCase() throws {
+        let client = try HTTP2ClientSession(
+            configuration: .init(keptResponseFields: ["Retry-After", "apns-id"])
+        )
+        let server = try HTTP2ServerSession()
+        let id = try client.submit(HTTPRequest(method: "POST", target: "/3/device/ab", body: Array("x".utf8)))
+        var response: HTTPResponse?
+        for _ in 0..<20 {
+            let toServer = client.takeOutput()
+            for case .request(let stream, _) in server.feed(toServer) {
+                let fields: HTTPHeaders = [
+                    "RETRY-AFTER": "3", "retry-aftex": "no", "apns-id-2": "no", "APNS-ID": "abc", "apns": "no",
+                ]
+                server.respond(HTTPResponse(status: 429, headers: fields), to: stream)
+            }
+            let toClient = server.takeOutput()
+            toClient.withUnsafeBytes { bytes in
+                client.feed(bytes) { event in
+                    if case .response(id, let r) = event { response = r }
+                }
+            }
+            if toServer.isEmpty && toClient.isEmpty { break }
+        }
+        let kept = try #require(response).headers
+        #expect(kept["retry-after"] == "3")
+        #expect(kept["apns-id"] == "abc")
+        #expect(kept.count == 2, "only the two kept names: \(kept)")
+    }
 }

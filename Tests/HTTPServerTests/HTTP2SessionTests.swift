@@ -88,6 +88,20 @@ final class HTTP2Pair {
         #expect(String(decoding: response.body, as: UTF8.self) == "GET /v1/projects/demo/release-control?platform=ios")
     }
 
+    /// The server writes `content-length` from the body's size as digits: none, one, a round
+    /// ten and five digits, each as the HTTP/1.1 serializer would spell it.
+    @Test func contentLengthIsTheBodysSizeInDecimal() throws {
+        for size in [0, 7, 10, 12_345] {
+            let pair = try HTTP2Pair()
+            pair.answer = { _, _ in HTTPResponse(status: 200, body: Array(repeating: 0x61, count: size)) }
+            let id = try pair.client.submit(HTTPRequest(method: "GET", target: "/sized"))
+            pair.pump()
+            let response = try #require(pair.responses[id])
+            #expect(response.headers["content-length"] == "\(size)", "body of \(size) bytes")
+            #expect(response.body.count == size)
+        }
+    }
+
     @Test func multiplexedStreamsAreAnsweredOutOfOrder() throws {
         let pair = try HTTP2Pair()
         pair.answer = nil

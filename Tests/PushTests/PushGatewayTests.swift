@@ -81,6 +81,60 @@ import Testing
         #expect(gateway.deliveries.isEmpty)
     }
 
+    /// Only Lerix's own payload, byte for byte, is taken as known good without parsing: one of
+    /// its length that differs anywhere (a word or the odd byte past the last word) is parsed.
+    @Test func onlyLerixsOwnPayloadByteForByteSkipsTheParse() {
+        let lerix = APNsRequest.body
+        #expect(APNsValidator.isLerixPayload(Array(lerix)))
+        for position in [0, 7, 8, lerix.count / 2, lerix.count - 1] {
+            var other = lerix
+            other[position] ^= 0x01
+            #expect(!APNsValidator.isLerixPayload(other), "byte \(position) differs")
+        }
+        #expect(!APNsValidator.isLerixPayload(Array(lerix.dropLast())))
+        #expect(!APNsValidator.isLerixPayload(lerix + [0x20]))
+        #expect(!APNsValidator.isLerixPayload([]))
+        // Same length, content-available 2: parsed, and refused.
+        let two = Array(#"{"aps":{"content-available":2},"lerix":{"kind":"release_control"}}"#.utf8)
+        #expect(two.count == lerix.count)
+        #expect(reason(send(PushGateway(scheduler: clock), apns { $0.body = two })) == "BadPayload")
+    }
+
+    /// Every way a provider request ends (accepted, refused by a check, an outage's turn, an
+    /// armed rejection, a delayed answer) counts it in once and out of flight once.
+    @Test func everyAnsweredPushLeavesFlightOnceWhateverItsAnswer() {
+        let gateway = PushGateway(scheduler: clock)
+        func stats() -> JSON { json(send(gateway, HTTPRequest(method: "GET", target: "/stats"))) }
+        #expect(send(gateway, apns()).status == 200)
+        #expect(send(gateway, apns { $0.body = [] }).status == 400)
+        gateway.setUnavailable(status: 503, count: 1)
+        #expect(send(gateway, apns()).status == 503)
+        gateway.reject(token: Self.token, status: 410, count: 1)
+        #expect(send(gateway, apns()).status == 410)
+        #expect(send(gateway, FCMRequest.silentPush(token: "fcm-1", project: "demo")).status == 200)
+        var shown = stats()
+        #expect(shown["requests"]?.intValue == 5)
+        #expect(shown["accepted"]?.intValue == 2)
+        #expect(shown["refused"]?.intValue == 3)
+        #expect(shown["in_flight"]?.intValue == 0)
+        #expect(shown["max_in_flight"]?.intValue == 1)
+        // A delayed request is in flight until its clock comes, and takes the outage armed meanwhile.
+        gateway.setDelay(milliseconds: 100)
+        let status = Mutex<Int?>(nil)
+        gateway.respond(to: apns()) { reply in
+            if case .response(let r) = reply { status.withLock { $0 = r.status } }
+        }
+        #expect(stats()["in_flight"]?.intValue == 1)
+        gateway.setUnavailable(status: 503, count: 1)
+        clock.advance(to: clock.now.adding(milliseconds: 100))
+        #expect(status.withLock { $0 } == 503)
+        shown = stats()
+        #expect(shown["requests"]?.intValue == 6)
+        #expect(shown["refused"]?.intValue == 4)
+        #expect(shown["in_flight"]?.intValue == 0)
+        #expect(gateway.controls.outage == nil)
+    }
+
     @Test func aPayloadOfExactly4096BytesIsAccepted() {
         let gateway = PushGateway(scheduler: clock)
         let prefix = Array(#"{"aps":{"content-available":1},"pad":""#.utf8)
