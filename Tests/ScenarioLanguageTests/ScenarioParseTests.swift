@@ -270,6 +270,60 @@ import Testing
         #expect(s.requiredCapabilities.contains("flavor:flutter"))
     }
 
+    /// A matrix that gives two devices one name is the file's mistake, said where it is: it
+    /// used to pass the parser and fail the run's set-up with the adapter's refusal.
+    @Test func aMatrixThatNamesTwoDevicesAlikeIsRefusedWithTheKeyItLeavesOut() {
+        let template = error(
+            """
+            name: x
+            devices:
+              p-{platform}:
+                matrix: {platform: [ios, android], app_version: ["1.0.0", "2.0.0"]}
+            steps:
+              - launch: p-{platform}
+            """
+        )
+        #expect(
+            template?.message
+                == "device 'p-{platform}' names two of its devices 'p-ios': its name leaves out {app_version}, which the `matrix` varies"
+        )
+        #expect(template?.location.mark.line == 3)
+        let repeated = error("name: x\ndevices:\n  p:\n    matrix: {platform: [ios, ios]}\nsteps: []\n")
+        #expect(repeated?.message == "device 'p' names two of its devices 'p-ios': a `matrix` list repeats a value")
+        let twoEntries = error(
+            "name: x\ndevices:\n  p-ios: {platform: ios}\n  p:\n    matrix: {platform: [ios]}\nsteps: []\n"
+        )
+        #expect(twoEntries?.message == "two devices are named 'p-ios'")
+    }
+
+    /// A step over several names drops the devices they share; over one name (a device, a
+    /// fleet, `all`) it keeps the entry's order.
+    @Test func stepsOverSeveralNamesCountEachDeviceOnce() throws {
+        let s = try parse(
+            """
+            name: x
+            devices:
+              fleet: {count: 3, platform: ios}
+              solo: {platform: android}
+            steps:
+              - launch: all
+              - launch: [fleet, fleet-2, solo, all]
+              - launch: fleet
+              - expect: {device: all, screen: none}
+            """
+        )
+        let launched = s.steps.compactMap { step -> [String]? in
+            if case .device(_, let devices) = step.action { return devices }
+            return nil
+        }
+        #expect(
+            launched == [
+                ["fleet-1", "fleet-2", "fleet-3", "solo"], ["fleet-1", "fleet-2", "fleet-3", "solo"],
+                ["fleet-1", "fleet-2", "fleet-3"],
+            ]
+        )
+    }
+
     @Test func theGatewayCanOnlyRefuseTokensThatExist() {
         let e = error("name: x\ndevices:\n  p: {platform: ios}\nsteps:\n  - gateway_reject: {device: p}\n")
         #expect(e?.message == "device 'p' has no push token for the gateway to refuse")

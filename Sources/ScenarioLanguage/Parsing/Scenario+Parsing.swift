@@ -5,6 +5,24 @@ import ReleaseControl
 import YAML
 
 extension Scenario {
+    /// The first name in `names` given twice, or nil.
+    static func firstRepeated(_ names: [String]) -> String? {
+        var seen = Set<String>(minimumCapacity: names.count)
+        return names.first { !seen.insert($0).inserted }
+    }
+
+    /// Why the `matrix` of device entry `key` names two devices `twin`: its name template
+    /// leaves out a key it varies, or one of its lists repeats a value.
+    static func repeatedNameMessage(_ key: String, _ node: Node, twin: String) -> String {
+        let varied = node.child("matrix")?.json.objectValue?.keys.map { $0 } ?? []
+        let missing = key.contains("{") ? varied.filter { !key.contains("{\($0)}") } : []
+        let why =
+            missing.isEmpty
+            ? "a `matrix` list repeats a value"
+            : "its name leaves out \(missing.map { "{\($0)}" }.joined(separator: ", ")), which the `matrix` varies"
+        return "device '\(key)' names two of its devices '\(twin)': \(why)"
+    }
+
     static let topKeys = [
         "requires_runner", "name", "description", "tags", "covers", "needs", "platform", "platform_reason", "project",
         "rules", "devices",
@@ -154,26 +172,38 @@ extension Scenario {
                     context.brokenDevices.insert(key)
                     continue
                 }
-                if let twin = expanded.first(where: { taken.contains($0.name) }) {
-                    node.diagnostics.record(node.keyError("two devices are named '\(twin.name)'"))
+                // Names read field by field (a closure, not a key path, which copies each whole
+                // device first): a fleet entry holds up to 100,000.
+                let names = expanded.map { $0.name }
+                let clash =
+                    names.first(where: taken.contains).map { "two devices are named '\($0)'" }
+                    // Only a matrix can repeat a name within its entry (a fleet numbers its devices).
+                    ?? (node.child("matrix") == nil ? nil : Self.firstRepeated(names)).map {
+                        Self.repeatedNameMessage(key, node, twin: $0)
+                    }
+                if let clash {
+                    node.diagnostics.record(node.keyError(clash))
+                    scenario.groups[key] = []  // as above: one mistake, one error
+                    context.brokenDevices.insert(key)
                     continue
                 }
-                taken.formUnion(expanded.lazy.map(\.name))
+                taken.formUnion(names)
                 scenario.devices += expanded
-                scenario.groups[key] = expanded.map(\.name)
+                scenario.groups[key] = names
             }
             var tokens: [String: String] = [:]
-            for d in scenario.devices {
-                guard let t = d.pushToken else { continue }
-                if let other = tokens[t] {
+            tokens.reserveCapacity(scenario.devices.count)
+            for index in scenario.devices.indices {
+                guard let t = scenario.devices[index].pushToken else { continue }
+                let name = scenario.devices[index].name
+                if let other = tokens.updateValue(name, forKey: t) {
                     devices.diagnostics.record(
-                        devices.error("devices '\(other)' and '\(d.name)' share push token '\(t)'")
+                        devices.error("devices '\(other)' and '\(name)' share push token '\(t)'")
                     )
                 }
-                tokens[t] = d.name
             }
         }
-        scenario.groups["all"] = scenario.devices.map(\.name)
+        scenario.groups["all"] = scenario.devices.map { $0.name }
         context.scenario = scenario
         if let steps = root.attempt({ () throws(ScenarioError) in
             try root.required("steps", in: "a scenario").array("`steps`")

@@ -37,7 +37,10 @@ struct StepContext {
                 "\(names.map { "'\($0)'" }.joined(separator: ", ")) names no device; a step needs at least one"
             )
         }
-        var seen = Set<String>()
+        // One name is one device or one group, whose names are already distinct ("all", a
+        // fleet of 100,000): nothing to drop, and no set of names to build.
+        guard node.list().count > 1 else { return out }
+        var seen = Set<String>(minimumCapacity: out.count)
         return out.filter { seen.insert($0).inserted }
     }
 
