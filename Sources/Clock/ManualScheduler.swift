@@ -44,6 +44,9 @@ public final class ManualScheduler: Scheduler, Sendable {
     /// does not pile up).
     package var heldCount: Int { state.withLock { $0.heap.count } }
 
+    /// Heap entries held: buckets of work tied on a deadline (tests pin that ties share one).
+    package var heldBucketCount: Int { state.withLock { $0.heap.bucketCount } }
+
     @discardableResult
     public func schedule(at deadline: Instant, _ work: @escaping @Sendable () -> Void) -> Cancellable {
         scheduledHandle(at: deadline, work)
@@ -56,7 +59,7 @@ public final class ManualScheduler: Scheduler, Sendable {
     package func scheduledHandle(at deadline: Instant, _ work: @escaping @Sendable () -> Void) -> ScheduledHandle {
         let handle = ScheduledHandle()
         state.withLock { s in
-            s.heap.insert(TimerHeap.Entry(deadline: deadline, sequence: s.nextSequence, handle: handle, work: work))
+            s.heap.insert(deadline: deadline, sequence: s.nextSequence, DueWork(handle: handle, work: work))
             s.nextSequence &+= 1
         }
         return handle
@@ -111,14 +114,13 @@ public final class ManualScheduler: Scheduler, Sendable {
     }
 
     /// Removes every live entry due at the earliest deadline, if that is at or before `target`,
-    /// and moves time to it (time never goes back for work scheduled in the past).
+    /// and moves time to it (time never goes back for work scheduled in the past). One lock
+    /// for the whole instant.
     private func takeEarliest(notAfter target: Instant) -> (Instant, [DueWork])? {
         state.withLock { s in
-            guard let deadline = s.heap.earliestLiveDeadline, deadline <= target else { return nil }
-            var due: [DueWork] = []
-            while s.heap.earliestLiveDeadline == deadline, let entry = s.heap.removeEarliest() {
-                due.append(DueWork(handle: entry.handle, work: entry.work))
-            }
+            guard let deadline = s.heap.earliestLiveDeadline, deadline <= target,
+                let (_, due) = s.heap.removeEarliestInstant()
+            else { return nil }
             if deadline > s.now { setNow(deadline, in: &s) }
             return (s.now, due)
         }

@@ -46,6 +46,120 @@ import Testing
         #expect(ran.withLock { $0 } == (0..<200).map { "early\($0)" } + (0..<200).map { "tie\($0)" })
     }
 
+    /// A fleet's devices set their next timers one after another for one deadline: they share
+    /// one heap entry and still run in scheduling order.
+    @Test func workScheduledInARunForOneDeadlineSharesOneBucketAndRunsInOrder() {
+        let clock = ManualScheduler(now: start)
+        let ran = Mutex<[Int]>([])
+        for n in 0..<1_000 {
+            clock.schedule(at: start.adding(seconds: 60)) { ran.withLock { $0.append(n) } }
+        }
+        #expect(clock.heldBucketCount == 1)
+        #expect(clock.heldCount == 1_000)
+        var batches: [Int] = []
+        clock.advance(to: start.adding(seconds: 60)) { _, due in
+            batches.append(due.count)
+            for work in due { work.run() }
+        }
+        #expect(batches == [1_000])
+        #expect(ran.withLock { $0 } == Array(0..<1_000))
+        #expect(clock.heldBucketCount == 0)
+    }
+
+    /// A deadline's entries interleaved with other deadlines' land in several buckets; the
+    /// instant still runs them all in one batch, in scheduling order across the buckets.
+    @Test func tiesAcrossBucketsOfOneDeadlineRunInSchedulingOrder() {
+        let clock = ManualScheduler(now: start)
+        let ran = Mutex<[String]>([])
+        var mix = SplitMix64(seed: 11)
+        var expected: [(deadline: Int64, sequence: Int, name: String)] = []
+        var sequence = 0
+        for run in 0..<300 {
+            // runs of 1 to 5 entries for one of three deadlines, so buckets both grow and split
+            let deadline = Int64(mix.below(3))
+            for k in 0..<(1 + Int(mix.below(5))) {
+                let name = "\(deadline):\(run).\(k)"
+                expected.append((deadline, sequence, name))
+                sequence += 1
+                clock.schedule(at: start.adding(seconds: 10 + deadline)) { ran.withLock { $0.append(name) } }
+            }
+        }
+        #expect(clock.heldBucketCount > 3)
+        #expect(clock.heldBucketCount < sequence)
+        var batches: [Int] = []
+        clock.advance(to: start.adding(seconds: 20)) { _, due in
+            batches.append(due.count)
+            for work in due { work.run() }
+        }
+        #expect(batches.count == 3)
+        let order = expected.sorted { ($0.deadline, $0.sequence) < ($1.deadline, $1.sequence) }.map(\.name)
+        #expect(ran.withLock { $0 } == order)
+    }
+
+    /// Cancelled entries inside a bucket, at its front, middle and end, never run nor reach
+    /// the batch; a bucket holding only cancelled entries gives no deadline and no batch.
+    @Test func cancellingInsideABucketDropsOnlyThoseEntries() {
+        let clock = ManualScheduler(now: start)
+        let ran = Mutex<[Int]>([])
+        var handles: [any Cancellable] = []
+        for n in 0..<6 {
+            handles.append(clock.schedule(at: start.adding(seconds: 5)) { ran.withLock { $0.append(n) } })
+        }
+        var doomed: [any Cancellable] = []
+        for n in 0..<3 {
+            doomed.append(clock.schedule(at: start.adding(seconds: 2)) { ran.withLock { $0.append(100 + n) } })
+        }
+        for n in [0, 2, 5] { handles[n].cancel() }
+        for handle in doomed { handle.cancel() }
+        #expect(clock.heldBucketCount == 2)
+        #expect(clock.nextDeadline == start.adding(seconds: 5))
+        var batches: [(Instant, Int)] = []
+        clock.advance(to: start.adding(seconds: 10)) { instant, due in
+            batches.append((instant, due.count))
+            for work in due { work.run() }
+        }
+        #expect(batches.map(\.0) == [start.adding(seconds: 5)])
+        #expect(batches.map(\.1) == [3])
+        #expect(ran.withLock { $0 } == [1, 3, 4])
+        #expect(clock.heldCount == 0)
+    }
+
+    /// Work of an instant's batch that schedules for that same instant starts a new bucket,
+    /// handed over as a further batch at the instant, after the first.
+    @Test func workScheduledForTheInstantBeingRunComesAsAFurtherBatch() {
+        let clock = ManualScheduler(now: start)
+        let ran = Mutex<[String]>([])
+        for name in ["a", "b"] {
+            clock.schedule(at: start.adding(seconds: 1)) {
+                ran.withLock { $0.append(name) }
+                clock.schedule(at: clock.now) { ran.withLock { $0.append(name + "+") } }
+            }
+        }
+        var batches: [(Instant, Int)] = []
+        clock.advance(to: start.adding(seconds: 1)) { instant, due in
+            batches.append((instant, due.count))
+            for work in due { work.run() }
+        }
+        #expect(batches.map(\.0) == [start.adding(seconds: 1), start.adding(seconds: 1)])
+        #expect(batches.map(\.1) == [2, 2])
+        #expect(ran.withLock { $0 } == ["a", "b", "a+", "b+"])
+    }
+
+    /// Sweeps compact buckets that hold cancelled entries; entries appended to a bucket after
+    /// a sweep still run after the ones before it.
+    @Test func sweepsKeepABucketsOrderAndLaterEntriesJoinIt() {
+        let clock = ManualScheduler(now: start)
+        let ran = Mutex<[Int]>([])
+        for n in 0..<500 {
+            let handle = clock.schedule(at: start.adding(seconds: 30)) { ran.withLock { $0.append(n) } }
+            if n % 3 != 0 { handle.cancel() }  // enough cancelled to force sweeps as the bucket grows
+        }
+        #expect(clock.heldCount < 500)
+        #expect(clock.heldBucketCount == 1)
+        clock.advance(bySeconds: 30)
+        #expect(ran.withLock { $0 } == Array(stride(from: 0, to: 500, by: 3)))
+    }
+
     @Test func eachInstantHandsOverOneBatchPerInstantReadingThatInstant() {
         let clock = ManualScheduler(now: start)
         let ran = Mutex<[String]>([])
