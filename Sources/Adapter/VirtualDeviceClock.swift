@@ -45,7 +45,10 @@ public final class VirtualDeviceClock: MillisecondDeviceClock {
         schedule(afterMilliseconds: delay.milliseconds, work)
     }
 
-    package func schedule(afterMilliseconds delay: Int64, _ work: @escaping @Sendable () -> Void) -> any DeviceTimer {
-        SchedulerDeviceTimer(scheduler.scheduledHandle(at: scheduler.now.adding(milliseconds: max(0, delay)), work))
+    package func schedule(
+        afterMilliseconds delay: Int64,
+        _ work: @escaping @Sendable () -> Void
+    ) -> any DeviceTimer & AnyObject {
+        scheduler.scheduledHandle(at: scheduler.now.adding(milliseconds: max(0, delay)), work)
     }
 }

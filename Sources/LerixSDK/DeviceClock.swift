@@ -33,8 +33,9 @@ package protocol MillisecondDeviceClock: DeviceClock, AnyObject {
     var instant: Instant { get }
     /// ``DeviceClock/uptime`` in milliseconds.
     var uptimeMilliseconds: Int64 { get }
-    /// ``DeviceClock/schedule(after:_:)`` with the delay in milliseconds.
-    func schedule(afterMilliseconds delay: Int64, _ work: @escaping @Sendable () -> Void) -> any DeviceTimer
+    /// ``DeviceClock/schedule(after:_:)`` with the delay in milliseconds; the timer is a class
+    /// (the SDK keeps it in two words).
+    func schedule(afterMilliseconds delay: Int64, _ work: @escaping @Sendable () -> Void) -> any DeviceTimer & AnyObject
 }
 
 /// A timer set with ``DeviceClock/schedule(after:_:)``.

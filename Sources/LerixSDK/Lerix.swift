@@ -42,7 +42,11 @@ public final class Lerix: Sendable {
         var machine: ReleaseControlMachine
         var mailbox: [ReleaseControlMachine.Event] = []
         var draining = false
-        var timer: (any DeviceTimer)?
+        /// The drainer's list of actions, kept between drains: handling an event allocates none.
+        var actions: [ReleaseControlMachine.Action] = []
+        /// A class (the virtual clocks' own handle, or a box around another clock's timer): the
+        /// timer is replaced after every check, and a class existential copies as a retain.
+        var timer: (any DeviceTimer & AnyObject)?
         /// What the timer runs, made once: a timer is set after every check.
         var timerWork: (@Sendable () -> Void)?
         var refreshWaiters: [Observer] = []
@@ -275,37 +279,48 @@ public final class Lerix: Sendable {
     /// Runs events one at a time: whoever finds the mailbox idle drains it, so a transport that
     /// answers inline, or from another thread, never interleaves two events. An event that
     /// finds no one draining is handled at once, without a trip through the mailbox.
+    /// The drainer takes the kept list of actions out of the state while it drains, and puts it
+    /// back, empty, when done: no list is allocated per event.
     private func submit(_ event: ReleaseControlMachine.Event) {
-        let first = inner.withLock { s -> [ReleaseControlMachine.Action]? in
+        var actions: [ReleaseControlMachine.Action] = []
+        let drains = inner.withLock { s -> Bool in
             guard !s.draining else {
                 s.mailbox.append(event)
-                return nil
+                return false
             }
             s.draining = true
-            return handle(event, in: &s)
+            swap(&actions, &s.actions)
+            handle(event, in: &s, into: &actions)
+            return true
         }
-        guard var actions = first else { return }
+        guard drains else { return }
         while true {
-            for action in actions { perform(action) }
-            let next = inner.withLock { s -> [ReleaseControlMachine.Action]? in
+            // Each action is moved out of the list and consumed: not copied, then destroyed twice.
+            while !actions.isEmpty { perform(actions.removeFirst()) }
+            let more = inner.withLock { s -> Bool in
                 guard !s.mailbox.isEmpty else {
                     s.draining = false
-                    return nil
+                    swap(&actions, &s.actions)
+                    return false
                 }
                 // Mostly one event waits (a completion that arrived inline): taking the last
                 // then costs no shift of the array.
-                return handle(s.mailbox.count == 1 ? s.mailbox.removeLast() : s.mailbox.removeFirst(), in: &s)
+                handle(s.mailbox.count == 1 ? s.mailbox.removeLast() : s.mailbox.removeFirst(), in: &s, into: &actions)
+                return true
             }
-            guard let next else { break }
-            actions = next
+            guard more else { break }
         }
         wakeIdleWaiters()
     }
 
-    /// The machine's answer to `event` at the device clock's reading now.
-    private func handle(_ event: ReleaseControlMachine.Event, in s: inout Inner) -> [ReleaseControlMachine.Action] {
+    /// The machine's answer to `event` at the device clock's reading now, appended to `actions`.
+    private func handle(
+        _ event: ReleaseControlMachine.Event,
+        in s: inout Inner,
+        into actions: inout [ReleaseControlMachine.Action]
+    ) {
         let (now, uptime) = reading()
-        return s.machine.handle(event, now: now, uptimeMilliseconds: uptime)
+        s.machine.handle(event, now: now, uptimeMilliseconds: uptime, into: &actions)
     }
 
     /// The device clock now, as the machine takes it.
@@ -352,30 +367,34 @@ public final class Lerix: Sendable {
                 submit(.completed(purpose, result))
             }
         case .scheduleTimer(let deadline):
-            let (old, work) = inner.withLock { s -> ((any DeviceTimer)?, @Sendable () -> Void) in
+            // The work comes out through a captured variable, not in the lock's (generic) result:
+            // a closure returned through a generic wraps in a thunk both ways, two allocations.
+            var timerWork: (@Sendable () -> Void)?
+            let old = inner.withLock { s -> (any DeviceTimer & AnyObject)? in
+                if s.timerWork == nil { s.timerWork = { [weak self] in self?.submit(.timer) } }
+                timerWork = s.timerWork
                 let previous = s.timer
                 s.timer = nil
-                if let work = s.timerWork { return (previous, work) }
-                let work: @Sendable () -> Void = { [weak self] in self?.submit(.timer) }
-                s.timerWork = work
-                return (previous, work)
+                return previous
             }
             old?.cancel()
-            if let deadline {
+            if let deadline, let timerWork {
                 // The machine plans on the wall clock; the timer waits by uptime from now.
-                let handle: any DeviceTimer
+                let timer: any DeviceTimer & AnyObject
                 if let millisecondClock {
-                    handle = millisecondClock.schedule(
+                    timer = millisecondClock.schedule(
                         afterMilliseconds: deadline.milliseconds(since: millisecondClock.instant),
-                        work
+                        timerWork
                     )
                 } else {
-                    handle = clock.schedule(
-                        after: .milliseconds(deadline.milliseconds(since: Instant(clock.now))),
-                        work
+                    timer = BoxedDeviceTimer(
+                        clock.schedule(
+                            after: .milliseconds(deadline.milliseconds(since: Instant(clock.now))),
+                            timerWork
+                        )
                     )
                 }
-                inner.withLock { $0.timer = handle }
+                inner.withLock { $0.timer = timer }
             }
         case .persist(let saved):
             do {
@@ -407,6 +426,13 @@ public final class Lerix: Sendable {
             for waiter in told.whom { waiter(told.state) }
         }
     }
+}
+
+/// Another clock's timer as a class, so ``Lerix`` keeps every timer in one small form.
+private final class BoxedDeviceTimer: DeviceTimer {
+    let timer: any DeviceTimer
+    init(_ timer: any DeviceTimer) { self.timer = timer }
+    func cancel() { timer.cancel() }
 }
 
 /// Keeps an ``Lerix/observe(_:)`` registration alive until cancelled.

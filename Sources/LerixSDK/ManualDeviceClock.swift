@@ -42,8 +42,11 @@ public final class ManualDeviceClock: MillisecondDeviceClock {
         schedule(afterMilliseconds: delay.milliseconds, work)
     }
 
-    package func schedule(afterMilliseconds delay: Int64, _ work: @escaping @Sendable () -> Void) -> any DeviceTimer {
-        SchedulerDeviceTimer(timers.scheduledHandle(at: timers.now.adding(milliseconds: max(0, delay)), work))
+    package func schedule(
+        afterMilliseconds delay: Int64,
+        _ work: @escaping @Sendable () -> Void
+    ) -> any DeviceTimer & AnyObject {
+        timers.scheduledHandle(at: timers.now.adding(milliseconds: max(0, delay)), work)
     }
 
     /// Time passes: every timer due within `duration` runs, in deadline order, with the clock
@@ -64,10 +67,6 @@ public final class ManualDeviceClock: MillisecondDeviceClock {
     }
 }
 
-/// A ``DeviceTimer`` that is a scheduler's ``Cancellable`` (the manual clocks' timers).
-package struct SchedulerDeviceTimer: DeviceTimer {
-    /// A class existential (two words), so `any DeviceTimer` holds this struct without a box.
-    let handle: any Cancellable & AnyObject
-    package init(_ handle: any Cancellable & AnyObject) { self.handle = handle }
-    package func cancel() { handle.cancel() }
-}
+/// A manual scheduler's entry is the virtual clocks' timer itself: a class, so the SDK holds
+/// the timer it sets after every check in two words, copied by a retain.
+extension ScheduledHandle: DeviceTimer {}

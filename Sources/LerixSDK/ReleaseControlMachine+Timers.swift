@@ -4,11 +4,14 @@ extension ReleaseControlMachine {
     /// Sends queued items of modules no switch pauses, and a due push token registration.
     mutating func sendQueuedWork(now: Instant, into actions: inout [Action]) {
         guard isRunning, isOnline, !waitsForFirstAnswer else { return }
-        for module in LerixModule.ingestModules where !ingestInFlight.contains(module) {
-            guard let items = saved.queue[module], !items.isEmpty, !isPaused(module, at: now) else { continue }
-            let batch = items.prefix(Self.ingestBatchSize)
-            ingestInFlight.insert(module)
-            actions.append(.send(ingestRequest(module, batch), .ingest(module, count: batch.count)))
+        // Runs after every event; most devices queue nothing: then no module is looked up.
+        if !saved.queue.isEmpty {
+            for module in LerixModule.ingestModules where !ingestInFlight.contains(module) {
+                guard let items = saved.queue[module], !items.isEmpty, !isPaused(module, at: now) else { continue }
+                let batch = items.prefix(Self.ingestBatchSize)
+                ingestInFlight.insert(module)
+                actions.append(.send(ingestRequest(module, batch), .ingest(module, count: batch.count)))
+            }
         }
         if tokenRegistration == .due, let token = configuration.pushToken, !isPaused(.pushTokenRegistration, at: now) {
             tokenRegistration = .inFlight

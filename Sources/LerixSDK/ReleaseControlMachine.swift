@@ -133,6 +133,18 @@ package struct ReleaseControlMachine: Sendable {
     package mutating func handle(_ event: Event, now: Instant, uptimeMilliseconds: Int64? = nil) -> [Action] {
         var actions: [Action] = []
         actions.reserveCapacity(4)  // most events give two or three: grown once, not three times
+        handle(event, now: now, uptimeMilliseconds: uptimeMilliseconds, into: &actions)
+        return actions
+    }
+
+    /// ``handle(_:now:uptimeMilliseconds:)`` appending the actions to `actions`: an owner that
+    /// keeps one list across events (``Lerix`` does) allocates none per event.
+    package mutating func handle(
+        _ event: Event,
+        now: Instant,
+        uptimeMilliseconds: Int64?,
+        into actions: inout [Action]
+    ) {
         if let uptimeMilliseconds, followClock(now: now, uptimeMilliseconds: uptimeMilliseconds) {
             persist(into: &actions)
         }
@@ -191,7 +203,7 @@ package struct ReleaseControlMachine: Sendable {
             if timerAt != nil { actions.append(.scheduleTimer(at: nil)) }
             timerAt = nil
             actions.append(.checkSettled)
-            return actions
+            return
         }
         settleDeadline(now: now, into: &actions)
         sendQueuedWork(now: now, into: &actions)
@@ -203,7 +215,6 @@ package struct ReleaseControlMachine: Sendable {
                 actions.append(.stateChanged)
             }
         }
-        return actions
     }
 
     /// Whether nothing is in flight: every request sent has completed.

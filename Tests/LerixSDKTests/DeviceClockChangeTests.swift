@@ -187,9 +187,21 @@ import Testing
 /// The virtual clocks' fast path: the SDK reads them in milliseconds, and the timer it sets
 /// after every check needs no allocation of its own.
 @Suite struct MillisecondClockTests {
-    @Test func aManualClockTimerFitsAnExistentialWithoutABox() {
-        // `any DeviceTimer` keeps three words inline; a bigger timer is boxed on the heap.
-        #expect(MemoryLayout<SchedulerDeviceTimer>.size <= 3 * MemoryLayout<Int>.size)
+    /// The timer is the scheduler's own handle (a class the SDK holds in two words): cancelling
+    /// it stops the work, and cancelling it after the work ran does nothing.
+    @Test func aManualClockTimerIsItsSchedulersHandleAndCancels() {
+        let clock = ManualDeviceClock(now: Date(timeIntervalSince1970: 1_796_209_200))
+        let fired = Fired()
+        let cancelled = clock.schedule(afterMilliseconds: 100) { fired.mark() }
+        #expect(MemoryLayout.size(ofValue: cancelled) == 2 * MemoryLayout<Int>.size)
+        cancelled.cancel()
+        clock.advance(by: .milliseconds(200))
+        #expect(!fired.value)
+        let ran = clock.schedule(afterMilliseconds: 100) { fired.mark() }
+        clock.advance(by: .milliseconds(100))
+        ran.cancel()
+        #expect(fired.value)
+        #expect(clock.nextTimer == nil)
     }
 
     @Test func theMillisecondReadingsAreTheDateAndDurationOnes() {

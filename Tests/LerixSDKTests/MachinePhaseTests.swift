@@ -26,6 +26,33 @@ import Testing
         actions.filter { if case .send(_, let p) = $0 { p == purpose } else { false } }.count
     }
 
+    /// The owner's kept list: handling into it appends exactly the actions `handle` returns,
+    /// after what it holds, for a whole life of events (launch, answers, polls, items, end).
+    @Test func handlingIntoAKeptListAppendsWhatHandleReturns() throws {
+        var returning = try Self.machine(pushToken: "tok")
+        var appending = try Self.machine(pushToken: "tok")
+        let notModified = TransportResult.success(
+            TransportResponse(status: 304, headers: [("Cache-Control", "max-age=60")], body: [])
+        )
+        let events: [ReleaseControlMachine.Event] = [
+            .launch, .completed(.check, Self.ok), .completed(.pushToken, Self.ok), .timer,
+            .track(.analytics, [["n": 1]]), .refresh, .completed(.check, notModified),
+            .completed(.ingest(.analytics, count: 1), Self.ok), .background, .foreground, .timer, .terminate,
+        ]
+        var kept: [ReleaseControlMachine.Action] = [.checkSettled]
+        var total = 0
+        for (n, event) in events.enumerated() {
+            let now = Self.now.adding(seconds: Int64(n) * 61)
+            let expected = returning.handle(event, now: now, uptimeMilliseconds: Int64(n) * 61_000)
+            appending.handle(event, now: now, uptimeMilliseconds: Int64(n) * 61_000, into: &kept)
+            #expect(Array(kept.dropFirst()) == expected, "after event \(n)")
+            total += expected.count
+            kept.removeSubrange(1...)
+        }
+        #expect(total > events.count)
+        #expect(returning.saved == appending.saved)
+    }
+
     @Test func eventsBeforeLaunchLeaveTheAppStopped() throws {
         var machine = try Self.machine()
         _ = machine.handle(.foreground, now: Self.now)
