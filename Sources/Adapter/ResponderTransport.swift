@@ -14,11 +14,26 @@ package final class ResponderTransport: Transport, AdapterNetwork {
     /// The last URL sent and its target: a fleet's devices come one after another in creation
     /// order, so the next device mostly asks for the same URL, and comparing it costs less than
     /// cutting and copying a new target.
-    private let lastTarget = Mutex<(url: String, target: String)?>(nil)
+    private let lastTarget = Mutex<SentTarget?>(nil)
+    /// The last request fields converted for the server, and what they were converted from: a
+    /// device class's checks send the same fields (`Accept`, and the `If-None-Match` of the
+    /// answer they share), which then need no array of their own.
+    private let lastRequestFields = Mutex<ConvertedRequestFields?>(nil)
     /// The last response fields converted for the SDK, and what they were converted from: the
     /// server hands a device class's checks at one instant the same fields (one array), which
     /// then need no conversion of their own (an array and four pairs per check).
     private let lastHeaders = Mutex<ConvertedHeaders?>(nil)
+
+    /// Structs, not tuples: Swift copies tuples through a generic path, and these are read per check.
+    private struct SentTarget {
+        let url: String
+        let target: String
+    }
+
+    private struct ConvertedRequestFields {
+        let headers: [(name: String, value: String)]
+        let fields: [HTTPField]
+    }
 
     private struct ConvertedHeaders {
         let fields: [HTTPField]
@@ -35,23 +50,23 @@ package final class ResponderTransport: Transport, AdapterNetwork {
             completion(.failure(TransportError("no server at \(request.url) (the in-process server is \(baseURL))")))
             return
         }
-        var fields: [HTTPField] = []
-        fields.reserveCapacity(request.headers.count + 1)  // one allocation per request, Host included
-        var hasHost = false
-        for (name, value) in request.headers {
-            hasHost = hasHost || HTTPHeaders.namesEqual(name, "Host")
-            fields.append(HTTPField(name, value))
-        }
-        if !hasHost { fields.append(HTTPField("Host", "lerix.test")) }
-        let reply = SynchronousReply(transport: self)
         let forwarded = HTTPRequest(
             method: request.method,
             target: target,
-            headers: HTTPHeaders(fields: fields),
+            headers: HTTPHeaders(fields: requestFields(request.headers)),
             body: request.body
         )
-        responder.respond(to: forwarded) { reply.take($0) }
-        completion(reply.close() ?? .failure(TransportError("timed out: the server did not answer")))
+        // Answered in place (a MockServer's check needs no reply box nor closure); a reply that
+        // comes later is a timeout, dropped when it comes.
+        guard let reply = responder.replyAtOnce(to: forwarded, late: Self.dropLateReply) else {
+            return completion(.failure(TransportError("timed out: the server did not answer")))
+        }
+        completion(result(of: reply))
+    }
+
+    /// A reply given after `send` returned: the device took it as a timeout already.
+    private static let dropLateReply: @Sendable (HTTPReply) -> Void = { reply in
+        if case .stream(_, let stream) = reply { stream.end() }  // nothing here would read it
     }
 }
 
@@ -83,42 +98,43 @@ extension ResponderTransport {
         guard url.hasPrefix(baseURL) else { return nil }
         var target = String(url.utf8.dropFirst(baseURL.utf8.count)) ?? ""
         if target.isEmpty || target.utf8.first == UInt8(ascii: "?") { target = "/" + target }
-        lastTarget.withLock { $0 = (url, target) }
+        lastTarget.withLock { $0 = SentTarget(url: url, target: target) }
         return target
     }
-}
 
-/// The first reply a responder gives while `respond` runs; one given later is dropped.
-private final class SynchronousReply: Sendable {
-    private let state = Mutex<(closed: Bool, result: TransportResult?)>((false, nil))
-    private let transport: ResponderTransport
+    /// `headers` as the server reads them, `Host` added when missing; the last conversion again
+    /// when `headers` holds the same fields (mostly the very strings: a device's ETag is the
+    /// server's, handed to every device of its class).
+    func requestFields(_ headers: [(name: String, value: String)]) -> [HTTPField] {
+        if let last = lastRequestFields.withLock({ $0 }), last.headers.count == headers.count,
+            zip(last.headers, headers).allSatisfy({ $0.name == $1.name && $0.value == $1.value })
+        {
+            return last.fields
+        }
+        var fields: [HTTPField] = []
+        fields.reserveCapacity(headers.count + 1)  // one allocation per request, Host included
+        var hasHost = false
+        for (name, value) in headers {
+            hasHost = hasHost || HTTPHeaders.namesEqual(name, "Host")
+            fields.append(HTTPField(name, value))
+        }
+        if !hasHost { fields.append(HTTPField("Host", "lerix.test")) }
+        lastRequestFields.withLock { $0 = ConvertedRequestFields(headers: headers, fields: fields) }
+        return fields
+    }
 
-    init(transport: ResponderTransport) { self.transport = transport }
-
-    func take(_ reply: HTTPReply) {
-        let result: TransportResult
+    /// What the SDK gets for `reply`.
+    func result(of reply: HTTPReply) -> TransportResult {
         switch reply {
         case .response(let response):
             var answer = TransportResponse(status: response.status, body: response.body)
-            answer.headers = transport.transportHeaders(response.headers.fields)
-            result = .success(answer)
+            answer.headers = transportHeaders(response.headers.fields)
+            return .success(answer)
         case .close:
-            result = .failure(TransportError("connection reset by the server"))
+            return .failure(TransportError("connection reset by the server"))
         case .stream(_, let stream):
             stream.end()  // SDKs never ask for a stream; nothing here would read it
-            result = .failure(TransportError("the server answered with an event stream"))
-        }
-        state.withLock { s in
-            if !s.closed, case .none = s.result { s.result = result }
-        }
-    }
-
-    /// What arrived so far (nil: nothing yet, a timeout); later replies are dropped. Moved
-    /// out, not copied: the reply's end then has nothing left to destroy.
-    func close() -> TransportResult? {
-        state.withLock { s in
-            s.closed = true
-            return s.result.take()
+            return .failure(TransportError("the server answered with an event stream"))
         }
     }
 }

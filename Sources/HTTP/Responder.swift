@@ -22,6 +22,12 @@ public enum HTTPReply: Sendable {
 /// ```
 public protocol Responder: Sendable {
     func respond(to request: HTTPRequest, reply: @escaping @Sendable (HTTPReply) -> Void)
+    /// The reply to `request` when it is given before this returns, else nil: then it goes to
+    /// `late` when it comes. For a caller in the same process that waits for nothing (an SDK's
+    /// in-process transport): a responder that answers in place returns the reply, with no
+    /// box for it and no closure to carry it. The reply is the one ``respond(to:reply:)``
+    /// gives.
+    func replyAtOnce(to request: HTTPRequest, late: @escaping @Sendable (HTTPReply) -> Void) -> HTTPReply?
     /// True when the responder gathers work over requests (a group commit) and finishes it in
     /// ``batchEnded()``; a server asks once, when it starts.
     var wantsBatchEnds: Bool { get }
@@ -38,4 +44,18 @@ extension Responder {
 
     /// Nothing gathered, nothing to finish.
     public func batchEnded() {}
+
+    /// Through ``respond(to:reply:)``: ``firstReply(to:late:)``.
+    public func replyAtOnce(to request: HTTPRequest, late: @escaping @Sendable (HTTPReply) -> Void) -> HTTPReply? {
+        firstReply(to: request, late: late)
+    }
+
+    /// ``respond(to:reply:)``'s reply when given before it returns, else nil (and `late` gets
+    /// it when it comes): what ``replyAtOnce(to:late:)`` does for a responder without a way
+    /// of its own.
+    public func firstReply(to request: HTTPRequest, late: @escaping @Sendable (HTTPReply) -> Void) -> HTTPReply? {
+        let box = FirstReply(late: late)
+        respond(to: request) { box.take($0) }
+        return box.close()
+    }
 }

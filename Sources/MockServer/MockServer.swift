@@ -86,6 +86,23 @@ public final class MockServer: Responder {
         if let read = checkQueries.check(request) {
             return check(request, read: read, reply: reply)
         }
+        route(request, reply: reply)
+    }
+
+    /// A check's reply as ``respond(to:reply:)`` gives it, returned in place (nil for a fault's
+    /// `delay`, whose answer goes to `late`): the in-process SDKs' checks, the hot path of a
+    /// simulated fleet, need no reply box or closure. Other requests go through ``firstReply(to:late:)``.
+    public func replyAtOnce(to request: HTTPRequest, late: @escaping @Sendable (HTTPReply) -> Void) -> HTTPReply? {
+        if let read = checkQueries.check(request) {
+            return answerCheck(request, query: read, now: clock.now, fault: nil, reply: late)
+        }
+        let box = FirstReply(late: late)
+        route(request) { box.take($0) }
+        return box.close()
+    }
+
+    /// Every request but a check in the memo's plain form: the router's.
+    private func route(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPReply) -> Void) {
         let segments = Router.segments(request)
         switch router.resolve(method: request.method, path: segments) {
         case .notFound:

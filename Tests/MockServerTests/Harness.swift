@@ -38,15 +38,7 @@ final class Harness: Sendable {
 
     /// Sends one request and waits for its reply (at most 10 s, a guard only).
     func send(_ method: String, _ target: String, body: String? = nil, headers: [(String, String)] = []) -> HTTPReply? {
-        var fields = HTTPHeaders(headers)
-        // As every client of the admin API must (admin writes take JSON only).
-        if body != nil && !fields.contains("Content-Type") { fields.add("Content-Type", "application/json") }
-        let request = HTTPRequest(
-            method: method,
-            target: target,
-            headers: fields,
-            body: body.map { Array($0.utf8) } ?? []
-        )
+        let request = Self.request(method, target, body: body, headers: headers)
         let box = Mutex<HTTPReply?>(nil)
         let done = DispatchSemaphore(value: 0)
         server.respond(to: request) { reply in
@@ -55,6 +47,19 @@ final class Harness: Sendable {
         }
         guard done.wait(timeout: .now() + 10) == .success else { return nil }
         return box.withLock { $0 }
+    }
+
+    /// The request ``send(_:_:body:headers:)`` sends.
+    static func request(
+        _ method: String,
+        _ target: String,
+        body: String? = nil,
+        headers: [(String, String)] = []
+    ) -> HTTPRequest {
+        var fields = HTTPHeaders(headers)
+        // As every client of the admin API must (admin writes take JSON only).
+        if body != nil && !fields.contains("Content-Type") { fields.add("Content-Type", "application/json") }
+        return HTTPRequest(method: method, target: target, headers: fields, body: body.map { Array($0.utf8) } ?? [])
     }
 
     /// Sends and expects a response (not a closed connection).
