@@ -78,10 +78,11 @@ extension ResponderTransport {
     /// `fields` as a ``TransportResponse`` holds them; the last conversion again when `fields`
     /// is the very array converted last (held by the memo, so its storage cannot be reused).
     func transportHeaders(_ fields: [HTTPField]) -> [(name: String, value: String)] {
-        if let last = lastHeaders.withLock({ $0 }), last.fields.count == fields.count,
-            Self.sameStorage(last.fields, fields)
-        {
+        if let converted = lastHeaders.withLock({ last -> [(name: String, value: String)]? in
+            guard let last, last.fields.count == fields.count, Self.sameStorage(last.fields, fields) else { return nil }
             return last.converted
+        }) {
+            return converted
         }
         let converted = fields.map { (name: $0.name, value: $0.value) }
         lastHeaders.withLock { $0 = ConvertedHeaders(fields: fields, converted: converted) }
@@ -94,7 +95,7 @@ extension ResponderTransport {
 
     /// The request target `url` names on the in-process server, or nil for another server.
     func target(of url: String) -> String? {
-        if let last = lastTarget.withLock({ $0 }), last.url == url { return last.target }
+        if let target = lastTarget.withLock({ $0?.url == url ? $0?.target : nil }) { return target }
         guard url.hasPrefix(baseURL) else { return nil }
         var target = String(url.utf8.dropFirst(baseURL.utf8.count)) ?? ""
         if target.isEmpty || target.utf8.first == UInt8(ascii: "?") { target = "/" + target }
@@ -106,10 +107,12 @@ extension ResponderTransport {
     /// when `headers` holds the same fields (mostly the very strings: a device's ETag is the
     /// server's, handed to every device of its class).
     func requestFields(_ headers: [(name: String, value: String)]) -> [HTTPField] {
-        if let last = lastRequestFields.withLock({ $0 }), last.headers.count == headers.count,
-            zip(last.headers, headers).allSatisfy({ $0.name == $1.name && $0.value == $1.value })
-        {
+        // Compared in the lock: copying the memo out cost more than the comparison.
+        if let fields = lastRequestFields.withLock({ last -> [HTTPField]? in
+            guard let last, Self.sameFields(last.headers, headers) else { return nil }
             return last.fields
+        }) {
+            return fields
         }
         var fields: [HTTPField] = []
         fields.reserveCapacity(headers.count + 1)  // one allocation per request, Host included
@@ -121,6 +124,17 @@ extension ResponderTransport {
         if !hasHost { fields.append(HTTPField("Host", "lerix.test")) }
         lastRequestFields.withLock { $0 = ConvertedRequestFields(headers: headers, fields: fields) }
         return fields
+    }
+
+    /// The same names and values in the same order (mostly the very strings, compared by identity).
+    static func sameFields(_ a: [(name: String, value: String)], _ b: [(name: String, value: String)]) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in
+                for i in 0..<x.count where x[i].name != y[i].name || x[i].value != y[i].value { return false }
+                return true
+            }
+        }
     }
 
     /// What the SDK gets for `reply`.

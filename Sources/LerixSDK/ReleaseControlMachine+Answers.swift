@@ -121,7 +121,10 @@ extension ReleaseControlMachine {
     }
 
     static func headerServerTime(_ response: TransportResponse) -> Instant? {
-        response.header("Lerix-Server-Time").flatMap { Instant(rfc3339: $0.trimmingSpaces) }
+        guard let text = response.header("Lerix-Server-Time") else { return nil }
+        // Trimmed only when it does not read as sent: no time reads with spaces around it, and
+        // servers send none (looking for them cost more than the parse).
+        return Instant(rfc3339: text) ?? Instant(rfc3339: text.trimmingSpaces)
     }
 
     /// `max-age` from `Cache-Control`, when positive. A device's answers mostly repeat the last

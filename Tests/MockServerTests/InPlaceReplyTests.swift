@@ -100,7 +100,10 @@ import Testing
         #expect(Self.written(streams[1]) == Self.written(streams[0]))
         #expect(inPlace.get("/admin/requests?limit=100").text == viaRespond.get("/admin/requests?limit=100").text)
         let recorded = viaRespond.delete("/admin/recording").text
-        #expect(recorded.contains("status: 304"), "the recording holds the checks: \(recorded)")
+        #expect(
+            recorded.contains("fault: {kind: reset}") && recorded.contains("refresh: d1"),
+            "the recording holds the checks: \(recorded)"
+        )
         #expect(inPlace.delete("/admin/recording").text == recorded)
     }
 

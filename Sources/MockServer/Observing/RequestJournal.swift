@@ -141,9 +141,9 @@ public struct RequestJournal: Sendable {
             run = Run(project: entry.project, count: 1)
         }
         if ring.count < capacity {
-            ring.append(entry)
+            ring.append(consume entry)
         } else {
-            ring[next] = entry
+            ring[next] = consume entry
         }
         next = next + 1 == capacity ? 0 : next + 1
     }
