@@ -73,12 +73,14 @@ public final class HTTP2ServerSession {
 
     public let configuration: Configuration
     let session: OpaquePointer
-    @exclusivity(unchecked) var streams: [Int32: ServerStream] = [:]
+    @exclusivity(unchecked) var streams = StreamTable<ServerStream>()
     /// The stream whose request header block is being decoded: nghttp2 calls back once per
     /// field, and each dictionary look-up hashed the stream id (about 100 instructions).
     @exclusivity(unchecked) var decodingStream: (id: Int32, stream: ServerStream)?
     @exclusivity(unchecked) var events: [Event] = []
     @exclusivity(unchecked) var failed = false
+    /// Each answer's header section is laid out here (``respond(_:to:)``), reused.
+    @exclusivity(unchecked) var headBlock = HeaderBlock()
     /// When the bytes being fed arrived (monotonic ns, from the owner): stamps new streams.
     @exclusivity(unchecked) var now: UInt64 = 0
     /// Response body bytes accepted by ``respond(_:to:)`` and not yet framed.
@@ -127,7 +129,7 @@ public final class HTTP2ServerSession {
 
     deinit {
         // nghttp2 calls no stream-close callback here: give back what open streams still hold.
-        for stream in streams.values { release(stream) }
+        for stream in streams.liveValues { release(stream) }
         nghttp2_session_del(session)
     }
 
@@ -151,7 +153,7 @@ public final class HTTP2ServerSession {
     /// The connection closed: every open stream's body is dropped and its bytes given back now,
     /// not when the session is freed (the server then hands the freed memory to the kernel).
     public func releaseBodies() {
-        for stream in streams.values {
+        for stream in streams.liveValues {
             stream.body = []
             release(stream)
         }
@@ -253,26 +255,27 @@ public final class HTTP2ServerSession {
         stream.responded = true
         let bodyAllowed = !(100...199).contains(response.status) && response.status != 204 && response.status != 304
         let sendsBody = bodyAllowed && stream.method != "HEAD" && !response.body.isEmpty
-        var block = HeaderBlock(capacity: response.headers.count + 2)
-        block.addStatus(response.status)
+        // The session's one block, emptied: nghttp2 copies the fields before submit returns.
+        headBlock.reset()
+        headBlock.addStatus(response.status)
         var hasLength = false
         for field in response.headers where !HeaderBlock.isConnectionSpecific(field.name) {
             if HTTPHeadersNames.equal("content-length", field.name) {
                 if !bodyAllowed { continue }
                 hasLength = true
             }
-            block.add(field.name, field.value)
+            headBlock.add(field.name, field.value)
         }
-        if bodyAllowed && !hasLength { block.addContentLength(response.body.count) }
+        if bodyAllowed && !hasLength { headBlock.addContentLength(response.body.count) }
         let rv: Int32
         if sendsBody {
             stream.responseBody = response.body
             stream.responseOffset = 0
             queuedResponseBytes += response.body.count
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: serverReadBody)
-            rv = block.withNameValues { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
+            rv = headBlock.withNameValues { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
         } else {
-            rv = block.withNameValues { nghttp2_submit_response(session, streamID, $0, $1, nil) }
+            rv = headBlock.withNameValues { nghttp2_submit_response(session, streamID, $0, $1, nil) }
         }
         return rv == 0
     }
@@ -367,7 +370,7 @@ public final class HTTP2ServerSession {
     /// `now` of the `feed` that opened it; nil when every open stream's request is complete.
     public var oldestIncompleteRequestStart: UInt64? {
         var oldest: UInt64?
-        for stream in streams.values where !stream.delivered {
+        for stream in streams.liveValues where !stream.delivered {
             if oldest.map({ stream.startedAt < $0 }) ?? true { oldest = stream.startedAt }
         }
         return oldest

@@ -15,6 +15,18 @@ struct HeaderBlock {
         spans.reserveCapacity(capacity)
     }
 
+    /// Empties the block for the next header section, keeping its buffers (a session frames
+    /// every answer in one block: two allocations fewer per answer); one grown past `maxKept`
+    /// bytes by a huge section starts over small.
+    mutating func reset(maxKept: Int = 16 << 10) {
+        if storage.capacity > maxKept {
+            self = HeaderBlock()
+        } else {
+            storage.removeAll(keepingCapacity: true)
+            spans.removeAll(keepingCapacity: true)
+        }
+    }
+
     /// Appends a field, names lowercased as HTTP/2 requires. Returns false and adds nothing
     /// when the name is not a token or the value holds NUL, CR or LF: the peer would reset
     /// the stream over such a field.
@@ -28,19 +40,22 @@ struct HeaderBlock {
     /// ``add(_:_:)`` on bytes: both are checked before anything is stored, in one pass each.
     @discardableResult
     mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard !name.isEmpty else { return false }
-        var hasUpper = false
-        for b in name {
-            guard Self.isTokenByte(b) else { return false }
-            if b >= 65 && b <= 90 { hasUpper = true }
-        }
-        guard Self.isFieldValue(value) else { return false }
+        guard !name.isEmpty, Self.isFieldValue(value) else { return false }
         let start = storage.count
         storage.append(contentsOf: name)
-        if hasUpper {
-            storage.withUnsafeMutableBufferPointer { buf in
-                for i in start..<start + name.count where buf[i] >= 65 && buf[i] <= 90 { buf[i] += 32 }
+        // Checked and lowercased in place, in one pass over the copy; a name that is no token
+        // is taken back out.
+        let isToken = storage.withUnsafeMutableBufferPointer { buf -> Bool in
+            for i in start..<buf.count {
+                let b = buf[i]
+                guard Self.isTokenByte(b) else { return false }
+                if b >= 65 && b <= 90 { buf[i] = b + 32 }
             }
+            return true
+        }
+        guard isToken else {
+            storage.removeSubrange(start...)
+            return false
         }
         storage.append(contentsOf: value)
         let indexing =

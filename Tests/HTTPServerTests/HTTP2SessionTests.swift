@@ -102,6 +102,35 @@ final class HTTP2Pair {
         }
     }
 
+    /// Answers framed one after another each carry their own fields only: the one header block
+    /// the session lays every answer out in keeps nothing of the one before, also after a huge
+    /// section (which it does not keep) and after a field refused for its name.
+    @Test func eachAnswerCarriesOnlyItsOwnFields() throws {
+        let pair = try HTTP2Pair()
+        let huge = String(repeating: "v", count: 20_000)
+        pair.answer = { _, request in
+            switch request.target {
+            case "/first": return HTTPResponse(status: 200, headers: ["X-First": "1", "Cache-Control": "no-store"])
+            case "/huge": return HTTPResponse(status: 200, headers: ["X-Huge": huge, "Bad Name": "x"])
+            default: return HTTPResponse(status: 204, headers: ["X-Last": "3"])
+            }
+        }
+        var answers: [String: HTTPResponse] = [:]
+        for target in ["/first", "/huge", "/last"] {
+            let id = try pair.client.submit(HTTPRequest(method: "GET", target: target))
+            pair.pump()
+            answers[target] = try #require(pair.responses[id])
+        }
+        #expect(answers["/first"]?.headers["x-first"] == "1")
+        #expect(answers["/first"]?.headers["cache-control"] == "no-store")
+        #expect(answers["/huge"]?.headers["x-huge"] == huge)
+        #expect(answers["/huge"]?.headers["x-first"] == nil)
+        #expect(answers["/huge"]?.headers["cache-control"] == nil)
+        #expect(answers["/huge"]?.headers.count == 2, "x-huge and content-length; the bad name is left out")
+        #expect(answers["/last"]?.status == 204)
+        #expect(answers["/last"]?.headers.map(\.name) == ["x-last"])
+    }
+
     @Test func multiplexedStreamsAreAnsweredOutOfOrder() throws {
         let pair = try HTTP2Pair()
         pair.answer = nil
