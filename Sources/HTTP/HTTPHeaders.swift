@@ -32,8 +32,15 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// Index in ``fields`` of the first field named `name`.
     public func firstIndex(of name: String) -> Int? {
-        for i in fields.indices where Self.namesEqual(fields[i].name, name) { return i }
-        return nil
+        // In place, the length asked for read once: most fields differ in length from it, and
+        // each one read through the array was copied out (two retains and two releases).
+        let length = name.utf8.count
+        return fields.withUnsafeBufferPointer { buffer in
+            for i in 0..<buffer.count where buffer[i].name.utf8.count == length {
+                if Self.sameLengthNamesEqual(buffer[i].name, name) { return i }
+            }
+            return nil
+        }
     }
 
     /// Every value of `name`, in order.

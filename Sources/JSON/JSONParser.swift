@@ -182,14 +182,29 @@ struct JSONParser {
 
     mutating func parseNumber() throws(JSONSyntaxError) -> JSON {
         let start = index
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
         func isDigit(_ i: Int) -> Bool { i < bytes.count && bytes[i] >= 48 && bytes[i] <= 57 }
         guard isDigit(index) else { throw error("invalid number", at: start) }
+        let digitsStart = index
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
             if isDigit(index) { throw error("invalid number: leading zero", at: start) }
         } else {
             while isDigit(index) { index += 1 }
+        }
+        // An integer of up to 15 digits is exact as a Double: summed here, not formatted as text
+        // and read back (a lifetime, a count, a status: most numbers are such).
+        let integerEnd = index
+        let isInteger =
+            integerEnd - digitsStart <= 15
+            && (index >= bytes.count
+                || (bytes[index] != UInt8(ascii: ".") && bytes[index] != UInt8(ascii: "e")
+                    && bytes[index] != UInt8(ascii: "E")))
+        if isInteger {
+            var value: Int64 = 0
+            for i in digitsStart..<integerEnd { value = value * 10 + Int64(bytes[i] - 48) }
+            return .number(negative ? -Double(value) : Double(value))
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
