@@ -63,7 +63,8 @@ struct TimerHeap {
         }
     }
 
-    mutating func insert(deadline: Instant, sequence: UInt64, _ work: DueWork) {
+    /// Takes `work` over (consumed: appended without a retain of its handle and closure).
+    mutating func insert(deadline: Instant, sequence: UInt64, _ work: consuming DueWork) {
         if count >= 2 * sweptSize { sweepCancelled() }
         count += 1
         if lastSlot >= 0 && lastDeadline == deadline {

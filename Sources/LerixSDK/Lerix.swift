@@ -280,9 +280,11 @@ public final class Lerix: Sendable {
     /// answers inline, or from another thread, never interleaves two events. An event that
     /// finds no one draining is handled at once, without a trip through the mailbox.
     /// The drainer takes the kept list of actions out of the state while it drains, and puts it
-    /// back, empty, when done: no list is allocated per event.
+    /// back, empty, when done: no list is allocated per event. In the lock that ends the drain it
+    /// also takes the idle waiters, if the machine is idle.
     private func submit(_ event: ReleaseControlMachine.Event) {
         var actions: [ReleaseControlMachine.Action] = []
+        var told: Told?
         let drains = inner.withLock { s -> Bool in
             guard !s.draining else {
                 s.mailbox.append(event)
@@ -295,12 +297,14 @@ public final class Lerix: Sendable {
         }
         guard drains else { return }
         while true {
-            // Each action is moved out of the list and consumed: not copied, then destroyed twice.
-            while !actions.isEmpty { perform(actions.removeFirst()) }
+            // Each action is moved out of the list and consumed: not copied, then destroyed twice
+            // (`remove(at:)` moves; `removeFirst()`, a collection's generic one, copies).
+            while !actions.isEmpty { perform(actions.remove(at: 0)) }
             let more = inner.withLock { s -> Bool in
                 guard !s.mailbox.isEmpty else {
                     s.draining = false
                     swap(&actions, &s.actions)
+                    told = idleWaiters(in: &s)
                     return false
                 }
                 // Mostly one event waits (a completion that arrived inline): taking the last
@@ -310,7 +314,7 @@ public final class Lerix: Sendable {
             }
             guard more else { break }
         }
-        wakeIdleWaiters()
+        if let told { for waiter in told.whom { waiter(told.state) } }
     }
 
     /// The machine's answer to `event` at the device clock's reading now, appended to `actions`.
@@ -337,16 +341,13 @@ public final class Lerix: Sendable {
         }
     }
 
-    private func wakeIdleWaiters() {
-        guard
-            let told = inner.withLock({ s -> Told? in
-                guard !s.idleWaiters.isEmpty, !s.draining, s.machine.isIdle else { return nil }
-                let waiting = s.idleWaiters
-                s.idleWaiters = []
-                return Told(state: s.machine.state(at: reading().0), whom: waiting)
-            })
-        else { return }
-        for waiter in told.whom { waiter(told.state) }
+    /// Takes the waiters for idleness, with the state they are told, once nothing is in flight
+    /// and no one drains; nil otherwise (after most events: no one waits).
+    private func idleWaiters(in s: inout Inner) -> Told? {
+        guard !s.idleWaiters.isEmpty, !s.draining, s.machine.isIdle else { return nil }
+        let waiting = s.idleWaiters
+        s.idleWaiters = []
+        return Told(state: s.machine.state(at: reading().0), whom: waiting)
     }
 
     /// A state and who is told it, boxed: after most events no one is, and a nil of this costs
