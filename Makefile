@@ -70,6 +70,7 @@ test: test-deps py-test-tools node-deps
 	$(LINT_HTTP)
 	$(LINT_DOCKER)
 	$(PYTHON) Benchmarks/compare_test.py
+	$(PYTHON) Benchmarks/readme_table_test.py
 	$(BROWSER_TEST)
 	$(CONTRACT)
 	$(ADAPTERS)
@@ -200,7 +201,8 @@ node-deps:
 # script's rows beside the baseline's, a case more than 10% worse beyond its rounds' spread
 # flagged WORSE (Benchmarks/compare.py); also as Markdown with the machine to BENCH_MARKDOWN. A
 # script that fails on this tree gets a row saying so and makes `make bench` fail after the
-# table. `make bench-readme` pastes the last table into the README's benchmark section.
+# table. `make bench-readme` pastes the last table into the README's benchmark section (a partial
+# run's rows only, marked with the run: Benchmarks/readme_table.py).
 # BENCH_ROUNDS (2) rounds of each side; BENCH_SCRIPTS picks scripts (a glob).
 BENCH_DIR      := .build/bench
 BENCH_MARKDOWN := $(BENCH_DIR)/table.md
