@@ -32,6 +32,11 @@ struct HeaderBlock {
     /// the stream over such a field.
     @discardableResult
     mutating func add(_ name: String, _ value: String) -> Bool {
+        // Native strings lend their bytes in place; only others are copied to a contiguous form.
+        let added = name.utf8.withContiguousStorageIfAvailable { n in
+            value.utf8.withContiguousStorageIfAvailable { v in add(name: n, value: v) }
+        }
+        if let added, let added { return added }
         var name = name
         var value = value
         return name.withUTF8 { n in value.withUTF8 { v in add(name: n, value: v) } }
