@@ -161,9 +161,12 @@ extension MockServer {
         let project = read.project
         let ifNoneMatch = request.headers["If-None-Match"]
         let found: CheckFound = state.withLock { s in
-            guard let index = s.projects.index(forKey: project) else { return CheckFound(lookup: .gone) }
-            // In place: through `values[index]`'s getter every read would copy the whole project.
-            let lookup = Self.lookUp(in: &s.projects.values[index], read: read, takingFault: fault == nil, now: now)
+            guard
+                let lookup = s.checkedProject(
+                    project,
+                    { Self.lookUp(in: &$0, read: read, takingFault: fault == nil, now: now) }
+                )
+            else { return CheckFound(lookup: .gone) }
             switch lookup {
             case .fault(let armed):
                 if case .delay = armed.kind { return CheckFound(lookup: lookup) }
@@ -211,8 +214,8 @@ extension MockServer {
             notModified = answer.isNotModified(for: ifNoneMatch)
             let capacity = options.cacheCapacity
             state.withLock { s in
-                if let index = s.projects.index(forKey: project), s.projects.values[index].stamp == stamp {
-                    s.projects.values[index].cache.store(answer, for: read, capacity: capacity)
+                _ = s.checkedProject(project) { runtime in
+                    if runtime.stamp == stamp { runtime.cache.store(answer, for: read, capacity: capacity) }
                 }
                 s.journal.append(
                     read.entry(at: now, project: project, answered: answer, notModified: notModified, fault: fault)
