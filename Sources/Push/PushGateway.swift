@@ -315,18 +315,16 @@ public final class PushGateway: Responder, Sendable {
     /// A UUID-shaped id from a counter: unique per gateway, cheap, and stable in tests.
     static func uuid(_ n: UInt64) -> String {
         String(unsafeUninitializedCapacity: 36) { out in
+            // 32 hex digits of `n`, zero-padded, with dashes after digits 8, 12, 16 and 20. The
+            // first 16 digits are the high half of a 128-bit number whose low half is `n`: zeros.
+            for i in 0..<19 { out[i] = i == 8 || i == 13 || i == 18 ? UInt8(ascii: "-") : UInt8(ascii: "0") }
+            out[23] = UInt8(ascii: "-")
             var v = n
-            // Right to left: 32 hex digits of `n`, zero-padded, with dashes after digits 8, 12, 16 and 20.
-            for i in stride(from: 35, through: 0, by: -1) {
-                if i == 8 || i == 13 || i == 18 || i == 23 {
-                    out[i] = UInt8(ascii: "-")
-                } else {
-                    // Computed, not read from a static table: a static is an initialization
-                    // check per access, 32 per id.
-                    let digit = UInt8(truncatingIfNeeded: v & 15)
-                    out[i] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") - 10 + digit
-                    v >>= 4
-                }
+            // Right to left; computed, not read from a static table (an initialization check per access).
+            for i in stride(from: 35, through: 19, by: -1) where i != 23 {
+                let digit = UInt8(truncatingIfNeeded: v & 15)
+                out[i] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") - 10 + digit
+                v >>= 4
             }
             return 36
         }

@@ -391,6 +391,8 @@ import Testing
     @Test func answerIdsAndNamesAreWrittenByteForByte() {
         #expect(PushGateway.uuid(1) == "00000000-0000-0000-0000-000000000001")
         #expect(PushGateway.uuid(0xabcd_ef01_2345_6789) == "00000000-0000-0000-abcd-ef0123456789")
+        #expect(PushGateway.uuid(0) == "00000000-0000-0000-0000-000000000000")
+        #expect(PushGateway.uuid(.max) == "00000000-0000-0000-ffff-ffffffffffff")
         #expect(
             String(decoding: PushGateway.messageName(project: "demo", message: 1207), as: UTF8.self)
                 == #"{"name":"projects/demo/messages/1207"}"#
