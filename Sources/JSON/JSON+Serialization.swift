@@ -28,7 +28,12 @@ extension JSON {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .number(let n): out.append(contentsOf: JSON.format(n).utf8)
+        case .number(let n):
+            if n.rounded() == n, abs(n) < 1e15 {
+                JSON.writeInteger(Int64(n), into: &out)
+            } else {
+                out.append(contentsOf: String(n).utf8)
+            }
         case .string(let s): JSON.writeString(s, into: &out)
         case .array(let items):
             out.append(UInt8(ascii: "["))
@@ -60,9 +65,27 @@ extension JSON {
         out.append(contentsOf: repeatElement(0x20, count: indent * level))
     }
 
-    static func format(_ n: Double) -> String {
-        if n.rounded() == n, abs(n) < 1e15 { return String(Int64(n)) }
-        return String(n)
+    /// Appends `value`'s decimal digits as ``serialized()`` writes an integral number, straight
+    /// into `out` (formatting through a String cost a buffer and a copy per number).
+    public static func writeInteger(_ value: Int64, into out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits = 1
+        var scale: UInt64 = 10
+        while digits < 20, magnitude >= scale {
+            digits += 1
+            if digits < 20 { scale &*= 10 }
+        }
+        let end = out.count + digits
+        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
+        out.withUnsafeMutableBufferPointer { buffer in
+            var i = end
+            repeat {
+                i -= 1
+                buffer[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude != 0
+        }
     }
 
     /// Appends `s` as a JSON string literal, escaped exactly as ``serialized()`` writes it:

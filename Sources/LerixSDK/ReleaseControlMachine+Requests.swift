@@ -48,40 +48,45 @@ extension ReleaseControlMachine {
     func ingestRequest(_ module: LerixModule, _ items: ArraySlice<JSON>) -> TransportRequest {
         TransportRequest(
             method: "POST",
-            url: projectURL() + "/ingest/" + module.rawValue,
+            url: projectURL(then: "/ingest/", module.rawValue),
             headers: [("Content-Type", "application/json")],
             body: JSON.array(Array(items)).serialized()
         )
     }
 
+    /// The URL and the body are each written into one buffer: every launch of a pushable device
+    /// registers its token (joining Strings cost a buffer and a copy a part).
     func pushTokenRequest(_ token: String) -> TransportRequest {
-        TransportRequest(
+        var body: [UInt8] = []
+        body.reserveCapacity(32)
+        body.append(contentsOf: #"{"platform":"#.utf8)
+        JSON.writeString(configuration.platform.rawValue, into: &body)
+        body.append(UInt8(ascii: "}"))
+        return TransportRequest(
             method: "PUT",
-            url: projectURL() + "/push-tokens/" + Self.percentEncoded(token),
+            url: projectURL(then: "/push-tokens/", token),
             headers: [("Content-Type", "application/json")],
-            body: JSON.object([("platform", .string(configuration.platform.rawValue))]).serialized()
+            body: body
         )
     }
 
-    private func projectURL() -> String { Self.projectURL(configuration) }
-
-    private static func projectURL(_ configuration: LerixConfiguration) -> String {
-        configuration.base + "/v1/projects/" + Self.percentEncoded(configuration.project)
+    /// `base/v1/projects/<project><path><name>`, the project and the name percent-encoded.
+    private func projectURL(then path: StaticString, _ name: String) -> String {
+        var url: [UInt8] = []
+        url.reserveCapacity(
+            configuration.base.utf8.count + 3 * (configuration.project.utf8.count + name.utf8.count) + 32
+        )
+        url.append(contentsOf: configuration.base.utf8)
+        url.append(contentsOf: "/v1/projects/".utf8)
+        Self.appendPercentEncoded(configuration.project, to: &url)
+        url.append(contentsOf: UnsafeBufferPointer(start: path.utf8Start, count: path.utf8CodeUnitCount))
+        Self.appendPercentEncoded(name, to: &url)
+        return String(decoding: url, as: UTF8.self)
     }
 
-    /// RFC 3986 percent-encoding of everything but the unreserved characters.
-    static func percentEncoded(_ text: String) -> String {
-        // Versions, platforms and project keys are usually unreserved already: nothing to copy.
-        var contiguous = text
-        if contiguous.withUTF8({ $0.allSatisfy(isUnreserved) }) { return text }
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count)
-        appendPercentEncoded(text, to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Appends `text` percent-encoded as ``percentEncoded(_:)`` spells it. Walked as one buffer
-    /// (a String's index steps cost more than the encoding); unreserved text is copied whole.
+    /// Appends `text` with RFC 3986 percent-encoding of everything but the unreserved characters.
+    /// Walked as one buffer (a String's index steps cost more than the encoding); unreserved
+    /// text is copied whole.
     private static func appendPercentEncoded(_ text: String, to out: inout [UInt8]) {
         let hex: StaticString = "0123456789ABCDEF"
         var text = text

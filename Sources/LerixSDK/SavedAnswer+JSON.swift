@@ -66,6 +66,15 @@ extension SavedAnswer {
         func text(_ s: String?) {
             if let s { JSON.writeString(s, into: &out) } else { raw("null") }
         }
+        /// An integer as ``json``'s Double writes it: digits, unless beyond where the serializer
+        /// writes a Double as an integer.
+        func number(_ n: Int64) {
+            if n.magnitude < 1_000_000_000_000_000 {
+                JSON.writeInteger(n, into: &out)
+            } else {
+                JSON.number(Double(n)).write(into: &out)
+            }
+        }
         raw(#"{"format":1,"required_update":"#)
         (requiredUpdate?.json ?? .null).write(into: &out)
         raw(#","optional_update":"#)
@@ -77,9 +86,9 @@ extension SavedAnswer {
         raw(#","etag":"#)
         text(etag)
         raw(#","lifetime":"#)
-        JSON.number(Double(lifetime)).write(into: &out)
+        number(Int64(lifetime))
         raw(#","server_offset_ms":"#)
-        JSON.number(Double(serverOffsetMilliseconds)).write(into: &out)
+        number(serverOffsetMilliseconds)
         /// A time as ``json`` writes it (RFC 3339 needs no escape), without making its String.
         func time(_ t: Instant?) {
             guard let t else { return raw("null") }
