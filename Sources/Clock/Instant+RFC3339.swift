@@ -95,6 +95,12 @@ extension Instant {
         self = instant
     }
 
+    /// ``init(rfc3339:)`` on text's UTF-8 bytes, for a reader that has them without a String.
+    public init?(rfc3339Bytes bytes: UnsafeBufferPointer<UInt8>) {
+        guard let instant = Self.parseRFC3339(bytes) else { return nil }
+        self = instant
+    }
+
     private static func parseRFC3339(_ b: UnsafeBufferPointer<UInt8>) -> Instant? {
         if b.count == 24, let instant = parseCanonicalRFC3339(b) { return instant }
         var i = 0
