@@ -244,11 +244,15 @@ public final class MockServer: Responder {
     /// Every path parameter is an identifier (project, rule, token, module): one with a
     /// control character is refused before any endpoint sees it.
     static func identifierProblem(_ parameters: [String: String]) -> Problem? {
-        for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
+        // The first refused in name order, found without sorting (an array a request) first.
+        var first: (name: String, problem: String)?
+        for (name, value) in parameters {
             guard let problem = name == "rule" ? Rule.idProblem(value) : Identifier.problem(value) else { continue }
-            return Problem.parameter(name, .invalid, detail: "the \(name) in the path \(problem)", message: problem)
+            if let found = first, found.name < name { continue }
+            first = (name, problem)
         }
-        return nil
+        guard let (name, problem) = first else { return nil }
+        return Problem.parameter(name, .invalid, detail: "the \(name) in the path \(problem)", message: problem)
     }
 
     /// The admin API refuses query parameters it does not read (`?limt=5` would otherwise

@@ -41,12 +41,13 @@ struct Route: Sendable {
     /// The captured parameters when `path` (already split and decoded) fits this pattern.
     func match(_ path: [String]) -> [String: String]? {
         guard path.count == segments.count else { return nil }
+        // The literals first: a route that does not fit builds no dictionary.
+        for (segment, part) in zip(segments, path) {
+            if case .literal(let text) = segment, text != part { return nil }
+        }
         var parameters: [String: String] = [:]
         for (segment, part) in zip(segments, path) {
-            switch segment {
-            case .literal(let text): if text != part { return nil }
-            case .parameter(let name): parameters[name] = part
-            }
+            if case .parameter(let name) = segment { parameters[name] = part }
         }
         return parameters
     }

@@ -56,15 +56,16 @@ struct PushPlan: Sendable {
 
     /// Installs the throttle and records, and (re)arms the timer on the server's scheduler.
     func apply(to s: inout ServerState, key: String, server: MockServer) {
-        guard s.projects[key] != nil else { return }
-        s.projects[key]?.throttle = throttle
-        s.projects[key]?.pushes.append(contentsOf: records)
-        // Tokens cannot change between planning and here (both under the writer lock).
-        if let cachedTargets, s.projects[key]?.pushTargets == nil { s.projects[key]?.pushTargets = cachedTargets }
-        if let wakeAt {
-            s.projects[key]?.timer?.cancel()
-            s.projects[key]?.timer = server.clock.schedule(at: wakeAt) { [weak server] in
-                server?.pushTimerFired(project: key)
+        _ = s.updateProject(key) { project in
+            project.throttle = throttle
+            project.pushes.append(contentsOf: records)
+            // Tokens cannot change between planning and here (both under the writer lock).
+            if let cachedTargets, project.pushTargets == nil { project.pushTargets = cachedTargets }
+            if let wakeAt {
+                project.timer?.cancel()
+                project.timer = server.clock.schedule(at: wakeAt) { [weak server] in
+                    server?.pushTimerFired(project: key)
+                }
             }
         }
     }

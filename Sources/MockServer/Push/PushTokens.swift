@@ -10,7 +10,11 @@ enum PushTokens {
     static func problem(token: String) -> String? {
         if token.isEmpty { return "must not be empty" }
         // Counted in Unicode scalars, as JSON Schema's maxLength counts, so the document can say it.
-        if token.unicodeScalars.count > maximumLength { return "longer than \(maximumLength) characters" }
+        // A scalar is at least one byte, so only a token of more bytes than that needs counting
+        // (the bytes' count is free; the scalars' decodes the whole token).
+        if token.utf8.count > maximumLength, token.unicodeScalars.count > maximumLength {
+            return "longer than \(maximumLength) characters"
+        }
         return Identifier.problem(token)
     }
 

@@ -16,9 +16,10 @@ extension MockServer {
         let fault = try Fault(json: try parseBody(call))
         let key = call.project
         let faults: [Fault]? = state.withLock { s in
-            guard s.projects[key] != nil else { return nil }
-            s.projects[key]?.faults.append(fault)
-            return s.projects[key]?.faults
+            s.updateProject(key) { project in
+                project.faults.append(fault)
+                return project.faults
+            }
         }
         guard let faults else { throw Problem.unknownProject(key) }
         announce(faults: faults, project: key, armed: fault)
@@ -31,9 +32,7 @@ extension MockServer {
     func clearFaults(_ call: Call) throws(Problem) -> HTTPResponse {
         let key = call.project
         let found = state.withLock { s -> Bool in
-            guard s.projects[key] != nil else { return false }
-            s.projects[key]?.faults.removeAll()
-            return true
+            s.updateProject(key) { $0.faults.removeAll() } != nil
         }
         guard found else { throw Problem.unknownProject(key) }
         announce(faults: [], project: key, armed: nil)
@@ -59,7 +58,7 @@ extension MockServer {
         }
         let project = call.request.query("project").flatMap { $0.isEmpty ? nil : $0 }
         let entries: [RequestJournal.Entry]? = state.withLock { s in
-            if let project, s.projects[project] == nil { return nil }
+            if let project, !s.hasProject(project) { return nil }
             return s.journal.newest(limit: limit, project: project)
         }
         guard let entries else { throw Problem.unknownProject(project ?? "") }

@@ -10,7 +10,7 @@ extension MockServer {
     func events(_ call: Call, reply: @escaping @Sendable (HTTPReply) -> Void) {
         var filter = EventFeed.Filter()
         if let project = call.request.query("project"), !project.isEmpty {
-            let known = state.withLock { $0.projects[project] != nil }
+            let known = state.withLock { $0.hasProject(project) }
             guard known else {
                 reply(.response(Problem.unknownProject(project).response))
                 return

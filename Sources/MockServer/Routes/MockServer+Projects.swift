@@ -123,7 +123,7 @@ extension MockServer {
         let key = call.project
         let module = call["module"]
         let modules = SDKModule.ingestModules.map(\.rawValue)
-        guard state.withLock({ $0.projects[key] != nil }) else { throw Problem.unknownProject(key) }
+        guard state.withLock({ $0.hasProject(key) }) else { throw Problem.unknownProject(key) }
         guard modules.contains(module) else {
             let message = "unknown module \"\(module)\"" + KeySuggestion.hint(for: module, in: modules)
             throw Problem.parameter("module", .invalid, detail: message, message: message)
@@ -133,7 +133,7 @@ extension MockServer {
             throw Problem.field("", "expected a JSON array of items, found \(body.typeName)", .wrongType)
         }
         try write(for: call.commits) { () throws(Problem) in
-            guard let current = state.withLock({ $0.projects[key].map { $0.ingest[module] ?? 0 } }) else {
+            guard let current = state.withLock({ $0.updateProject(key) { $0.ingest[module] ?? 0 } }) else {
                 throw Problem.unknownProject(key)
             }
             // Saturates where a snapshot's bound is, so an export always imports back.

@@ -84,11 +84,12 @@ extension MockServer {
                 return (
                     events,
                     { s in
-                        guard s.projects[key] != nil else { return }
-                        if let index = s.projects[key]?.pushes.lastIndex(where: { $0.id == pushId }) {
-                            s.projects[key]?.pushes[index] = updated
+                        _ = s.updateProject(key) { project in
+                            if let index = project.pushes.lastIndex(where: { $0.id == pushId }) {
+                                project.pushes[index] = updated
+                            }
+                            for token in unregistered { project.removeToken(token) }
                         }
-                        for token in unregistered { s.projects[key]?.removeToken(token) }
                     }, ()
                 )
             }
@@ -230,10 +231,11 @@ extension MockServer {
         case let other?: throw Problem.field("/platform", "expected a string, found \(other.typeName)", .wrongType)
         }
         try write(for: call.commits) { () throws(Problem) in
-            let exists = state.withLock { $0.projects[key] != nil }
+            let exists = state.withLock { $0.hasProject(key) }
             guard exists else { throw Problem.unknownProject(key) }
             let token = StateSnapshot.Token(token: tokenText, platform: platform, registeredAt: clock.now)
-            return ([.tokenUpserted(project: key, token: token)], { s in s.projects[key]?.upsert(token) }, ())
+            let apply: (inout ServerState) -> Void = { s in _ = s.updateProject(key) { $0.upsert(token) } }
+            return ([.tokenUpserted(project: key, token: token)], apply, ())
         }
         return noContent()
     }
@@ -242,10 +244,11 @@ extension MockServer {
         let key = call.project
         let token = try validToken(call)
         try write(for: call.commits) { () throws(Problem) in
-            let present: Bool? = state.withLock { s in s.projects[key].map { $0.tokens[token] != nil } }
+            let present: Bool? = state.withLock { s in s.updateProject(key) { $0.tokens[token] != nil } }
             guard let present else { throw Problem.unknownProject(key) }
             guard present else { return ([], { _ in }, ()) }
-            return ([.tokenDeleted(project: key, token: token)], { s in s.projects[key]?.removeToken(token) }, ())
+            let apply: (inout ServerState) -> Void = { s in _ = s.updateProject(key) { $0.removeToken(token) } }
+            return ([.tokenDeleted(project: key, token: token)], apply, ())
         }
         return noContent()
     }

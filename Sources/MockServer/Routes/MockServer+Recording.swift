@@ -11,7 +11,7 @@ extension MockServer {
         let now = clock.now
         let started: Bool = try recording.withLock { (current: inout SessionRecorder?) throws(Problem) -> Bool in
             guard current == nil else { return false }
-            guard let rules = state.withLock({ $0.projects[project]?.state.rules }) else {
+            guard let rules = state.withLock({ $0.updateProject(project) { $0.state.rules } }) else {
                 throw Problem.unknownProject(project)
             }
             current = SessionRecorder(project: project, start: now, rules: rules)

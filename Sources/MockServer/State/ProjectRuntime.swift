@@ -137,6 +137,17 @@ struct ServerState: Sendable {
         return body(&table.values[index])
     }
 
+    /// Whether project `key` exists. `projects[key] != nil` copies the whole project out of the
+    /// table first (a retain and release of each of its buffers, ~830 instructions).
+    func hasProject(_ key: String) -> Bool { table.index(forKey: key) != nil }
+
+    /// `body` on project `key` in place, nil when there is no such project. A write through
+    /// `projects[key]?` moves the shape and so drops the place a check memoised; changing a
+    /// project's contents moves no project in the table, so this keeps it.
+    mutating func updateProject<Result>(_ key: String, _ body: (inout ProjectRuntime) -> Result) -> Result? {
+        checkedProject(key, body)
+    }
+
     /// `now` as RFC 3339 text, formatted once per millisecond.
     mutating func serverTimeText(_ now: Instant) -> String {
         if let formatted = formattedTime, formatted.at == now { return formatted.text }
