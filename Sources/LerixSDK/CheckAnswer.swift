@@ -29,14 +29,41 @@ package struct CheckAnswer: Equatable, Sendable {
         package var description: String { reason }
     }
 
-    package var serverTime: Part<Instant> = .unusable
-    package var lifetime: Part<Int> = .unusable
-    package var requiredUpdate: Part<RequiredUpdate?> = .unusable
-    package var optionalUpdate: Part<OptionalUpdate?> = .unusable
-    package var maintenance: Part<[MaintenanceWindow]> = .unusable
-    package var sdkSwitches: Part<[SDKSwitch]> = .unusable
+    package var serverTime: Part<Instant>
+    package var lifetime: Part<Int>
+    package var requiredUpdate: Part<RequiredUpdate?>
+    package var optionalUpdate: Part<OptionalUpdate?>
+    package var maintenance: Part<[MaintenanceWindow]>
+    package var sdkSwitches: Part<[SDKSwitch]>
 
-    package init() {}
+    /// An answer with no usable part.
+    package init() {
+        self.init(
+            serverTime: .unusable,
+            lifetime: .unusable,
+            requiredUpdate: .unusable,
+            optionalUpdate: .unusable,
+            maintenance: .unusable,
+            sdkSwitches: .unusable
+        )
+    }
+
+    /// An answer of these parts, each stored once (not set over an unusable one first).
+    package init(
+        serverTime: Part<Instant>,
+        lifetime: Part<Int>,
+        requiredUpdate: Part<RequiredUpdate?>,
+        optionalUpdate: Part<OptionalUpdate?>,
+        maintenance: Part<[MaintenanceWindow]>,
+        sdkSwitches: Part<[SDKSwitch]>
+    ) {
+        self.serverTime = serverTime
+        self.lifetime = lifetime
+        self.requiredUpdate = requiredUpdate
+        self.optionalUpdate = optionalUpdate
+        self.maintenance = maintenance
+        self.sdkSwitches = sdkSwitches
+    }
 
     /// Whether every part could be used (only then is the answer's ETag worth keeping: a 304 on
     /// it would otherwise freeze a part the SDK never read).
@@ -68,6 +95,7 @@ package struct CheckAnswer: Equatable, Sendable {
 
     /// Reads the parts of an answer object.
     package init(object: JSONObject) {
+        self.init()
         if let text = object["server_time"]?.stringValue, let time = Instant(rfc3339: text) {
             serverTime = .value(time)
         }
@@ -119,10 +147,10 @@ package struct CheckAnswer: Equatable, Sendable {
                 return nil
             }
             func named(_ range: Range<Int>, _ name: StaticString) -> Bool {
-                range.count == name.utf8CodeUnitCount
-                    && UnsafeBufferPointer(rebasing: b[range]).elementsEqual(
-                        UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-                    )
+                guard range.count == name.utf8CodeUnitCount else { return false }
+                let spelled = name.utf8Start
+                for k in 0..<range.count where b[range.lowerBound &+ k] != spelled[k] { return false }
+                return true
             }
             func literal(_ word: StaticString) -> Bool {
                 let count = word.utf8CodeUnitCount
@@ -130,50 +158,45 @@ package struct CheckAnswer: Equatable, Sendable {
                 i += count
                 return true
             }
-            var answer = CheckAnswer()
+            var serverTime: Instant?
+            var lifetime = 0
             var seen: UInt8 = 0
             while true {
                 guard let key = plainString(), i < b.count, b[i] == UInt8(ascii: ":") else { return nil }
                 i += 1
                 let member: UInt8
-                if named(key, "project") {
+                // Told apart by length (and a first letter), then checked whole.
+                switch key.count {
+                case 7 where named(key, "project"):
                     member = 1
                     guard plainString() != nil else { return nil }
-                } else if named(key, "server_time") {
+                case 11 where b[key.lowerBound] == UInt8(ascii: "s") && named(key, "server_time"):
                     member = 2
                     guard let text = plainString() else { return nil }
-                    if let time = Instant(rfc3339Bytes: UnsafeBufferPointer(rebasing: b[text])) {
-                        answer.serverTime = .value(time)
-                    }
-                } else if named(key, "lifetime") {
+                    serverTime = Instant(rfc3339Bytes: UnsafeBufferPointer(rebasing: b[text]))
+                case 8 where named(key, "lifetime"):
                     member = 4
                     // 1 to 15 digits, no leading zero: exact as the parser's Double, an Int as `intValue` reads it.
                     guard i < b.count, b[i] >= UInt8(ascii: "1"), b[i] <= UInt8(ascii: "9") else { return nil }
-                    var seconds = 0
                     var digits = 0
                     while i < b.count, b[i] >= UInt8(ascii: "0"), b[i] <= UInt8(ascii: "9"), digits < 15 {
-                        seconds = seconds * 10 + Int(b[i] - UInt8(ascii: "0"))
+                        lifetime = lifetime * 10 + Int(b[i] - UInt8(ascii: "0"))
                         digits += 1
                         i += 1
                     }
-                    answer.lifetime = .value(seconds)
-                } else if named(key, "required_update") {
+                case 15 where b[key.lowerBound] == UInt8(ascii: "r") && named(key, "required_update"):
                     member = 8
                     guard literal("null") else { return nil }
-                    answer.requiredUpdate = .value(nil)
-                } else if named(key, "optional_update") {
+                case 15 where named(key, "optional_update"):
                     member = 16
                     guard literal("null") else { return nil }
-                    answer.optionalUpdate = .value(nil)
-                } else if named(key, "maintenance") {
+                case 11 where named(key, "maintenance"):
                     member = 32
                     guard literal("[]") else { return nil }
-                    answer.maintenance = .value([])
-                } else if named(key, "sdk_switch") {
+                case 10 where named(key, "sdk_switch"):
                     member = 64
                     guard literal("[]") else { return nil }
-                    answer.sdkSwitches = .value([])
-                } else {
+                default:
                     return nil
                 }
                 guard seen & member == 0, i < b.count else { return nil }
@@ -183,7 +206,15 @@ package struct CheckAnswer: Equatable, Sendable {
                 if b[i] == UInt8(ascii: ",") {
                     i += 1
                 } else if b[i] == UInt8(ascii: "}") {
-                    return i + 1 == b.count ? answer : nil
+                    guard i + 1 == b.count else { return nil }
+                    return CheckAnswer(
+                        serverTime: serverTime.map { .value($0) } ?? .unusable,
+                        lifetime: seen & 4 != 0 ? .value(lifetime) : .unusable,
+                        requiredUpdate: seen & 8 != 0 ? .value(nil) : .unusable,
+                        optionalUpdate: seen & 16 != 0 ? .value(nil) : .unusable,
+                        maintenance: seen & 32 != 0 ? .value([]) : .unusable,
+                        sdkSwitches: seen & 64 != 0 ? .value([]) : .unusable
+                    )
                 } else {
                     return nil
                 }
