@@ -41,11 +41,12 @@ struct ProjectRuntime: Sendable {
     var key: String { state.key }
 
     mutating func upsert(_ token: StateSnapshot.Token) {
-        if let existing = tokens[token.token] {
+        // One hash for a new token (the common case: a device's first launch); a token already
+        // held is written again with the sequence it arrived with.
+        if let existing = tokens.updateValue((token, nextTokenSequence), forKey: token.token) {
             tokens[token.token] = (token, existing.sequence)
             if existing.token.platform != token.platform { pushTargets = nil }
         } else {
-            tokens[token.token] = (token, nextTokenSequence)
             nextTokenSequence += 1
             pushTargets?.append(PushTarget(token: token.token, platform: token.platform))
         }
