@@ -45,6 +45,16 @@ import Testing
         #expect(h.check("platform=ios&version=1.0")["required_update"]?["rule"] == "r1")
     }
 
+    @Test func aReadOfAProjectSeesItInPlaceOr404s() throws {
+        let h = try Harness()
+        #expect(h.put("/v1/projects/demo/push-tokens/aa11", #"{"platform": "ios"}"#).status == 204)
+        #expect(try h.server.withProject("demo") { $0.tokens.count } == 1)
+        #expect(throws: Problem.self) { try h.server.withProject("ghost") { $0.tokens.count } }
+        #expect(h.get("/admin/projects/demo/push-tokens").status == 200)
+        #expect(h.get("/admin/projects/ghost/push-tokens").status == 404)
+        #expect(h.get("/admin/projects/ghost/faults").status == 404)
+    }
+
     /// Two refused path parameters: the one first by name is the one reported, as when they
     /// were sorted.
     @Test func theFirstRefusedParameterByNameIsReported() {
