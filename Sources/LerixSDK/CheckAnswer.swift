@@ -20,7 +20,11 @@ package struct CheckAnswer: Equatable, Sendable {
             return nil
         }
 
-        package var isUsable: Bool { value != nil }
+        /// Matched, not read out: a part's value (an update's Strings) is not copied to be tested.
+        package var isUsable: Bool {
+            if case .value = self { return true }
+            return false
+        }
     }
 
     /// Why a body is not an answer at all (then the check failed and nothing changes).

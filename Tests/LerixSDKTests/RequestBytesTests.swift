@@ -53,4 +53,23 @@ import Testing
         #expect(ingest.url == "http://lerix.test:8080/base/v1/projects/my%20app/ingest/analytics")
         #expect(ingest.body == Array(#"[{"n":1}]"#.utf8))
     }
+
+    /// Every ASCII byte and a two-byte letter in a token: only RFC 3986's unreserved characters
+    /// stay as they are, everything else is %XX in capitals.
+    @Test func everyByteIsEncodedAsRFC3986Says() throws {
+        let ascii = (1...0x7F).map { Character(Unicode.Scalar(UInt8($0))) }
+        let token = String(ascii) + "é"
+        var expected = ""
+        for byte in token.utf8 {
+            let unreserved = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~".utf8
+            if unreserved.contains(byte) {
+                expected.append(Character(Unicode.Scalar(byte)))
+            } else {
+                expected += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        let sent = try Self.requests(project: "demo", token: token)
+        let registration = try #require(sent.first { $0.method == "PUT" })
+        #expect(registration.url == "http://lerix.test:8080/base/v1/projects/demo/push-tokens/" + expected)
+    }
 }
