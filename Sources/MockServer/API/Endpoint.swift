@@ -24,6 +24,8 @@ struct Route: Sendable {
     let pattern: String
     let segments: [Segment]
     let endpoint: Endpoint
+    /// How many `{name}` segments: the captured parameters' table is made that size at once.
+    let parameterCount: Int
 
     init(_ method: String, _ pattern: String, _ endpoint: Endpoint) {
         self.method = method
@@ -33,6 +35,7 @@ struct Route: Sendable {
             part.hasPrefix("{") && part.hasSuffix("}")
                 ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
+        parameterCount = segments.count { if case .parameter = $0 { true } else { false } }
     }
 
     /// Admin routes need the admin token when one is configured.
@@ -45,7 +48,8 @@ struct Route: Sendable {
         for (segment, part) in zip(segments, path) {
             if case .literal(let text) = segment, text != part { return nil }
         }
-        var parameters: [String: String] = [:]
+        // Sized once: grown from empty, two parameters cost two allocations and a rehash.
+        var parameters = [String: String](minimumCapacity: parameterCount)
         for (segment, part) in zip(segments, path) {
             if case .parameter(let name) = segment { parameters[name] = part }
         }
