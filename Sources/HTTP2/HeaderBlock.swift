@@ -1,4 +1,5 @@
 import CNghttp2
+import HTTP
 
 /// Name/value pairs laid out in one buffer for nghttp2's submit calls, which copy the
 /// bytes before returning: one allocation per header block instead of one per field.
@@ -119,18 +120,13 @@ struct HeaderBlock {
     private static let statusName: [UInt8] = Array(":status".utf8)
 
     /// `content-length` with `length` written as digits (no String made for it, as for every
-    /// answer a server frames).
+    /// answer a server frames), as HTTP/1.1's serializer writes them.
     mutating func addContentLength(_ length: Int) {
         guard length >= 0 else { return }
         let start = storage.count
         storage.append(contentsOf: "content-length".utf8)
         let digitsStart = storage.count
-        var rest = length
-        repeat {
-            storage.append(UInt8(truncatingIfNeeded: 48 + rest % 10))
-            rest /= 10
-        } while rest > 0
-        storage[digitsStart...].reverse()
+        HTTPResponseSerializer.appendDecimal(length, to: &storage)
         spans.append((start, 14, storage.count - digitsStart, UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
     }
 
