@@ -69,23 +69,14 @@ extension JSON {
     /// into `out` (formatting through a String cost a buffer and a copy per number).
     public static func writeInteger(_ value: Int64, into out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
+        // Lowest digit first, then the digits turned around in place.
+        let digitsStart = out.count
         var magnitude = value.magnitude
-        var digits = 1
-        var scale: UInt64 = 10
-        while digits < 20, magnitude >= scale {
-            digits += 1
-            if digits < 20 { scale &*= 10 }
-        }
-        let end = out.count + digits
-        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
-        out.withUnsafeMutableBufferPointer { buffer in
-            var i = end
-            repeat {
-                i -= 1
-                buffer[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
-            } while magnitude != 0
-        }
+        repeat {
+            out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10))
+            magnitude /= 10
+        } while magnitude != 0
+        out[digitsStart...].reverse()
     }
 
     /// Appends `s` as a JSON string literal, escaped exactly as ``serialized()`` writes it:
