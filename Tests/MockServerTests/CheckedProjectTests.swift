@@ -38,15 +38,15 @@ import Testing
         let seeded = try Harness().server.state.withLock { $0.projects }
         let demo = try #require(seeded["demo"])
         state.projects["demo"] = demo
-        #expect(state.checkedProject("demo", { $0.stamp }) == demo.stamp)
+        #expect(state.updateProject("demo", { $0.stamp }) == demo.stamp)
         for n in 0..<100 { state.projects["k\(n)"] = demo }
         state.projects["demo"]?.stamp = 42
-        #expect(state.checkedProject("demo", { $0.stamp }) == 42)
-        #expect(state.checkedProject("k99", { $0.stamp }) == demo.stamp)
+        #expect(state.updateProject("demo", { $0.stamp }) == 42)
+        #expect(state.updateProject("k99", { $0.stamp }) == demo.stamp)
         state.projects["k99"] = nil
-        #expect(state.checkedProject("k99", { $0.stamp }) == nil)
+        #expect(state.updateProject("k99", { $0.stamp }) == nil)
         #expect(
-            state.checkedProject(
+            state.updateProject(
                 "demo",
                 { runtime -> UInt64 in
                     runtime.stamp = 7

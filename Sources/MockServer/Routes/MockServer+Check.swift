@@ -162,7 +162,7 @@ extension MockServer {
         let ifNoneMatch = request.headers["If-None-Match"]
         let found: CheckFound = state.withLock { s in
             guard
-                let lookup = s.checkedProject(
+                let lookup = s.updateProject(
                     project,
                     { Self.lookUp(in: &$0, read: read, takingFault: fault == nil, now: now) }
                 )
@@ -214,7 +214,7 @@ extension MockServer {
             notModified = answer.isNotModified(for: ifNoneMatch)
             let capacity = options.cacheCapacity
             state.withLock { s in
-                _ = s.checkedProject(project) { runtime in
+                _ = s.updateProject(project) { runtime in
                     if runtime.stamp == stamp { runtime.cache.store(answer, for: read, capacity: capacity) }
                 }
                 s.journal.append(

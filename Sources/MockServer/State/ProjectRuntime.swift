@@ -95,7 +95,7 @@ struct ServerState: Sendable {
             table = newValue
         }
     }
-    /// The storage of ``projects``: written only through it, or in place by ``checkedProject(_:_:)``.
+    /// The storage of ``projects``: written only through it, or in place by ``updateProject(_:_:)``.
     private var table: [String: ProjectRuntime] = [:]
     private var shape: UInt64 = 0
     /// Where the last check found its project: checks come in long runs of one project, and
@@ -124,8 +124,11 @@ struct ServerState: Sendable {
     }
 
     /// `body` on project `key` in place (nil when there is no such project), its place in the
-    /// table found once per run of checks of one project while no write comes between.
-    mutating func checkedProject<Result>(_ key: String, _ body: (inout ProjectRuntime) -> Result) -> Result? {
+    /// table found once per run of checks of one project while no write comes between: every
+    /// check, and the writes and reads that change or read one project's contents. A write
+    /// through `projects[key]?` moves the shape and so drops the remembered place; changing a
+    /// project's contents moves no project in the table, so this keeps it.
+    mutating func updateProject<Result>(_ key: String, _ body: (inout ProjectRuntime) -> Result) -> Result? {
         let index: Dictionary<String, ProjectRuntime>.Index
         if let last = lastChecked, last.shape == shape, last.key == key {
             index = last.index
@@ -141,13 +144,6 @@ struct ServerState: Sendable {
     /// Whether project `key` exists. `projects[key] != nil` copies the whole project out of the
     /// table first (a retain and release of each of its buffers, ~830 instructions).
     func hasProject(_ key: String) -> Bool { table.index(forKey: key) != nil }
-
-    /// `body` on project `key` in place, nil when there is no such project. A write through
-    /// `projects[key]?` moves the shape and so drops the place a check memoised; changing a
-    /// project's contents moves no project in the table, so this keeps it.
-    mutating func updateProject<Result>(_ key: String, _ body: (inout ProjectRuntime) -> Result) -> Result? {
-        checkedProject(key, body)
-    }
 
     /// `now` as RFC 3339 text, formatted once per millisecond.
     mutating func serverTimeText(_ now: Instant) -> String {
