@@ -40,6 +40,11 @@ public final class Lerix: Sendable {
 
     private struct Inner {
         var machine: ReleaseControlMachine
+        /// The next event waiting for the drainer, kept in place: mostly one waits (a completion a
+        /// transport gave inline while its request's action ran), and the state's own words are
+        /// warm where a fleet's 10,000 mailbox arrays, one a device, are cold memory.
+        var nextWaiting: ReleaseControlMachine.Event?
+        /// The events waiting after ``nextWaiting``, oldest first; empty (no storage) but for a burst.
         var mailbox: [ReleaseControlMachine.Event] = []
         var draining = false
         /// The drainer's list of actions, kept between drains: handling an event allocates none.
@@ -287,7 +292,7 @@ public final class Lerix: Sendable {
         var told: Told?
         let drains = inner.withLock { s -> Bool in
             guard !s.draining else {
-                s.mailbox.append(event)
+                if s.nextWaiting == nil { s.nextWaiting = event } else { s.mailbox.append(event) }
                 return false
             }
             s.draining = true
@@ -301,15 +306,19 @@ public final class Lerix: Sendable {
             // (`remove(at:)` moves; `removeFirst()`, a collection's generic one, copies).
             while !actions.isEmpty { perform(actions.remove(at: 0)) }
             let more = inner.withLock { s -> Bool in
-                guard !s.mailbox.isEmpty else {
+                guard let next = s.nextWaiting else {
                     s.draining = false
                     swap(&actions, &s.actions)
                     told = idleWaiters(in: &s)
                     return false
                 }
-                // Mostly one event waits (a completion that arrived inline): taking the last
-                // then costs no shift of the array.
-                handle(s.mailbox.count == 1 ? s.mailbox.removeLast() : s.mailbox.removeFirst(), in: &s, into: &actions)
+                s.nextWaiting = nil
+                if !s.mailbox.isEmpty {
+                    s.nextWaiting = s.mailbox.removeFirst()
+                    // A burst is over: its storage goes, so the next check's test reads no cold array.
+                    if s.mailbox.isEmpty { s.mailbox = [] }
+                }
+                handle(next, in: &s, into: &actions)
                 return true
             }
             guard more else { break }
