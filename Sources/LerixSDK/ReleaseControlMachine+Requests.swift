@@ -1,4 +1,5 @@
 internal import JSON
+import Synchronization
 
 extension ReleaseControlMachine {
     /// `GET …/release-control` with the device's attributes and, when the saved parts all came
@@ -6,12 +7,28 @@ extension ReleaseControlMachine {
     /// device send the same request as its last one.
     mutating func checkRequest() -> TransportRequest {
         if let last = lastCheckRequest, last.etag == saved.etag { return last.request }
+        let etag = saved.etag
+        let url = checkURL
+        // The instance before this one (a fleet's devices of a class) mostly made this very
+        // request: shared, its strings and array are one warm copy, not one a device.
+        if let shared = Self.lastBuiltCheckRequest.withLock({ last -> TransportRequest? in
+            guard let last, last.etag == etag, last.request.url == url else { return nil }
+            return last.request
+        }) {
+            lastCheckRequest = CheckRequest(etag: etag, request: shared)
+            return shared
+        }
         var headers: [(String, String)] = [("Accept", "application/json")]
-        if let etag = saved.etag { headers.append(("If-None-Match", etag)) }
-        let request = TransportRequest(method: "GET", url: checkURL, headers: headers)
-        lastCheckRequest = CheckRequest(etag: saved.etag, request: request)
+        if let etag { headers.append(("If-None-Match", etag)) }
+        let request = TransportRequest(method: "GET", url: url, headers: headers)
+        let made = CheckRequest(etag: etag, request: request)
+        lastCheckRequest = made
+        Self.lastBuiltCheckRequest.withLock { $0 = made }
         return request
     }
+
+    /// The check request built last by any instance, shared by the next one that needs the same.
+    private static let lastBuiltCheckRequest = Mutex<CheckRequest?>(nil)
 
     /// A check request kept for reuse, with the ETag it was made for (a struct, not a tuple:
     /// Swift copies tuples through a generic path, and this one is read on every check).
@@ -20,8 +37,42 @@ extension ReleaseControlMachine {
         let request: TransportRequest
     }
 
-    /// Written as bytes into one buffer: every SDK instance (a fleet makes one per launch) builds it.
+    /// The check URL for `configuration`: the one the last instance built when they ask for the
+    /// same (a fleet's devices of a class do: one string shared, not one a device, and two
+    /// devices' URLs then compare equal at their identity).
     static func checkURL(for configuration: LerixConfiguration) -> String {
+        let key = CheckURLKey(configuration)
+        if let url = lastBuiltCheckURL.withLock({ $0?.key == key ? $0?.url : nil }) { return url }
+        let url = buildCheckURL(for: configuration)
+        lastBuiltCheckURL.withLock { $0 = BuiltCheckURL(key: key, url: url) }
+        return url
+    }
+
+    /// What a check URL is made of.
+    private struct CheckURLKey: Equatable {
+        let base: String, project: String, platform: Platform
+        let appVersion: String?, build: String?, sdkName: String?, sdkVersion: String?
+
+        init(_ configuration: LerixConfiguration) {
+            base = configuration.base
+            project = configuration.project
+            platform = configuration.platform
+            appVersion = configuration.appVersion
+            build = configuration.build
+            sdkName = configuration.sdkName
+            sdkVersion = configuration.sdkVersion
+        }
+    }
+
+    private struct BuiltCheckURL {
+        let key: CheckURLKey
+        let url: String
+    }
+
+    private static let lastBuiltCheckURL = Mutex<BuiltCheckURL?>(nil)
+
+    /// Written as bytes into one buffer: every SDK instance (a fleet makes one per launch) needs it.
+    static func buildCheckURL(for configuration: LerixConfiguration) -> String {
         var url: [UInt8] = []
         url.reserveCapacity(160)
         url.append(contentsOf: configuration.base.utf8)
