@@ -198,7 +198,6 @@ public struct SuiteRunner: Sendable {
         var outcome: ScenarioOutcome
         do {
             let world = try environment.makeWorld(for: scenario)
-            defer { world.close() }
             let execution = ScenarioExecution(
                 scenario: scenario,
                 world: world,
@@ -207,6 +206,8 @@ public struct SuiteRunner: Sendable {
             )
             if options.recordTimelines { execution.recorder = TimelineRecorder(scenario: scenario) }
             outcome = execution.run()
+            world.close()
+            WorldReclaimer.takeApart(consume world, consume execution)
         } catch {
             outcome = Self.broken(scenario, "could not start the scenario's server and adapter: \(error)")
         }
