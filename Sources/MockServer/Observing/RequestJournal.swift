@@ -141,6 +141,9 @@ public struct RequestJournal: Sendable {
             run = Run(project: entry.project, count: 1)
         }
         if ring.count < capacity {
+            // The whole ring at once (pages are touched only as entries come): grown by doubling,
+            // a fleet's 200,000-entry ring was copied a dozen times on its way up.
+            if ring.capacity == 0 { ring.reserveCapacity(capacity) }
             ring.append(consume entry)
         } else {
             ring[next] = consume entry
