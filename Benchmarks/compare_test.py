@@ -55,6 +55,16 @@ class CompareTests(unittest.TestCase):
         table, _ = compare([[row("x", "91 req/s")]], [[row("x", "100 req/s")]])
         self.assertTrue(table["x"][1].startswith("0.91x"), table)
 
+    def test_a_difference_is_judged_as_a_share_of_its_whole(self):
+        # 0.035 -> 0.18 us of a ~9 us request: 1.6% more a request, not flagged.
+        table, out = compare([[row("line", "0.18 us of 9.16 us")]], [[row("line", "0.035 us of 9.30 us")]])
+        self.assertTrue(table["line"][1].startswith("0.98x (us as a share of the whole"), table)
+        self.assertIn("no case more than 10% worse", out)
+        # 0.2 -> 2.5 us of a ~9 us request: a quarter more a request, flagged.
+        table, out = compare([[row("line", "2.50 us of 9.50 us")]], [[row("line", "0.20 us of 9.00 us")]])
+        self.assertTrue(table["line"][1].startswith("WORSE 0.75x (us as a share of the whole"), table)
+        self.assertIn("line: 0.75x of 0.1.0", out)
+
     def test_cases_on_one_side_only_say_so(self):
         table, _ = compare([[row("new", "1 req/s")]], [[row("old", "1 s")]])
         self.assertEqual(table["new"], ("not measured (no such case in the baseline)", "-"))
