@@ -117,15 +117,17 @@ final class AdapterDevice {
 /// is offline fails at once (the SDK also knows, and does not try).
 final class DeviceTransport: Transport {
     private let network: any AdapterNetwork
-    private let online = Mutex(true)
+    /// An atomic, not a lock: read at every request, from a fleet's cold memory, a plain load
+    /// lets the request go on while it arrives where a lock's exchange waited for it.
+    private let online = Atomic(true)
 
     init(network: any AdapterNetwork) {
         self.network = network
     }
 
-    var isOnline: Bool { online.withLock { $0 } }
+    var isOnline: Bool { online.load(ordering: .acquiring) }
 
-    func setOnline(_ value: Bool) { online.withLock { $0 = value } }
+    func setOnline(_ value: Bool) { online.store(value, ordering: .releasing) }
 
     func send(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
         guard isOnline else {

@@ -67,16 +67,15 @@ package struct ReleaseControlMachine: Sendable {
     /// whenever the app goes to the background, loses the network or ends.
     package static let renewalPersistSeconds: Int64 = 6 * 3600
 
-    package let configuration: LerixConfiguration
-    package internal(set) var saved: SavedAnswer
-    package internal(set) var statistics = LerixStatistics()
+    // The small fields every check reads come first, then the saved answer; what a check
+    // seldom reads (the configuration, the last state reported) comes last. An instance is a
+    // kilobyte and a fleet's instances are cold memory at 10,000 devices: each 64 bytes a
+    // check touches is a cache miss, and the 313-byte last state sat between the rest.
     package internal(set) var app = AppPhase.stopped
     package var isRunning: Bool { app != .stopped }
     package var isForeground: Bool { app == .foreground }
     package internal(set) var isOnline = true
     package internal(set) var isDeferredByLater = false
-    /// Why the last check that failed failed (this instance only, like ``statistics``).
-    package internal(set) var lastCheckFailure: CheckFailure?
     /// Whether ``handle(_:now:)`` compares the state before and after each event to report
     /// ``Action/stateChanged``; an owner with no observers turns it off to save the work.
     package var reportsStateChanges = true {
@@ -99,11 +98,17 @@ package struct ReleaseControlMachine: Sendable {
     lazy var checkURL: String = Self.checkURL(for: configuration)
     /// The last check request and the ETag it carries (see ``checkRequest()``).
     var lastCheckRequest: CheckRequest?
-    var lastReportedState: LerixState?
     /// The last `Cache-Control` read (see ``maxAge(_:)``).
     var lastCacheControl: CacheControlReading?
     /// The wall clock and uptime at the last event of this process (see ``followClock``).
     var lastClockReading: (wall: Instant, uptime: Int64)?
+
+    package internal(set) var statistics = LerixStatistics()
+    package internal(set) var saved: SavedAnswer
+    /// Why the last check that failed failed (this instance only, like ``statistics``).
+    package internal(set) var lastCheckFailure: CheckFailure?
+    package let configuration: LerixConfiguration
+    var lastReportedState: LerixState?
 
     package init(configuration: LerixConfiguration, saved: SavedAnswer, online: Bool = true) {
         self.configuration = configuration
