@@ -1,5 +1,6 @@
 internal import Clock
 internal import JSON
+import Synchronization
 
 extension ReleaseControlMachine {
     /// Applies a finished request: an answer, a 304, a failure, or an ingest/registration result.
@@ -122,9 +123,21 @@ extension ReleaseControlMachine {
 
     static func headerServerTime(_ response: TransportResponse) -> Instant? {
         guard let text = response.header("Lerix-Server-Time") else { return nil }
+        if let known = lastServerTime.withLock({ $0?.text == text ? $0?.instant : nil }) { return known }
         // Trimmed only when it does not read as sent: no time reads with spaces around it, and
         // servers send none (looking for them cost more than the parse).
-        return Instant(rfc3339: text) ?? Instant(rfc3339: text.trimmingSpaces)
+        guard let instant = Instant(rfc3339: text) ?? Instant(rfc3339: text.trimmingSpaces) else { return nil }
+        lastServerTime.withLock { $0 = ServerTimeReading(text: text, instant: instant) }
+        return instant
+    }
+
+    /// The last server time read, shared by every instance: a fleet's devices answered at one
+    /// instant read the same text (mostly the very string), parsed once.
+    private static let lastServerTime = Mutex<ServerTimeReading?>(nil)
+
+    private struct ServerTimeReading {
+        let text: String
+        let instant: Instant
     }
 
     /// `max-age` from `Cache-Control`, when positive. A device's answers mostly repeat the last
