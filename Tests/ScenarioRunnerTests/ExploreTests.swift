@@ -139,7 +139,7 @@ import Testing
         throws
     {
         // The Swift SDK whose `state` never shows a required update: a bug only a comparison sees.
-        let buggy = DistortedEnvironment { state in
+        let buggy = distortedEnvironment { state in
             guard var o = state.objectValue, o["required_update"].map({ !$0.isNull }) == true else { return state }
             o["required_update"] = .null
             o["screen"] = "none"
@@ -170,7 +170,7 @@ import Testing
 
     @Test func aSpecPropertyCatchesWhatNoReferenceIsThereToCompareWith() throws {
         // Maintenance shown from the moment a window is saved, before it starts.
-        let early = DistortedEnvironment { state in
+        let early = distortedEnvironment { state in
             guard var o = state.objectValue, o["maintenance"]?.arrayValue?.isEmpty == false,
                 o["required_update"]?.isNull ?? true
             else { return state }
@@ -224,7 +224,7 @@ import Testing
         options.maxFindings = 1
         options.targets = [("ios", "native")]
         options.capabilities = Self.every
-        let stopping = StoppingEnvironment(refusing: .refresh)
+        let stopping = stoppingEnvironment(refusing: .refresh)
         let judge = HistoryJudge(subject: stopping, reference: InProcessEnvironment(viaGateway: false))
         let result = Explorer(judge: judge, options: options).run()
         let found = try #require(result.found.first)
@@ -248,7 +248,7 @@ import Testing
         options.capabilities = Self.every
         let judge = HistoryJudge(
             subject: InProcessEnvironment(viaGateway: false),
-            reference: StoppingEnvironment(refusing: .refresh)
+            reference: stoppingEnvironment(refusing: .refresh)
         )
         var result = Explorer(judge: judge, options: options).run()
         let found = try #require(result.found.first)
@@ -460,20 +460,26 @@ import Testing
     }
 }
 
-/// The in-process Swift SDK with its `state` answers passed through `distort`: a wrong SDK.
-final class DistortedEnvironment: ScenarioEnvironment {
+/// The in-process Swift SDK with each world changed by `alter` (its adapter wrapped): a wrong
+/// SDK, one that stops answering, one whose world is watched.
+final class AlteredEnvironment: ScenarioEnvironment {
     let inner = InProcessEnvironment(viaGateway: false)
-    let distort: @Sendable (JSON) -> JSON
+    let alter: (inout ScenarioWorld) -> Void
 
-    init(_ distort: @escaping @Sendable (JSON) -> JSON) { self.distort = distort }
+    init(_ alter: @escaping (inout ScenarioWorld) -> Void) { self.alter = alter }
 
     func hello() throws -> JSON { try inner.hello() }
 
     func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {
         var world = try inner.makeWorld(for: scenario)
-        world.adapter = DistortedAdapter(inner: world.adapter, distort: distort)
+        alter(&world)
         return world
     }
+}
+
+/// The in-process Swift SDK with its `state` answers passed through `distort`: a wrong SDK.
+func distortedEnvironment(_ distort: @escaping @Sendable (JSON) -> JSON) -> AlteredEnvironment {
+    AlteredEnvironment { $0.adapter = DistortedAdapter(inner: $0.adapter, distort: distort) }
 }
 
 final class DistortedAdapter: AdapterConnection {
@@ -495,19 +501,8 @@ final class DistortedAdapter: AdapterConnection {
 }
 
 /// The in-process Swift SDK refusing one app event: an SDK that stops answering.
-final class StoppingEnvironment: ScenarioEnvironment {
-    let inner = InProcessEnvironment(viaGateway: false)
-    let refused: AdapterCommand
-
-    init(refusing refused: AdapterCommand) { self.refused = refused }
-
-    func hello() throws -> JSON { try inner.hello() }
-
-    func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {
-        var world = try inner.makeWorld(for: scenario)
-        world.adapter = StoppingAdapter(inner: world.adapter, refused: refused)
-        return world
-    }
+func stoppingEnvironment(refusing refused: AdapterCommand) -> AlteredEnvironment {
+    AlteredEnvironment { $0.adapter = StoppingAdapter(inner: $0.adapter, refused: refused) }
 }
 
 final class StoppingAdapter: AdapterConnection {

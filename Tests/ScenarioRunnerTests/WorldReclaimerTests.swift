@@ -1,4 +1,3 @@
-import AdapterProtocol
 import Foundation
 import JSON
 import ScenarioLanguage
@@ -12,7 +11,7 @@ import Testing
 @Suite struct WorldReclaimerTests {
     @Test func aFinishedWorldIsClosedAtOnceAndFreedOnAnotherThread() async throws {
         let watch = WorldWatch()
-        let environment = WatchedEnvironment(watch)
+        let environment = watchedEnvironment(watch)
         let scenario = try Scenario.parse(
             Array(
                 """
@@ -51,38 +50,26 @@ final class WorldWatch: Sendable {
     init() {}
 }
 
-/// The in-process environment with each world's adapter watched for its close and its deinit.
-final class WatchedEnvironment: ScenarioEnvironment {
-    let inner = InProcessEnvironment(viaGateway: false)
-    let watch: WorldWatch
-    init(_ watch: WorldWatch) { self.watch = watch }
-
-    func hello() throws -> JSON { try inner.hello() }
-
-    func makeWorld(for scenario: Scenario) throws -> ScenarioWorld {
-        var world = try inner.makeWorld(for: scenario)
-        world.adapter = WatchedAdapter(inner: world.adapter, watch: watch)
+/// The in-process environment with each world's close watched, and its freeing: the close
+/// closure holds a sentinel that goes when the world does.
+func watchedEnvironment(_ watch: WorldWatch) -> AlteredEnvironment {
+    AlteredEnvironment { world in
         let close = world.close
-        world.close = { [watch] in
+        let sentinel = FreedSentinel(watch)
+        world.close = {
             watch.closed.add(1, ordering: .relaxed)
             close()
+            withExtendedLifetime(sentinel) {}
         }
-        return world
     }
 }
 
-final class WatchedAdapter: AdapterConnection {
-    let inner: any AdapterConnection
+/// Says on which thread it was freed.
+final class FreedSentinel: Sendable {
     let watch: WorldWatch
-    init(inner: any AdapterConnection, watch: WorldWatch) {
-        self.inner = inner
-        self.watch = watch
-    }
+    init(_ watch: WorldWatch) { self.watch = watch }
     deinit {
         let byReclaimer = WorldReclaimer.isTakingApart
         watch.freedOn.withLock { $0 = WorldWatch.Freed(byReclaimer: byReclaimer) }
     }
-    func send(_ command: JSON) throws(AdapterFailure) -> JSON { try inner.send(command) }
-    func command(_ request: AdapterRequest) throws(AdapterFailure) -> JSON { try inner.command(request) }
-    func close() { inner.close() }
 }
