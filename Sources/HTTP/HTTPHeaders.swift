@@ -84,7 +84,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// Removes every field whose name satisfies `predicate`, in one pass over the names; a
     /// header without such a field is not written to.
     public mutating func removeAll(named predicate: (String) -> Bool) {
-        guard fields.contains(where: { predicate($0.name) }) else { return }
+        // Looked over in place: `contains(where:)` copied each field out (retains and releases).
+        let holdsOne = fields.withUnsafeBufferPointer { buffer in
+            for i in 0..<buffer.count where predicate(buffer[i].name) { return true }
+            return false
+        }
+        guard holdsOne else { return }
         fields.removeAll { predicate($0.name) }
     }
 

@@ -56,7 +56,8 @@ final class ServerContext: Sendable {
         if response.status == 304 {
             // A 304 carries the Vary its 200 would have (RFC 9110 §15.4.5). Whether that 200
             // was large enough to gzip is not known here (the check makes its own 304s), so
-            // every 304 says it.
+            // every 304 says it. The check's 304s say it already, so their shared fields stay
+            // uncopied.
             ResponseCompression.addVary(to: &response.headers)
         } else if response.body.count >= compression.minimumBytes {
             // Small bodies (the hot path) skip the Accept-Encoding lookup entirely.

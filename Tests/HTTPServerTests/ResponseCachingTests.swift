@@ -103,4 +103,36 @@ import Testing
         #expect(posted.status == 200)
         #expect(posted.headers["ETag"] == nil)
     }
+
+    /// finalize's touches on a 304 (the Vary it owes, no representation metadata) leave a 304
+    /// that already has them as it is: fields shared with a responder's memo are not copied.
+    @Test func aFinished304ThatSaysVaryAlreadyKeepsItsFieldsUncopied() {
+        let context = ServerContext(
+            configuration: .init(host: "127.0.0.1", port: 0),
+            responder: Unanswering(),
+            log: nil,
+            http2: nil
+        )
+        let memo = HTTPResponse(
+            status: 304,
+            headers: [
+                "ETag": "W/\"abc\"", "Cache-Control": "private, max-age=300", "Vary": "Accept-Encoding",
+            ]
+        )
+        var sent = memo
+        context.finalize(&sent, for: HTTPRequest(method: "GET", target: "/", headers: ["If-None-Match": "W/\"abc\""]))
+        #expect(sent.headers == memo.headers)
+        #expect(Self.sameStorage(sent.headers.fields, memo.headers.fields))
+        var without = HTTPResponse(status: 304, headers: ["ETag": "W/\"abc\"", "Cache-Control": "max-age=60"])
+        context.finalize(&without, for: HTTPRequest(method: "GET", target: "/"))
+        #expect(without.headers.values("Vary") == ["Accept-Encoding"], "a 304 without it gets it")
+    }
+
+    private struct Unanswering: Responder {
+        func respond(to request: HTTPRequest, reply: @escaping @Sendable (HTTPReply) -> Void) {}
+    }
+
+    static func sameStorage<T>(_ a: [T], _ b: [T]) -> Bool {
+        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
+    }
 }

@@ -37,6 +37,11 @@ import Testing
         let notModified = answer.response(project: "demo", serverTime: t, notModified: true)
         #expect(notModified.status == 304 && notModified.body.isEmpty)
         #expect(notModified.headers["Content-Type"] == nil, "a 304 never takes the 200's fields")
+        #expect(
+            notModified.headers.fields.map(\.name) == ["ETag", "Cache-Control", "Lerix-Server-Time", "Vary"],
+            "a 304 ends with the Vary the server gives every 304, so the server adds nothing to its shared fields"
+        )
+        #expect(notModified.headers["Vary"] == "Accept-Encoding" && first.headers["Vary"] == nil)
         #expect(first.headers["Content-Type"] == "application/json")
 
         let later = answer.response(project: "demo", serverTime: "2026-12-02T11:01:00.000Z", notModified: true)

@@ -67,15 +67,18 @@ final class ServedAnswer: Sendable {
 
     /// The answer's fields with the server time: `Content-Type`, `ETag`, `Cache-Control`,
     /// `Lerix-Server-Time`. A 304 leaves out `Content-Type` (representation metadata, RFC 9110
-    /// §15.4.5), so the server has nothing to strip from it. Room is kept for the fields the
-    /// server adds (a 304's `Vary`), so adding them does not grow the array.
+    /// §15.4.5), so the server has nothing to strip from it, and ends with the
+    /// `Vary: Accept-Encoding` the server gives every 304 (HTTPServer's `finalize`): said here,
+    /// the server finds it and leaves the fields as they are, where adding it copied the fields
+    /// the response memo shares on every 304 (callgrind, h1-304: ~900 instructions a request).
     func headers(serverTime: String, notModified: Bool) -> HTTPHeaders {
         var fields: [HTTPField] = []
-        fields.reserveCapacity(5)
+        fields.reserveCapacity(4)
         if !notModified { fields.append(HTTPField("Content-Type", "application/json")) }
         fields.append(HTTPField("ETag", etag))
         fields.append(HTTPField("Cache-Control", cacheControl))
         fields.append(HTTPField("Lerix-Server-Time", serverTime))
+        if notModified { fields.append(HTTPField("Vary", "Accept-Encoding")) }
         return HTTPHeaders(fields: fields)
     }
 
