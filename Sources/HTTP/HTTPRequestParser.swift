@@ -34,6 +34,8 @@ public struct HTTPRequestParser: Sendable {
     /// The request whose head has been parsed and whose body is arriving.
     var pending = HTTPRequest(method: "", target: "")
     var pendingKeepAlive = true
+    /// The last field section that parsed, and what it gave (a keep-alive client repeats it).
+    var fieldMemo = FieldSectionMemo()
     private var chunks = ChunkedBodyDecoder()
     /// What the body being read holds of the server's budget; nil: no budget.
     private var charge: BodyCharge?

@@ -1,0 +1,76 @@
+import HTTP
+import Testing
+
+/// A keep-alive client's repeated field section is given its fields again without being
+/// read (`FieldSectionMemo`): the same requests come out, only the strings are shared.
+@Suite struct FieldSectionMemoTests {
+    static func requests(_ text: String, on parser: inout HTTPRequestParser) -> [(HTTPRequest, Bool)] {
+        parser.feed(Array(text.utf8)).compactMap { event in
+            if case .request(let request, let keepAlive) = event { return (request, keepAlive) }
+            return nil
+        }
+    }
+
+    static func sameStorage<T>(_ a: [T], _ b: [T]) -> Bool {
+        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
+    }
+
+    static let check = "GET /v1/projects/demo/release-control?platform=ios HTTP/1.1\r\n"
+    static let fields =
+        "Host: 127.0.0.1:8080\r\nIf-None-Match: W/\"0123456789abcdef\"\r\nUser-Agent: lerix-sdk/1.0\r\n\r\n"
+
+    @Test func aRepeatedSectionGivesTheSameFieldsWithoutMakingThemAgain() {
+        var parser = HTTPRequestParser()
+        let got = Self.requests(Self.check + Self.fields + Self.check + Self.fields, on: &parser)
+        #expect(got.count == 2)
+        guard got.count == 2 else { return }
+        #expect(got[0].0.headers == got[1].0.headers && got[1].1)
+        #expect(got[1].0.headers["If-None-Match"] == "W/\"0123456789abcdef\"")
+        #expect(
+            Self.sameStorage(got[0].0.headers.fields, got[1].0.headers.fields),
+            "the second shares the first's fields"
+        )
+        // Split anywhere, across reads: the same.
+        let later =
+            Self.requests(Self.check + String(Self.fields.prefix(30)), on: &parser)
+            + Self.requests(String(Self.fields.dropFirst(30)), on: &parser)
+        #expect(
+            later.count == 1
+                && later.first.map { Self.sameStorage($0.0.headers.fields, got[0].0.headers.fields) } == true
+        )
+    }
+
+    @Test func aSectionThatDiffersByOneByteIsReadAnew() {
+        var parser = HTTPRequestParser()
+        let other = "Host: 127.0.0.1:8080\r\nIf-None-Match: W/\"0123456789abcdee\"\r\nUser-Agent: lerix-sdk/1.0\r\n\r\n"
+        let got = Self.requests(Self.check + Self.fields + Self.check + other, on: &parser)
+        #expect(got.count == 2)
+        guard got.count == 2 else { return }
+        #expect(got[1].0.headers["If-None-Match"] == "W/\"0123456789abcdee\"")
+        #expect(!Self.sameStorage(got[0].0.headers.fields, got[1].0.headers.fields))
+    }
+
+    @Test func theVersionIsPartOfTheKey() {
+        var parser = HTTPRequestParser()
+        // No fields: fine for HTTP/1.0, a 400 for HTTP/1.1 (no Host), after and before the other.
+        let events = parser.feed(Array("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n".utf8))
+        guard case .request(_, let keepAlive10)? = events.first else {
+            Issue.record("no HTTP/1.0 request: \(events)")
+            return
+        }
+        #expect(keepAlive10)
+        var empty = HTTPRequestParser()
+        #expect(empty.feed(Array("GET / HTTP/1.0\r\n\r\n".utf8)).count == 1)
+        let refused = empty.feed(Array("GET / HTTP/1.1\r\n\r\n".utf8))
+        guard case .failure(let error)? = refused.first else {
+            Issue.record("an HTTP/1.1 request without Host passed after an HTTP/1.0 one: \(refused)")
+            return
+        }
+        #expect(error.status == 400)
+        // Connection: close on 1.1 then the same section on 1.0 and 1.1 again: each its own keep-alive.
+        var closing = HTTPRequestParser()
+        let section = "Host: x\r\n\r\n"
+        let got = Self.requests("GET / HTTP/1.1\r\n" + section + "GET / HTTP/1.0\r\n" + section, on: &closing)
+        #expect(got.map(\.1) == [true, false])
+    }
+}
