@@ -38,40 +38,13 @@ public final class Lerix: Sendable {
     /// Receives a state: an observer, or whoever waits for an event's work.
     public typealias Observer = @Sendable (LerixState) -> Void
 
-    /// The fields every event reads come first, beside the lock's word: the machine is a
-    /// kilobyte, and behind it they were another cache line to miss per event (a fleet's
-    /// instances are cold memory at 10,000 devices).
-    private struct Inner {
-        var draining = false
-        /// The next event waiting for the drainer, kept in place: mostly one waits (a completion a
-        /// transport gave inline while its request's action ran), and the state's own words are
-        /// warm where a fleet's 10,000 mailbox arrays, one a device, are cold memory.
-        var nextWaiting: ReleaseControlMachine.Event?
-        /// The events waiting after ``nextWaiting``, oldest first; empty (no storage) but for a burst.
-        var mailbox: [ReleaseControlMachine.Event] = []
-        /// A class (the virtual clocks' own handle, or a box around another clock's timer): the
-        /// timer is replaced after every check, and a class existential copies as a retain.
-        var timer: (any DeviceTimer & AnyObject)?
-        /// What the timer runs, made once: a timer is set after every check.
-        var timerWork: (@Sendable () -> Void)?
-        var refreshWaiters: [Observer] = []
-        /// Waiting for every request in flight to finish (the `async` events).
-        var idleWaiters: [Observer] = []
-        var observers: [UInt64: Observer] = [:]
-        var nextObserverID: UInt64 = 0
-        var machine: ReleaseControlMachine
-    }
-
     /// What this instance was created with.
     public let configuration: LerixConfiguration
-    private let clock: any DeviceClock
-    /// The same clock when it reads in milliseconds (the virtual ones): read per event without
-    /// `Date` and `Duration`.
-    private let millisecondClock: (any MillisecondDeviceClock)?
-    private let transport: any Transport
-    private let storage: any Storage
-    private let log: (@Sendable (String) -> Void)?
-    private let inner: Mutex<Inner>
+    /// Everything that runs: the machine, its clock, transport and storage. The core's timers
+    /// and requests hold it strongly, so nothing refers to an instance weakly (a weak reference
+    /// moves an object's counts to a side table, one more cold cache line at every retain, every
+    /// check of a fleet's devices); when the app lets this handle go, `deinit` ends the core.
+    private let core: LerixCore
 
     /// Loads the saved answer from `storage`; nothing is sent until ``start()``.
     /// - Parameters:
@@ -132,72 +105,76 @@ public final class Lerix: Sendable {
         log: (@Sendable (String) -> Void)?
     ) {
         self.configuration = configuration
-        self.clock = clock
-        self.millisecondClock = millisecondClock
-        self.transport = transport
-        self.storage = storage
-        self.log = log
-        let saved = storage.load(ReleaseControlMachine.storageKey).map(SavedAnswer.init(encoded:)) ?? SavedAnswer()
-        var machine = ReleaseControlMachine(configuration: configuration, saved: saved, online: online)
-        machine.reportsStateChanges = false  // until someone observes
-        inner = Mutex(Inner(machine: machine))
+        core = LerixCore(
+            configuration: configuration,
+            clock: clock,
+            millisecondClock: millisecondClock,
+            transport: transport,
+            storage: storage,
+            online: online,
+            log: log
+        )
     }
+
+    /// The app let the instance go: its timer stops and no other is set; a request in flight
+    /// still finishes and its answer is saved, as before.
+    deinit { core.end() }
 
     // MARK: - Events
 
     /// App start: applies the saved answer at once, then checks (and sends queued items).
-    public func start() { submit(.launch) }
+    public func start() { core.submit(.launch) }
 
     /// App start; returns once the launch check and the sends it allowed have finished.
     @discardableResult
-    public func start() async -> LerixState { await settled(after: .launch) }
+    public func start() async -> LerixState { await core.settled(after: .launch) }
 
     /// Back to the foreground (web: the tab is visible again): checks if the answer is stale.
     /// A check already in flight (the launch's) is joined, not repeated.
-    public func enterForeground() { submit(.foreground) }
+    public func enterForeground() { core.submit(.foreground) }
 
     /// Back to the foreground; returns once the check it needed (if any) has finished.
     @discardableResult
-    public func enterForeground() async -> LerixState { await settled(after: .foreground) }
+    public func enterForeground() async -> LerixState { await core.settled(after: .foreground) }
 
     /// To the background: polling stops until the next foreground.
-    public func enterBackground() { submit(.background) }
+    public func enterBackground() { core.submit(.background) }
 
     /// To the background; returns once requests already in flight have finished.
     @discardableResult
-    public func enterBackground() async -> LerixState { await settled(after: .background) }
+    public func enterBackground() async -> LerixState { await core.settled(after: .background) }
 
     /// Reachability from the platform's network monitor. Back online, a check missed offline
     /// (or due on the web) runs.
-    public func networkReachabilityChanged(isReachable: Bool) { submit(.network(online: isReachable)) }
+    public func networkReachabilityChanged(isReachable: Bool) { core.submit(.network(online: isReachable)) }
 
     /// Reachability changed; returns once the check and sends it caused have finished.
     @discardableResult
     public func networkReachabilityChanged(isReachable: Bool) async -> LerixState {
-        await settled(after: .network(online: isReachable))
+        await core.settled(after: .network(online: isReachable))
     }
 
     /// A Lerix silent push arrived: checks at once, even in the background. During a check one
     /// more follows it (the push may announce a change made after that check left).
-    public func didReceiveSilentPush() { submit(.push) }
+    public func didReceiveSilentPush() { core.submit(.push) }
 
     /// A silent push arrived; returns once the check it caused has finished.
     @discardableResult
-    public func didReceiveSilentPush() async -> LerixState { await settled(after: .push) }
+    public func didReceiveSilentPush() async -> LerixState { await core.settled(after: .push) }
 
     /// The user tapped Later: the optional prompt hides until the next launch.
-    public func later() { submit(.later) }
+    public func later() { core.submit(.later) }
 
     /// The user tapped Skip: this rule's optional prompt hides for good.
-    public func skip() { submit(.skip) }
+    public func skip() { core.submit(.skip) }
 
     /// Queues items for a module; they are sent unless an SDK switch pauses the module (then
     /// they wait on the device, and go after its end). On a first launch they wait for the
     /// first answer, which may carry a switch.
-    public func track(_ module: LerixModule, _ items: [TrackedItem]) { submit(.track(module, items.map(\.json))) }
+    public func track(_ module: LerixModule, _ items: [TrackedItem]) { core.submit(.track(module, items.map(\.json))) }
 
     /// Queues items already in JSON (the adapter's hot path).
-    package func track(_ module: LerixModule, json items: [JSON]) { submit(.track(module, items)) }
+    package func track(_ module: LerixModule, json items: [JSON]) { core.submit(.track(module, items)) }
 
     /// Queues one item for a module.
     public func track(_ module: LerixModule, _ item: TrackedItem) { track(module, [item]) }
@@ -205,17 +182,16 @@ public final class Lerix: Sendable {
     /// Queues items; returns once the send they allowed has finished (at once while paused).
     @discardableResult
     public func track(_ module: LerixModule, _ items: [TrackedItem]) async -> LerixState {
-        await settled(after: .track(module, items.map(\.json)))
+        await core.settled(after: .track(module, items.map(\.json)))
     }
 
     /// The process is going away: timers stop, nothing in flight is applied any more.
-    public func shutdown() { submit(.terminate) }
+    public func shutdown() { core.submit(.terminate) }
 
     /// Checks now and calls `completion` with the state once the check (and any queued behind
     /// it) finished or failed. Offline or with release control off it answers at once.
     public func refresh(completion: @escaping Observer) {
-        inner.withLock { $0.refreshWaiters.append(completion) }
-        submit(.refresh)
+        core.refresh(completion)
     }
 
     /// Checks now and returns the new state (at once offline or with release control off).
@@ -228,48 +204,22 @@ public final class Lerix: Sendable {
     // MARK: - State
 
     /// What the app shows now.
-    public var state: LerixState {
-        inner.withLock { s in
-            let (now, uptime) = reading()
-            s.machine.followClock(now: now, uptimeMilliseconds: uptime)
-            return s.machine.state(at: now)
-        }
-    }
+    public var state: LerixState { core.state }
 
     /// Whether an SDK switch pauses `module` now.
-    public func isPaused(_ module: LerixModule) -> Bool {
-        inner.withLock { s in
-            let (now, uptime) = reading()
-            s.machine.followClock(now: now, uptimeMilliseconds: uptime)
-            return s.machine.isPaused(module, at: now)
-        }
-    }
+    public func isPaused(_ module: LerixModule) -> Bool { core.isPaused(module) }
 
     /// What this instance sent since it was created.
-    public var statistics: LerixStatistics {
-        inner.withLock { $0.machine.statistics }
-    }
+    public var statistics: LerixStatistics { core.statistics }
 
     /// ``LerixState/lastCheckFailure`` without working out the rest of the state.
-    package var lastCheckFailure: CheckFailure? {
-        inner.withLock { $0.machine.lastCheckFailure }
-    }
+    package var lastCheckFailure: CheckFailure? { core.lastCheckFailure }
 
     /// Calls `handler` with the state whenever it changes (on the thread that changed it).
     /// Keep the returned token; cancelling it stops the calls.
     public func observe(_ handler: @escaping Observer) -> LerixObservation {
-        let id = inner.withLock { s -> UInt64 in
-            s.nextObserverID += 1
-            s.observers[s.nextObserverID] = handler
-            s.machine.reportsStateChanges = true
-            return s.nextObserverID
-        }
-        return LerixObservation { [weak self] in
-            self?.inner.withLock { s in
-                s.observers.removeValue(forKey: id)
-                s.machine.reportsStateChanges = !s.observers.isEmpty
-            }
-        }
+        let id = core.addObserver(handler)
+        return LerixObservation { [weak self] in self?.core.removeObserver(id) }
     }
 
     /// The state changes as an async sequence, for SwiftUI `.task { for await … }`.
@@ -278,6 +228,128 @@ public final class Lerix: Sendable {
             let token = observe { continuation.yield($0) }
             continuation.onTermination = { _ in token.cancel() }
         }
+    }
+}
+
+/// What runs a ``Lerix``: the machine and the driver that feeds it events one at a time and
+/// performs its actions.
+private final class LerixCore: Sendable {
+    typealias Observer = Lerix.Observer
+
+    /// The fields every event reads come first, beside the lock's word: the machine is a
+    /// kilobyte, and behind it they were another cache line to miss per event (a fleet's
+    /// instances are cold memory at 10,000 devices).
+    private struct Inner {
+        var draining = false
+        /// The ``Lerix`` handle is gone (``LerixCore/end()``): no timer is set any more.
+        var ended = false
+        /// The next event waiting for the drainer, kept in place: mostly one waits (a completion a
+        /// transport gave inline while its request's action ran), and the state's own words are
+        /// warm where a fleet's 10,000 mailbox arrays, one a device, are cold memory.
+        var nextWaiting: ReleaseControlMachine.Event?
+        /// The events waiting after ``nextWaiting``, oldest first; empty (no storage) but for a burst.
+        var mailbox: [ReleaseControlMachine.Event] = []
+        /// A class (the virtual clocks' own handle, or a box around another clock's timer): the
+        /// timer is replaced after every check, and a class existential copies as a retain.
+        var timer: (any DeviceTimer & AnyObject)?
+        /// What the timer runs, made once: a timer is set after every check.
+        var timerWork: (@Sendable () -> Void)?
+        var refreshWaiters: [Observer] = []
+        /// Waiting for every request in flight to finish (the `async` events).
+        var idleWaiters: [Observer] = []
+        var observers: [UInt64: Observer] = [:]
+        var nextObserverID: UInt64 = 0
+        var machine: ReleaseControlMachine
+    }
+
+    let configuration: LerixConfiguration
+    private let clock: any DeviceClock
+    /// The same clock when it reads in milliseconds (the virtual ones): read per event without
+    /// `Date` and `Duration`.
+    private let millisecondClock: (any MillisecondDeviceClock)?
+    private let transport: any Transport
+    private let storage: any Storage
+    private let log: (@Sendable (String) -> Void)?
+    private let inner: Mutex<Inner>
+
+    init(
+        configuration: LerixConfiguration,
+        clock: any DeviceClock,
+        millisecondClock: (any MillisecondDeviceClock)?,
+        transport: any Transport,
+        storage: any Storage,
+        online: Bool,
+        log: (@Sendable (String) -> Void)?
+    ) {
+        self.configuration = configuration
+        self.clock = clock
+        self.millisecondClock = millisecondClock
+        self.transport = transport
+        self.storage = storage
+        self.log = log
+        let saved = storage.load(ReleaseControlMachine.storageKey).map(SavedAnswer.init(encoded:)) ?? SavedAnswer()
+        var machine = ReleaseControlMachine(configuration: configuration, saved: saved, online: online)
+        machine.reportsStateChanges = false  // until someone observes
+        inner = Mutex(Inner(machine: machine))
+    }
+
+    // MARK: - State
+
+    var state: LerixState {
+        inner.withLock { s in
+            let (now, uptime) = reading()
+            s.machine.followClock(now: now, uptimeMilliseconds: uptime)
+            return s.machine.state(at: now)
+        }
+    }
+
+    func isPaused(_ module: LerixModule) -> Bool {
+        inner.withLock { s in
+            let (now, uptime) = reading()
+            s.machine.followClock(now: now, uptimeMilliseconds: uptime)
+            return s.machine.isPaused(module, at: now)
+        }
+    }
+
+    var statistics: LerixStatistics {
+        inner.withLock { $0.machine.statistics }
+    }
+
+    var lastCheckFailure: CheckFailure? {
+        inner.withLock { $0.machine.lastCheckFailure }
+    }
+
+    func addObserver(_ handler: @escaping Observer) -> UInt64 {
+        inner.withLock { s -> UInt64 in
+            s.nextObserverID += 1
+            s.observers[s.nextObserverID] = handler
+            s.machine.reportsStateChanges = true
+            return s.nextObserverID
+        }
+    }
+
+    func removeObserver(_ id: UInt64) {
+        inner.withLock { s in
+            s.observers.removeValue(forKey: id)
+            s.machine.reportsStateChanges = !s.observers.isEmpty
+        }
+    }
+
+    func refresh(_ completion: @escaping Observer) {
+        inner.withLock { $0.refreshWaiters.append(completion) }
+        submit(.refresh)
+    }
+
+    /// The handle is gone: the timer stops, and none is set again; its work, which holds this
+    /// core, goes with it.
+    func end() {
+        let timer = inner.withLock { s -> (any DeviceTimer & AnyObject)? in
+            s.ended = true
+            s.timerWork = nil
+            defer { s.timer = nil }
+            return s.timer
+        }
+        timer?.cancel()
     }
 
     // MARK: - Driver
@@ -288,7 +360,7 @@ public final class Lerix: Sendable {
     /// The drainer borrows the spare list of actions while it drains, and gives it back, empty,
     /// when done: no list is allocated per event. In the lock that ends the drain it also takes
     /// the idle waiters, if the machine is idle.
-    private func submit(_ event: ReleaseControlMachine.Event) {
+    func submit(_ event: ReleaseControlMachine.Event) {
         var actions: [ReleaseControlMachine.Action] = []
         var told: Told?
         let drains = inner.withLock { s -> Bool in
@@ -350,7 +422,7 @@ public final class Lerix: Sendable {
     }
 
     /// Returns with the state once `event` and every request in flight have finished.
-    private func settled(after event: ReleaseControlMachine.Event) async -> LerixState {
+    func settled(after event: ReleaseControlMachine.Event) async -> LerixState {
         await withCheckedContinuation { continuation in
             inner.withLock { $0.idleWaiters.append { continuation.resume(returning: $0) } }
             submit(event)
@@ -388,7 +460,9 @@ public final class Lerix: Sendable {
             // a closure returned through a generic wraps in a thunk both ways, two allocations.
             var timerWork: (@Sendable () -> Void)?
             let old = inner.withLock { s -> (any DeviceTimer & AnyObject)? in
-                if s.timerWork == nil { s.timerWork = { [weak self] in self?.submit(.timer) } }
+                guard !s.ended else { return nil }
+                // Strong: the handle's deinit ends this core, which drops the work (no weak reference).
+                if s.timerWork == nil { s.timerWork = { [self] in submit(.timer) } }
                 timerWork = s.timerWork
                 let previous = s.timer
                 s.timer = nil
@@ -411,7 +485,13 @@ public final class Lerix: Sendable {
                         )
                     )
                 }
-                inner.withLock { $0.timer = timer }
+                // Ended meanwhile (the handle went on another thread): this timer is not kept.
+                let kept = inner.withLock { s -> Bool in
+                    guard !s.ended else { return false }
+                    s.timer = timer
+                    return true
+                }
+                if !kept { timer.cancel() }
             }
         case .persist(let saved):
             do {
