@@ -36,6 +36,8 @@ public struct HTTPRequestParser: Sendable {
     var pendingKeepAlive = true
     /// The last field section that parsed, and what it gave (a keep-alive client repeats it).
     var fieldMemo = FieldSectionMemo()
+    /// The last request line that parsed, and what it gave.
+    var lineMemo = RequestLineMemo()
     private var chunks = ChunkedBodyDecoder()
     /// What the body being read holds of the server's budget; nil: no budget.
     private var charge: BodyCharge?

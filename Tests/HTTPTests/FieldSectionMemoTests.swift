@@ -74,3 +74,55 @@ import Testing
         #expect(got.map(\.1) == [true, false])
     }
 }
+
+/// A keep-alive client's repeated request line gives its method, target and version again
+/// without being read (`RequestLineMemo`).
+@Suite struct RequestLineMemoTests {
+    static func targets(_ text: String, on parser: inout HTTPRequestParser) -> [HTTPRequest] {
+        parser.feed(Array(text.utf8)).compactMap { event in
+            if case .request(let request, _) = event { return request }
+            return nil
+        }
+    }
+
+    /// The same storage: the target was not decoded again.
+    static func sameString(_ a: String, _ b: String) -> Bool {
+        var a = a
+        var b = b
+        return a.withUTF8 { x in b.withUTF8 { y in x.baseAddress == y.baseAddress } }
+    }
+
+    static let target = "/v1/projects/demo/release-control?platform=ios&version=1.0.0"
+
+    @Test func aRepeatedLineGivesTheSameTargetWithoutDecodingIt() {
+        var parser = HTTPRequestParser()
+        let line = "GET \(Self.target) HTTP/1.1\r\nHost: x\r\n\r\n"
+        let got = Self.targets(line + line, on: &parser)
+        #expect(got.count == 2)
+        guard got.count == 2 else { return }
+        #expect(got.allSatisfy { $0.method == "GET" && $0.target == Self.target && $0.version == .http1_1 })
+        #expect(Self.sameString(got[0].target, got[1].target), "the second shares the first's target")
+    }
+
+    @Test func aLineThatDiffersAnywhereIsReadAnew() {
+        var parser = HTTPRequestParser()
+        let got = Self.targets(
+            "GET \(Self.target) HTTP/1.1\r\nHost: x\r\n\r\n" + "HEAD \(Self.target) HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "HEAD \(Self.target) HTTP/1.0\r\nHost: x\r\n\r\n"
+                + "HEAD http://x\(Self.target) HTTP/1.0\r\nHost: x\r\n\r\n"
+                + "HEAD \(Self.target)1 HTTP/1.0\r\nHost: x\r\n\r\n",
+            on: &parser
+        )
+        #expect(got.map(\.method) == ["GET", "HEAD", "HEAD", "HEAD", "HEAD"])
+        #expect(got.map(\.version) == [.http1_1, .http1_1, .http1_0, .http1_0, .http1_0])
+        #expect(got.map(\.target) == [Self.target, Self.target, Self.target, Self.target, Self.target + "1"])
+        // A line that fails is refused however often it comes, after one that parsed.
+        var refusing = HTTPRequestParser()
+        _ = Self.targets("GET / HTTP/1.1\r\nHost: x\r\n\r\n", on: &refusing)
+        guard case .failure(let error)? = refusing.feed(Array("GET / HTTP/2.0\r\nHost: x\r\n\r\n".utf8)).first else {
+            Issue.record("HTTP/2.0 on the request line passed")
+            return
+        }
+        #expect(error.status == 505)
+    }
+}
