@@ -28,15 +28,19 @@ extension HTTP2ClientSession {
             _,
             userData in
             guard let frame, let name, let value, let session = HTTP2ClientSession.from(userData),
-                frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+                frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue)
+            else { return 0 }
+            // Only :status and the kept fields are read: the rest (most of an answer's fields)
+            // return before the stream is looked up.
+            let isStatus = nameLength == 7 && name[0] == UInt8(ascii: ":") && name[1] == UInt8(ascii: "s")
+            let nameBytes = UnsafeBufferPointer(start: name, count: nameLength)
+            guard isStatus || ((nameLength == 0 || name[0] != UInt8(ascii: ":")) && session.keepsField(nameBytes)),
                 let stream = session.streams[Int(frame.pointee.hd.stream_id)], !stream.finalHeadersSeen
             else { return 0 }
             let valueBytes = UnsafeBufferPointer(start: value, count: valueLength)
-            if nameLength > 0 && name[0] == UInt8(ascii: ":") {
-                if nameLength == 7 && name[1] == UInt8(ascii: "s") { stream.status = statusCode(valueBytes) }
+            if isStatus {
+                stream.status = statusCode(valueBytes)
             } else {
-                let nameBytes = UnsafeBufferPointer(start: name, count: nameLength)
-                guard session.keepsField(nameBytes) else { return 0 }
                 stream.headers.add(
                     String(decoding: nameBytes, as: UTF8.self),
                     String(decoding: valueBytes, as: UTF8.self)
@@ -113,7 +117,7 @@ extension HTTP2ClientSession {
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, userData in
             guard let client = HTTP2ClientSession.from(userData),
-                let stream = client.streams.removeValue(forKey: Int(streamID))
+                var stream = client.streams.removeValue(forKey: Int(streamID))
             else { return 0 }
             if !stream.completed {
                 let code =
@@ -122,6 +126,7 @@ extension HTTP2ClientSession {
                     : HTTP2ErrorCode(rawValue: errorCode == 0 ? HTTP2ErrorCode.internalError.rawValue : errorCode)
                 client.events.append(.reset(streamID: streamID, code))
             }
+            client.recycle(&stream)
             return 0
         }
     }

@@ -66,20 +66,25 @@ public final class HTTP2ClientSession {
     public let configuration: Configuration
     let session: OpaquePointer
     @exclusivity(unchecked) var streams = DenseTable<ClientStream>()
-    /// Reused by ``submit(_:pathSuffix:body:)``: the path and the name/value array of one request.
+    /// Reused by ``submit(_:pathSuffix:body:)``: the path of one request.
     @exclusivity(unchecked) private var pathScratch: [UInt8] = []
-    @exclusivity(unchecked) private var nvScratch: [nghttp2_nv] = []
     @exclusivity(unchecked) var events: [Event] = []
+    /// Closed streams emptied for reuse by ``submit(_:pathSuffix:body:)``: a fan-out opens and
+    /// closes one per token, and an object's allocation and release cost more than emptying it.
+    @exclusivity(unchecked) private var spareStreams: [ClientStream] = []
     @exclusivity(unchecked) var failed = false
     /// ``Configuration/keptResponseFields`` as bytes, read for every field of every answer
     /// (each String was copied out and walked for each field, ~180 instructions a push).
     let keptFieldNames: [[UInt8]]?
+    /// Bit n set when a kept name is n bytes long (n < 64; longer ones are always compared).
+    let keptNameLengths: UInt64
     /// Set once a GOAWAY arrives: no new requests on this connection.
     @exclusivity(unchecked) public internal(set) var receivedGoaway = false
 
     public init(configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
         self.keptFieldNames = configuration.keptResponseFields?.map { Array($0.utf8) }
+        self.keptNameLengths = (keptFieldNames ?? []).reduce(0) { $0 | ($1.count < 64 ? 1 << UInt64($1.count) : 0) }
         self.session = try Self.makeSession()
         nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
         var entries = [
@@ -138,19 +143,18 @@ public final class HTTP2ClientSession {
         var suffix = pathSuffix
         suffix.withUTF8 { pathScratch.append(contentsOf: $0) }
         if pathScratch.isEmpty { pathScratch.append(UInt8(ascii: "/")) }
-        let id = pathScratch.withUnsafeMutableBufferPointer { path -> Int32 in
-            template.fill(&nvScratch, path: UnsafeBufferPointer(path))
-            return nvScratch.withUnsafeBufferPointer { nva -> Int32 in
-                if body.isEmpty { return nghttp2_submit_request(session, nil, nva.baseAddress, nva.count, nil, nil) }
+        let id = pathScratch.withUnsafeBufferPointer { path -> Int32 in
+            template.withNameValues(path: path) { nva, count -> Int32 in
+                if body.isEmpty { return nghttp2_submit_request(session, nil, nva, count, nil, nil) }
                 var provider = nghttp2_data_provider(
                     source: nghttp2_data_source(ptr: nil),
                     read_callback: clientReadBody
                 )
-                return nghttp2_submit_request(session, nil, nva.baseAddress, nva.count, &provider, nil)
+                return nghttp2_submit_request(session, nil, nva, count, &provider, nil)
             }
         }
         if id < 0 { throw HTTP2Error.library(Int(id), "submitting a request") }
-        let stream = ClientStream()
+        let stream = spareStreams.popLast() ?? ClientStream()
         stream.requestBody = body
         stream.template = template  // nghttp2 points into it until the HEADERS are framed
         streams[Int(id)] = stream
@@ -184,9 +188,18 @@ public final class HTTP2ClientSession {
         }
     }
 
+    /// Keeps a stream that left the table for reuse, emptied, when nothing else holds it.
+    func recycle(_ stream: inout ClientStream) {
+        guard spareStreams.count < 256, isKnownUniquelyReferenced(&stream) else { return }
+        stream.reset()
+        spareStreams.append(stream)
+    }
+
     /// Whether a response field named by these bytes is kept (``Configuration/keptResponseFields``).
     func keepsField(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let kept = keptFieldNames else { return true }
+        // Most names have no kept name's length: one bit test instead of a walk of the names.
+        if name.count < 64, keptNameLengths & (1 << UInt64(name.count)) == 0 { return false }
         for field in kept where field.count == name.count {
             let same = field.withUnsafeBufferPointer { f in
                 for i in 0..<f.count {
@@ -294,4 +307,17 @@ final class ClientStream {
     @exclusivity(unchecked) var body: [UInt8] = []
     @exclusivity(unchecked) var bodyTooLarge = false
     @exclusivity(unchecked) var completed = false
+
+    /// Back to a new stream's state.
+    func reset() {
+        template = nil
+        requestBody = []
+        requestOffset = 0
+        status = 0
+        finalHeadersSeen = false
+        headers = HTTPHeaders()
+        body = []
+        bodyTooLarge = false
+        completed = false
+    }
 }

@@ -12,15 +12,20 @@ import HTTP
 /// try session.submit(template, pathSuffix: token, body: payload)
 /// ```
 ///
-/// Immutable once made; confine its use to the session's queue like the session.
+/// Its fields never change once made; each submit writes its own `:path` into the template's
+/// name/value array before nghttp2 copies the array, so confine its use to the session's queue
+/// like the session.
 public final class HTTP2RequestTemplate: @unchecked Sendable {
     /// The path's start, as sent (already encoded).
     public let path: [UInt8]
     /// Names and values, one allocation for the template's life; `nva` points into it.
     private let storage: UnsafeMutablePointer<UInt8>
     /// :method, :scheme, :authority, a :path placeholder (``pathIndex``), then the fields;
-    /// all but the path marked for nghttp2 not to copy.
-    private let nva: [nghttp2_nv]
+    /// all but the path marked for nghttp2 not to copy. Handed to nghttp2 as it is, with the
+    /// request's path written in (nghttp2 copies the array before submit returns): no copy of
+    /// the array for every request.
+    private let nva: UnsafeMutablePointer<nghttp2_nv>
+    private let nvaCount: Int
 
     /// - Parameter shape: method, target (the path's start) and fields; `Host` becomes
     ///   `:authority`, connection-specific fields and fields HTTP/2 would refuse are left out,
@@ -45,7 +50,7 @@ public final class HTTP2RequestTemplate: @unchecked Sendable {
         // (``HTTP2ClientSession`` keeps it on the stream). The path (index 3) changes per
         // request and is copied.
         let noCopy = UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue | NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue)
-        nva = block.spans.enumerated().map { i, span in
+        let fields = block.spans.enumerated().map { i, span in
             nghttp2_nv(
                 name: base + span.nameStart,
                 value: base + span.nameStart + span.nameCount,
@@ -54,19 +59,30 @@ public final class HTTP2RequestTemplate: @unchecked Sendable {
                 flags: span.flags | (i == Self.pathIndex ? UInt8(NGHTTP2_NV_FLAG_NONE.rawValue) : noCopy)
             )
         }
+        nvaCount = fields.count
+        nva = UnsafeMutablePointer<nghttp2_nv>.allocate(capacity: fields.count)
+        nva.initialize(from: fields, count: fields.count)
     }
 
     /// Where `:path` sits in ``nva``.
     static let pathIndex = 3
 
-    deinit { storage.deallocate() }
+    deinit {
+        nva.deinitialize(count: nvaCount)
+        nva.deallocate()
+        storage.deallocate()
+    }
 
-    /// Writes the request's name/value array into `out` with `path` as `:path`; valid while
-    /// `path` is, and for nghttp2 (which does not copy the other fields) while this template is.
-    func fill(_ out: inout [nghttp2_nv], path: UnsafeBufferPointer<UInt8>) {
-        out.removeAll(keepingCapacity: true)
-        out.append(contentsOf: nva)
-        out[Self.pathIndex].value = UnsafeMutablePointer(mutating: path.baseAddress)
-        out[Self.pathIndex].valuelen = path.count
+    /// Calls `body` with the request's name/value array and its count, `path` as `:path`; the
+    /// array is valid during `body` (pass it to nghttp2, which copies it and `path`), the fields
+    /// it points to while this template is.
+    func withNameValues<R>(path: UnsafeBufferPointer<UInt8>, _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
+        nva[Self.pathIndex].value = UnsafeMutablePointer(mutating: path.baseAddress)
+        nva[Self.pathIndex].valuelen = path.count
+        defer {
+            nva[Self.pathIndex].value = nil
+            nva[Self.pathIndex].valuelen = 0
+        }
+        return body(nva, nvaCount)
     }
 }

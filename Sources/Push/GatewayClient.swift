@@ -50,7 +50,7 @@ final class GatewayClient: @unchecked Sendable {
 
     // Confined to `queue`.
     @exclusivity(unchecked) private var pool: ConnectionPool
-    @exclusivity(unchecked) private var connections: [Int: HTTP2ClientConnection] = [:]
+    @exclusivity(unchecked) private var connections = OpenConnections()
     @exclusivity(unchecked) private var work = WorkTable<Work>()
     @exclusivity(unchecked) private var touched: [HTTP2ClientConnection] = []
     @exclusivity(unchecked) private var flushScheduled = false
@@ -188,10 +188,7 @@ final class GatewayClient: @unchecked Sendable {
                 send(requestID, on: connectionID)
             case .fail(let ids, let reason):
                 // Queued work that no connection could take: the failed connect was its attempt.
-                for id in ids {
-                    work[id]?.retry.attemptStarted()
-                    attemptEnded(id, .retryable(reason: reason, retryAfterMilliseconds: nil))
-                }
+                for id in ids { attemptEnded(id, .retryable(reason: reason, retryAfterMilliseconds: nil)) }
             case .close(let id):
                 connections[id]?.close(reason: "drained after GOAWAY")
             }
@@ -223,7 +220,7 @@ final class GatewayClient: @unchecked Sendable {
     static let readResponseFields = ["retry-after"]
 
     private func send(_ requestID: Int, on connectionID: Int) {
-        guard var item = work[requestID], let connection = connections[connectionID] else {
+        guard let item = work[requestID], let connection = connections[connectionID] else {
             perform(pool.streamClosed(on: connectionID))
             return
         }
@@ -237,8 +234,8 @@ final class GatewayClient: @unchecked Sendable {
             }
             authorization = bearer
         }
-        item.retry.attemptStarted()
-        work[requestID] = item
+        // The attempt starts here; ``attemptEnded(_:_:)`` counts it (every attempt sent ends
+        // there exactly once), so the work is not written back for every request sent.
         if apnsAuth != nil {
             do {
                 authorization = try apnsAuth!.authorization(now: retryScheduler.now)
@@ -321,13 +318,17 @@ final class GatewayClient: @unchecked Sendable {
         case .response(let requestID, let response):
             // FCM refused the access token: the next sends fetch a new one.
             if provider == .fcm, response.status == 401 { fcmAuth?.invalidate() }
-            let verdict = ProviderResponse.verdict(
-                provider,
-                status: response.status,
-                headers: response.headers,
-                body: response.body,
-                now: retryScheduler.now
-            )
+            // A 2xx is delivered whatever else it says: no clock reading for it.
+            let verdict =
+                (200..<300).contains(response.status)
+                ? AttemptVerdict.delivered
+                : ProviderResponse.verdict(
+                    provider,
+                    status: response.status,
+                    headers: response.headers,
+                    body: response.body,
+                    now: retryScheduler.now
+                )
             attemptEnded(requestID, verdict)
             perform(pool.streamClosed(on: id))
         case .streamFailed(let requestID, let reason):
@@ -408,21 +409,26 @@ final class GatewayClient: @unchecked Sendable {
     private func settleAwaiting(_ verdict: AttemptVerdict) {
         let ids = awaitingToken
         awaitingToken = []
-        for id in ids {
-            work[id]?.retry.attemptStarted()
-            attemptEnded(id, verdict)
-        }
+        for id in ids { attemptEnded(id, verdict) }
     }
 
     // MARK: Outcomes
 
+    /// The end of an attempt that was started (sent, or failed before it could be): counts it,
+    /// then finishes the work or schedules its next attempt.
     private func attemptEnded(_ requestID: Int, _ verdict: AttemptVerdict) {
         assertConfined()
-        guard var item = work[requestID] else { return }
+        // finish(_:_:) does nothing for work no longer here.
         if stopped {
             finish(requestID, .failed(reason: "the push sink was shut down"))
             return
         }
+        if case .delivered = verdict {
+            finish(requestID, .delivered)
+            return
+        }
+        guard var item = work[requestID] else { return }
+        item.retry.attemptStarted()
         switch item.retry.attemptFinished(verdict, policy: configuration.retry, now: retryScheduler.now) {
         case .finish(let outcome):
             finish(requestID, outcome)
@@ -457,5 +463,28 @@ final class GatewayClient: @unchecked Sendable {
         #if DEBUG
         dispatchPrecondition(condition: .onQueue(queue))
         #endif
+    }
+}
+
+/// The pool's open connections by id: a handful (``GatewayPushSink/Configuration/maxConnections``),
+/// found by a scan for every request sent, not by hashing the id.
+struct OpenConnections {
+    private var entries: [(id: Int, connection: HTTP2ClientConnection)] = []
+
+    var count: Int { entries.count }
+    var values: [HTTP2ClientConnection] { entries.map(\.connection) }
+
+    subscript(id: Int) -> HTTP2ClientConnection? {
+        get {
+            for entry in entries where entry.id == id { return entry.connection }
+            return nil
+        }
+        set {
+            if let i = entries.firstIndex(where: { $0.id == id }) {
+                if let newValue { entries[i].connection = newValue } else { entries.remove(at: i) }
+            } else if let newValue {
+                entries.append((id, newValue))
+            }
+        }
     }
 }

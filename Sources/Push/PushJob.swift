@@ -50,6 +50,9 @@ final class PushJob: @unchecked Sendable {
 
     func record(_ token: String, at position: Int, _ outcome: TokenOutcome, client: GatewayClient) {
         assertConfined(to: client)
+        // A batch's room is made once, not by doubling as it fills (a copy of every result
+        // so far at each doubling).
+        if buffer.isEmpty { buffer.reserveCapacity(min(batchSize, remaining)) }
         remaining -= 1
         buffer.append(TokenDelivery(token: token, result: outcome.deliveryResult, position: position))
         if buffer.count >= batchSize || remaining == 0 {

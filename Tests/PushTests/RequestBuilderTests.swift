@@ -1,4 +1,5 @@
 import HTTP
+import JSON
 import Testing
 
 @testable import Push
@@ -43,6 +44,38 @@ import Testing
         #expect(
             FCMRequest.silentPush(token: "x", project: "my project").target == "/v1/projects/my%20project/messages:send"
         )
+    }
+
+    /// Every ASCII character is checked against RFC 3986's unreserved set as written (the
+    /// encoder tests bits of two words), and bytes past ASCII are always escaped.
+    @Test func exactlyTheUnreservedCharactersPassThroughAPathSegment() {
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+        for b in UInt8(0)...UInt8(127) {
+            let text = String(decoding: [b], as: UTF8.self)
+            let hex = String(b, radix: 16, uppercase: true)
+            let expected = unreserved.contains(b) ? text : "%" + (hex.count == 1 ? "0" + hex : hex)
+            #expect(PathSegment.encode(text) == expected, "byte \(b)")
+            #expect(PathSegment.encode("ab" + text + "cd") == "ab" + expected + "cd", "byte \(b) inside")
+        }
+        #expect(PathSegment.encode("é~") == "%C3%A9~")
+        #expect(
+            PathSegment.encode(String(repeating: "0123456789abcdef", count: 4))
+                == String(repeating: "0123456789abcdef", count: 4)
+        )
+    }
+
+    /// The body is the same bytes whether the token is copied whole or escaped by the JSON
+    /// writer: every ASCII character and a few past it, alone and inside a token.
+    @Test func fcmBodyIsTheJSONWritersBytesForEveryCharacter() {
+        var tokens = (UInt8(0)...UInt8(127)).map { String(decoding: [$0], as: UTF8.self) }
+        tokens += ["", "é", "fcm-token-00000001", "a\u{1F}b", "ü\"ö"]
+        for token in tokens {
+            var expected = FCMRequest.bodyPrefix
+            JSON.writeString(token, into: &expected)
+            expected += FCMRequest.bodySuffix
+            #expect(FCMRequest.body(token: token) == expected, "token \(Array(token.utf8))")
+            #expect(FCMRequest.body(token: "x" + token + "y").count == expected.count + 2)
+        }
     }
 
     @Test func aGatewayPathPrefixGoesBeforeEveryPath() {
