@@ -26,38 +26,11 @@ public enum FCMRequest {
 
     /// The message body; the token is JSON-escaped, everything else is fixed bytes.
     public static func body(token: String) -> [UInt8] {
-        var text = token
-        return text.withUTF8 { bytes in
-            // A token with nothing to escape (every real one) is copied whole into a body made
-            // in one allocation; the rest go through the JSON writer.
-            guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else {
-                var out: [UInt8] = []
-                out.reserveCapacity(bodyPrefix.count + bodySuffix.count + bytes.count + 8)
-                out.append(contentsOf: bodyPrefix)
-                JSON.writeString(token, into: &out)
-                out.append(contentsOf: bodySuffix)
-                return out
-            }
-            let count = bodyPrefix.count + bytes.count + 2 + bodySuffix.count
-            return [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
-                guard let start = out.baseAddress else { return }
-                var at = start
-                func put(_ part: UnsafeBufferPointer<UInt8>) {
-                    guard let base = part.baseAddress else { return }
-                    at.initialize(from: base, count: part.count)
-                    at += part.count
-                }
-                func quote() {
-                    at.initialize(to: UInt8(ascii: "\""))
-                    at += 1
-                }
-                bodyPrefix.withUnsafeBufferPointer(put)
-                quote()
-                put(bytes)
-                quote()
-                bodySuffix.withUnsafeBufferPointer(put)
-                initialized = at - start
-            }
-        }
+        var out: [UInt8] = []
+        out.reserveCapacity(bodyPrefix.count + bodySuffix.count + token.utf8.count + 2)
+        out.append(contentsOf: bodyPrefix)
+        JSON.writeString(token, into: &out)
+        out.append(contentsOf: bodySuffix)
+        return out
     }
 }

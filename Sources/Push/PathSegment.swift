@@ -2,10 +2,7 @@
 enum PathSegment {
     static func encode(_ text: String) -> String {
         var copy = text
-        let needs = copy.withUTF8 { bytes in
-            for b in bytes where !isUnreserved(b) { return true }
-            return false
-        }
+        let needs = copy.withUTF8 { bytes in bytes.contains { !isUnreserved($0) } }
         guard needs else { return text }
         let hex = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []
@@ -22,13 +19,13 @@ enum PathSegment {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// ALPHA, DIGIT, "-", ".", "_", "~": bits of two words, bytes 0-63 and 64-127, so a test
-    /// is a shift and a mask, not a chain of range compares (every APNs request's token
-    /// passes through here, 64 bytes or more).
-    @inline(__always)
     static func isUnreserved(_ b: UInt8) -> Bool {
-        let low: UInt64 = 0x03FF_6000_0000_0000  // "-" (45), "." (46), "0"-"9" (48-57)
-        let high: UInt64 = 0x47FF_FFFE_87FF_FFFE  // "A"-"Z", "_" (95), "a"-"z", "~" (126)
-        return b < 128 && ((b < 64 ? low : high) >> UInt64(b & 63)) & 1 == 1
+        switch b {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
     }
 }
