@@ -47,6 +47,11 @@ public struct ConnectionPool: Sendable {
     /// Set when a connect failed while other connections still serve: keep using those rather
     /// than hammering a refusing peer with new connects. Cleared when no connection is left.
     var growthBlocked = false
+    /// The array the last dispatch returned, emptied and refilled by the next one: a fan-out
+    /// dispatches once an answer and its caller is done with the array by then, so it is
+    /// reused, not allocated (while a caller still holds it, copy-on-write makes a new one).
+    /// Kept only while small: a first dispatch of thousands of sends is not held on to.
+    var spareActions: [Action] = []
 
     public init(maxConnections: Int = 4, maxStreamsPerConnection: Int = 1000) {
         self.maxConnections = max(1, maxConnections)
@@ -137,6 +142,9 @@ public struct ConnectionPool: Sendable {
 
     mutating func dispatch() -> [Action] {
         var actions: [Action] = []
+        swap(&actions, &spareActions)
+        actions.removeAll(keepingCapacity: true)
+        defer { spareActions = actions.capacity <= 64 ? actions : [] }
         for i in connections.indices where !queue.isEmpty {
             guard connections[i].phase == .ready else { continue }
             let id = connections[i].id
