@@ -52,9 +52,8 @@ public struct PushRecord: Sendable, Equatable {
         self.targets = targets
         outcomes = [Outcome](repeating: .pending, count: targets.count)
         counts = Counts(pending: targets.count)
-        var perPlatform: [Platform: Int] = [:]
-        for target in targets { perPlatform[target.platform, default: 0] += 1 }
-        platformCounts = Platform.pushPlatforms.compactMap { p in perPlatform[p].map { (p, $0) } }
+        let perPlatform = PlatformTally(targets)
+        platformCounts = Platform.pushPlatforms.compactMap { p in perPlatform[p] > 0 ? (p, perPlatform[p]) : nil }
     }
 
     public static func == (a: PushRecord, b: PushRecord) -> Bool {
