@@ -420,14 +420,10 @@ extension StringProtocol {
 /// and making every value's string (callgrind, a check with two fields: ~2,600 of ~15,000
 /// instructions a request; ~3,600 with If-None-Match). The fields depend on the bytes alone
 /// and the framing on the bytes and the HTTP version, so both are the key; only a section
-/// that parsed is kept. Sections over ``maxBytes`` are not kept: a connection holds at most
-/// that much for it.
+/// that parsed is kept, and none over ``KeptBytes/maxBytes``.
 struct FieldSectionMemo: Sendable {
-    static let maxBytes = 1024
-
-    private var bytes: [UInt8] = []
+    private var section = KeptBytes()
     private var version: HTTPVersion = .http1_1
-    private var holds = false
     private(set) var fields: [HTTPField] = []
     private(set) var keepAlive = true
     private var kept = HTTPRequestParser.Framing(body: .none, expectContinue: false)
@@ -435,9 +431,8 @@ struct FieldSectionMemo: Sendable {
     /// The framing `section` parsed to last time on `version`, when it is the kept one.
     @inline(__always)
     func framing(for section: UnsafeRawBufferPointer, version: HTTPVersion) -> HTTPRequestParser.Framing? {
-        guard holds, section.count == bytes.count, version == self.version else { return nil }
-        let same = bytes.withUnsafeBytes { Self.equal($0, section) }
-        return same ? kept : nil
+        guard version == self.version, self.section.holds(section) else { return nil }
+        return kept
     }
 
     mutating func remember(
@@ -447,19 +442,43 @@ struct FieldSectionMemo: Sendable {
         keepAlive: Bool,
         framing: HTTPRequestParser.Framing
     ) {
-        guard section.count <= Self.maxBytes else {
+        guard self.section.keep(section) else {
             self = FieldSectionMemo()
             return
         }
-        // The storage is reused: a client whose sections differ each time pays a copy, not an
-        // allocation.
-        bytes.removeAll(keepingCapacity: true)
-        bytes.append(contentsOf: section)
         self.version = version
         self.fields = fields
         self.keepAlive = keepAlive
         kept = framing
-        holds = true
+    }
+}
+
+/// The bytes a connection's memo is keyed by, as they arrived: at most ``maxBytes`` of them
+/// (a connection holds no more for a memo), their storage reused (a client whose bytes differ
+/// each time pays a copy, not an allocation).
+struct KeptBytes: Sendable {
+    static let maxBytes = 1024
+
+    private var bytes: [UInt8] = []
+    private var isKept = false
+
+    /// Whether `other` is the kept bytes.
+    @inline(__always)
+    func holds(_ other: UnsafeRawBufferPointer) -> Bool {
+        guard isKept, other.count == bytes.count else { return false }
+        return bytes.withUnsafeBytes { Self.equal($0, other) }
+    }
+
+    /// Keeps `other`; false, keeping nothing, when it is over ``maxBytes``.
+    mutating func keep(_ other: UnsafeRawBufferPointer) -> Bool {
+        guard other.count <= Self.maxBytes else {
+            self = KeptBytes()
+            return false
+        }
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(contentsOf: other)
+        isKept = true
+        return true
     }
 
     /// Equal-length buffers compared eight bytes a step.
@@ -488,31 +507,24 @@ struct FieldSectionMemo: Sendable {
 /// same strings again skips checking every byte of the target and decoding it into a string
 /// of its own (callgrind, a 63-byte check target: ~1,000 instructions a request). The line's
 /// bytes are the whole key (the target's form is normalized from them alone); only a line
-/// that parsed is kept, and none over ``FieldSectionMemo/maxBytes``.
+/// that parsed is kept, and none over ``KeptBytes/maxBytes``.
 struct RequestLineMemo: Sendable {
-    private var bytes: [UInt8] = []
-    private var kept = false
+    private var line = KeptBytes()
     private(set) var method = ""
     private(set) var target = ""
     private(set) var version: HTTPVersion = .http1_1
 
     /// Whether `line` is the kept one.
     @inline(__always)
-    func holds(_ line: UnsafeRawBufferPointer) -> Bool {
-        guard kept, line.count == bytes.count else { return false }
-        return bytes.withUnsafeBytes { FieldSectionMemo.equal($0, line) }
-    }
+    func holds(_ line: UnsafeRawBufferPointer) -> Bool { self.line.holds(line) }
 
     mutating func remember(_ line: UnsafeRawBufferPointer, method: String, target: String, version: HTTPVersion) {
-        guard line.count <= FieldSectionMemo.maxBytes else {
+        guard self.line.keep(line) else {
             self = RequestLineMemo()
             return
         }
-        bytes.removeAll(keepingCapacity: true)
-        bytes.append(contentsOf: line)
         self.method = method
         self.target = target
         self.version = version
-        kept = true
     }
 }
