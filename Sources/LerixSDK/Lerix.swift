@@ -64,13 +64,15 @@ public final class Lerix: Sendable {
         log: (@Sendable (String) -> Void)? = nil
     ) {
         self.init(
-            configuration: configuration,
-            clock: clock,
-            millisecondClock: clock as? any MillisecondDeviceClock,
-            transport: transport,
-            storage: storage,
-            online: online,
-            log: log
+            core: LerixCore(
+                configuration: configuration,
+                clock: clock,
+                millisecondClock: clock as? any MillisecondDeviceClock,
+                transport: transport,
+                storage: storage,
+                online: online,
+                log: log
+            )
         )
     }
 
@@ -85,35 +87,21 @@ public final class Lerix: Sendable {
         log: (@Sendable (String) -> Void)?
     ) {
         self.init(
-            configuration: configuration,
-            clock: clock,
-            millisecondClock: clock,
-            transport: transport,
-            storage: storage,
-            online: online,
-            log: log
+            core: LerixCore(
+                configuration: configuration,
+                clock: clock,
+                millisecondClock: clock,
+                transport: transport,
+                storage: storage,
+                online: online,
+                log: log
+            )
         )
     }
 
-    private init(
-        configuration: LerixConfiguration,
-        clock: any DeviceClock,
-        millisecondClock: (any MillisecondDeviceClock)?,
-        transport: any Transport,
-        storage: any Storage,
-        online: Bool,
-        log: (@Sendable (String) -> Void)?
-    ) {
-        self.configuration = configuration
-        core = LerixCore(
-            configuration: configuration,
-            clock: clock,
-            millisecondClock: millisecondClock,
-            transport: transport,
-            storage: storage,
-            online: online,
-            log: log
-        )
+    private init(core: LerixCore) {
+        configuration = core.configuration
+        self.core = core
     }
 
     /// The app let the instance go: its timer stops and no other is set; a request in flight
