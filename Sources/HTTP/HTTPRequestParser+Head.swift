@@ -20,14 +20,14 @@ extension HTTPRequestParser {
         // depend on how the bytes were split.
         if lf - start > limits.maxTargetBytes + 64 { return unfinishedRequestLineError(data, from: start, to: lf) }
         let line = UnsafeRawBufferPointer(rebasing: data[start..<lf])
-        if lineMemo.holds(line) {
-            pending.method = lineMemo.method
-            pending.target = lineMemo.target
-            pending.version = lineMemo.version
+        if headMemo.line.holds(line) {
+            pending.method = headMemo.line.method
+            pending.target = headMemo.line.target
+            pending.version = headMemo.line.version
             return nil
         }
         if let error = parseRequestLineText(data, from: start, to: lf) { return error }
-        lineMemo.remember(line, method: pending.method, target: pending.target, version: pending.version)
+        headMemo.line.remember(line, method: pending.method, target: pending.target, version: pending.version)
         return nil
     }
 
@@ -156,14 +156,14 @@ extension HTTPRequestParser {
         to end: Int
     ) -> Result<Framing, HTTPParseError> {
         let section = UnsafeRawBufferPointer(rebasing: data[start..<end])
-        if let framing = fieldMemo.framing(for: section, version: pending.version) {
-            pending.headers.fields = fieldMemo.fields
-            pendingKeepAlive = fieldMemo.keepAlive
+        if let framing = headMemo.section.framing(for: section, version: pending.version) {
+            pending.headers.fields = headMemo.section.fields
+            pendingKeepAlive = headMemo.section.keepAlive
             return .success(framing)
         }
         let result = parseFieldLines(data, from: start, to: end)
         if case .success(let framing) = result {
-            fieldMemo.remember(
+            headMemo.section.remember(
                 section,
                 version: pending.version,
                 fields: pending.headers.fields,
@@ -414,7 +414,22 @@ extension StringProtocol {
     }
 }
 
-/// The last field section that parsed on one connection, as it arrived, and what it gave: a
+/// The last request line and field section that parsed, and what they gave, for the parsers
+/// that share it: a server's event loop gives one to all its connections, so a connection
+/// holds no memo of its own (10,000 idle keep-alive connections each kept ~940 bytes when
+/// every parser had its own), and clients that send the same request (a load generator's
+/// connections, a fleet's polls of one check) hit it across connections. A hit depends on
+/// the bytes alone, so sharing cannot change what a parser returns.
+///
+/// Not locked: the parsers sharing one must run on one thread at a time (one serial queue).
+public final class HTTPHeadMemo: @unchecked Sendable {
+    @exclusivity(unchecked) var line = RequestLineMemo()
+    @exclusivity(unchecked) var section = FieldSectionMemo()
+
+    public init() {}
+}
+
+/// The last field section that parsed, as it arrived, and what it gave: a
 /// keep-alive client sends the same fields with every request (a polling SDK's Host,
 /// User-Agent and If-None-Match), and giving the same fields again skips reading every line
 /// and making every value's string (callgrind, a check with two fields: ~2,600 of ~15,000
@@ -453,9 +468,8 @@ struct FieldSectionMemo: Sendable {
     }
 }
 
-/// The bytes a connection's memo is keyed by, as they arrived: at most ``maxBytes`` of them
-/// (a connection holds no more for a memo), their storage reused (a client whose bytes differ
-/// each time pays a copy, not an allocation).
+/// The bytes a memo is keyed by, as they arrived: at most ``maxBytes`` of them, their storage
+/// reused (a client whose bytes differ each time pays a copy, not an allocation).
 struct KeptBytes: Sendable {
     static let maxBytes = 1024
 
@@ -502,7 +516,7 @@ struct KeptBytes: Sendable {
     }
 }
 
-/// The last request line that parsed on one connection, as it arrived, and the method, target
+/// The last request line that parsed, as it arrived, and the method, target
 /// and version it gave: a polling client asks for the same target every time, and giving the
 /// same strings again skips checking every byte of the target and decoding it into a string
 /// of its own (callgrind, a 63-byte check target: ~1,000 instructions a request). The line's

@@ -34,20 +34,27 @@ public struct HTTPRequestParser: Sendable {
     /// The request whose head has been parsed and whose body is arriving.
     var pending = HTTPRequest(method: "", target: "")
     var pendingKeepAlive = true
-    /// The last field section that parsed, and what it gave (a keep-alive client repeats it).
-    var fieldMemo = FieldSectionMemo()
-    /// The last request line that parsed, and what it gave.
-    var lineMemo = RequestLineMemo()
+    /// The last request line and field section that parsed, and what they gave: this
+    /// parser's own, or shared by the parsers of one thread (``HTTPHeadMemo``).
+    let headMemo: HTTPHeadMemo
     private var chunks = ChunkedBodyDecoder()
     /// What the body being read holds of the server's budget; nil: no budget.
     private var charge: BodyCharge?
 
-    /// - Parameter bodyBudget: the server-wide budget every body being read is taken from (one
-    ///   body at a time per connection, at most ``HTTPLimits/maxBodyBytes``); a body that would
-    ///   pass it fails with ``BodyBudget/exhausted`` (503). nil: bounded per connection only.
-    public init(limits: HTTPLimits = HTTPLimits(), bodyBudget: BodyBudget? = nil) {
+    /// - Parameters:
+    ///   - bodyBudget: the server-wide budget every body being read is taken from (one body at
+    ///     a time per connection, at most ``HTTPLimits/maxBodyBytes``); a body that would pass
+    ///     it fails with ``BodyBudget/exhausted`` (503). nil: bounded per connection only.
+    ///   - headMemo: the memo of the last head that parsed; share one among parsers that run on
+    ///     one thread (a server's event loop) so a connection holds none of its own.
+    public init(
+        limits: HTTPLimits = HTTPLimits(),
+        bodyBudget: BodyBudget? = nil,
+        headMemo: HTTPHeadMemo = HTTPHeadMemo()
+    ) {
         self.limits = limits
         self.charge = bodyBudget.map(BodyCharge.init(budget:))
+        self.headMemo = headMemo
     }
 
     /// Bytes the body being read holds of the budget (0 without one, or between bodies).

@@ -1,4 +1,5 @@
 import Dispatch
+import HTTP
 import Reactor
 import Sockets
 import Synchronization
@@ -24,6 +25,9 @@ final class EventLoop: @unchecked Sendable {
     private var endBatchAfterRound = false
     /// This loop's request log lines, handed to the server's sink once per wake-up; nil when quiet.
     let requestLog: RequestLogBatch?
+    /// The last HTTP/1 head that parsed on any of this loop's connections: their parsers all
+    /// run on its queue, so they share one instead of keeping one each.
+    let headMemo = HTTPHeadMemo()
 
     var queue: DispatchQueue { reactor.queue }
     /// 64 KiB, reused by every read on this loop.

@@ -60,7 +60,11 @@ final class HTTP1Handler: ConnectionHandler, @unchecked Sendable {
     init(connection: Connection) {
         self.connection = connection
         let configuration = connection.context.configuration
-        self.parser = HTTPRequestParser(limits: configuration.limits, bodyBudget: connection.context.bodyBudget)
+        self.parser = HTTPRequestParser(
+            limits: configuration.limits,
+            bodyBudget: connection.context.bodyBudget,
+            headMemo: connection.loop.headMemo
+        )
         self.maxPipelined = max(1, configuration.maxPipelinedRequests)
         self.logging = connection.context.log != nil
     }

@@ -126,3 +126,61 @@ import Testing
         #expect(error.status == 505)
     }
 }
+
+/// Parsers that share one ``HTTPHeadMemo`` (a server loop's connections) hit it across
+/// connections and, whatever order their bytes come in, return what parsers of their own would.
+@Suite struct HTTPHeadMemoTests {
+    static let check = FieldSectionMemoTests.check + FieldSectionMemoTests.fields
+    static let other = "GET /v1/projects/demo/release-control?platform=web HTTP/1.1\r\nHost: y\r\n\r\n"
+
+    @Test func aSecondConnectionsSameRequestSharesTheFirstsStrings() {
+        let memo = HTTPHeadMemo()
+        var first = HTTPRequestParser(headMemo: memo)
+        var second = HTTPRequestParser(headMemo: memo)
+        let a = FieldSectionMemoTests.requests(Self.check, on: &first)
+        let b = FieldSectionMemoTests.requests(Self.check, on: &second)
+        #expect(a.count == 1 && b.count == 1)
+        guard let a = a.first?.0, let b = b.first?.0 else { return }
+        #expect(a.target == b.target && a.headers == b.headers)
+        #expect(FieldSectionMemoTests.sameStorage(a.headers.fields, b.headers.fields))
+        #expect(RequestLineMemoTests.sameString(a.target, b.target))
+    }
+
+    @Test func interleavedConnectionsGetWhatTheirOwnParsersWould() {
+        let head10 = "HEAD / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"
+        let streams = [
+            Array((Self.check + Self.other + head10 + Self.check).utf8),
+            Array((Self.other + Self.check + Self.check + "GET / HTTP/1.1\r\n\r\n").utf8),
+        ]
+        // The two connections' bytes in pieces that take turns, so one connection's line or
+        // fields parse between the other's.
+        for piece in [1, 7, 40, 64, 1000] {
+            let memo = HTTPHeadMemo()
+            var shared = [HTTPRequestParser(headMemo: memo), HTTPRequestParser(headMemo: memo)]
+            var own = [HTTPRequestParser(), HTTPRequestParser()]
+            var sharedGot: [[String]] = [[], []]
+            var ownGot: [[String]] = [[], []]
+            for start in stride(from: 0, to: streams.map(\.count).max() ?? 0, by: piece) {
+                for connection in 0..<2 where start < streams[connection].count {
+                    let bytes = Array(streams[connection][start..<min(start + piece, streams[connection].count)])
+                    sharedGot[connection] += Self.describe(shared[connection].feed(bytes))
+                    ownGot[connection] += Self.describe(own[connection].feed(bytes))
+                }
+            }
+            #expect(sharedGot == ownGot, "pieces of \(piece)")
+            #expect(sharedGot.map(\.count) == [4, 4], "pieces of \(piece): \(sharedGot)")
+            #expect(sharedGot[1].last?.hasPrefix("failure 400") == true, "no Host on HTTP/1.1")
+        }
+    }
+
+    static func describe(_ events: [HTTPParserEvent]) -> [String] {
+        events.map { event in
+            switch event {
+            case .request(let request, let keepAlive):
+                "\(request.method) \(request.target) \(request.version) \(request.headers.fields) \(keepAlive)"
+            case .failure(let error): "failure \(error.status)"
+            default: "\(event)"
+            }
+        }
+    }
+}
