@@ -1,6 +1,5 @@
 internal import Clock
 internal import JSON
-import Synchronization
 
 extension ReleaseControlMachine {
     /// Applies a finished request: an answer, a 304, a failure, or an ingest/registration result.
@@ -123,22 +122,14 @@ extension ReleaseControlMachine {
 
     static func headerServerTime(_ response: TransportResponse) -> Instant? {
         guard let text = response.header("Lerix-Server-Time") else { return nil }
-        if let known = lastServerTime.withLock({ $0?.text == text ? $0?.instant : nil }) { return known }
         // Trimmed only when it does not read as sent: no time reads with spaces around it, and
         // servers send none (looking for them cost more than the parse).
-        guard let instant = Instant(rfc3339: text) ?? Instant(rfc3339: text.trimmingSpaces) else { return nil }
-        lastServerTime.withLock { $0 = ServerTimeReading(text: text, instant: instant) }
-        return instant
+        return lastServerTime.value(for: text) { Instant(rfc3339: $0) ?? Instant(rfc3339: $0.trimmingSpaces) }
     }
 
     /// The last server time read, shared by every instance: a fleet's devices answered at one
     /// instant read the same text (mostly the very string), parsed once.
-    private static let lastServerTime = Mutex<ServerTimeReading?>(nil)
-
-    private struct ServerTimeReading {
-        let text: String
-        let instant: Instant
-    }
+    private static let lastServerTime = LastMade<String, Instant?>()
 
     /// `max-age` from `Cache-Control`, when positive. A device's answers mostly repeat the last
     /// value (the server makes it once per answer, so it is even the same string): that one is

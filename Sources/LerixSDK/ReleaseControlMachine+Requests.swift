@@ -1,5 +1,4 @@
 internal import JSON
-import Synchronization
 
 extension ReleaseControlMachine {
     /// `GET …/release-control` with the device's attributes and, when the saved parts all came
@@ -11,24 +10,23 @@ extension ReleaseControlMachine {
         let url = checkURL
         // The instance before this one (a fleet's devices of a class) mostly made this very
         // request: shared, its strings and array are one warm copy, not one a device.
-        if let shared = Self.lastBuiltCheckRequest.withLock({ last -> TransportRequest? in
-            guard let last, last.etag == etag, last.request.url == url else { return nil }
-            return last.request
-        }) {
-            lastCheckRequest = CheckRequest(etag: etag, request: shared)
-            return shared
+        let request = Self.lastBuiltCheckRequest.value(for: CheckRequestKey(etag: etag, url: url)) { key in
+            var headers: [(String, String)] = [("Accept", "application/json")]
+            if let etag = key.etag { headers.append(("If-None-Match", etag)) }
+            return TransportRequest(method: "GET", url: key.url, headers: headers)
         }
-        var headers: [(String, String)] = [("Accept", "application/json")]
-        if let etag { headers.append(("If-None-Match", etag)) }
-        let request = TransportRequest(method: "GET", url: url, headers: headers)
-        let made = CheckRequest(etag: etag, request: request)
-        lastCheckRequest = made
-        Self.lastBuiltCheckRequest.withLock { $0 = made }
+        lastCheckRequest = CheckRequest(etag: etag, request: request)
         return request
     }
 
     /// The check request built last by any instance, shared by the next one that needs the same.
-    private static let lastBuiltCheckRequest = Mutex<CheckRequest?>(nil)
+    private static let lastBuiltCheckRequest = LastMade<CheckRequestKey, TransportRequest>()
+
+    /// What a check request is made of.
+    private struct CheckRequestKey: Equatable {
+        let etag: String?
+        let url: String
+    }
 
     /// A check request kept for reuse, with the ETag it was made for (a struct, not a tuple:
     /// Swift copies tuples through a generic path, and this one is read on every check).
@@ -41,11 +39,7 @@ extension ReleaseControlMachine {
     /// same (a fleet's devices of a class do: one string shared, not one a device, and two
     /// devices' URLs then compare equal at their identity).
     static func checkURL(for configuration: LerixConfiguration) -> String {
-        let key = CheckURLKey(configuration)
-        if let url = lastBuiltCheckURL.withLock({ $0?.key == key ? $0?.url : nil }) { return url }
-        let url = buildCheckURL(for: configuration)
-        lastBuiltCheckURL.withLock { $0 = BuiltCheckURL(key: key, url: url) }
-        return url
+        lastBuiltCheckURL.value(for: CheckURLKey(configuration)) { _ in buildCheckURL(for: configuration) }
     }
 
     /// What a check URL is made of.
@@ -64,12 +58,7 @@ extension ReleaseControlMachine {
         }
     }
 
-    private struct BuiltCheckURL {
-        let key: CheckURLKey
-        let url: String
-    }
-
-    private static let lastBuiltCheckURL = Mutex<BuiltCheckURL?>(nil)
+    private static let lastBuiltCheckURL = LastMade<CheckURLKey, String>()
 
     /// Written as bytes into one buffer: every SDK instance (a fleet makes one per launch) needs it.
     static func buildCheckURL(for configuration: LerixConfiguration) -> String {
