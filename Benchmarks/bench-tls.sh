@@ -4,9 +4,11 @@
 # core; nginx: worker_processes auto), session resumption off on both so every connection
 # pays a full handshake:
 #   - handshakes/s: h2load with one request per connection (-n = -c), so each request is a
-#     fresh TCP connect + TLS 1.3 handshake (ECDHE P-256, ECDSA P-256) + one h2 request; a
-#     burst of 400 lasts ~0.3 s, so each measurement is the median of HANDSHAKE_BURSTS (5)
-#     bursts (one burst a measurement moved the ratio by up to 0.2 between rounds);
+#     fresh TCP connect + TLS 1.3 handshake (ECDHE P-256, ECDSA P-256) + one h2 request, in
+#     HANDSHAKE_BURSTS (5) bursts a measurement (the median burst's rate). The ratio is the
+#     servers' CPU a handshake (nginx's over lerix-mock's, workers included), not their rates:
+#     h2load does the client half of every handshake on the same two cores, and rates measured
+#     that way moved the ratio by up to 0.2 between rounds of one binary, CPU by ~0.03;
 #   - h2-over-TLS req/s: h2load, 50 connections x 10 streams, ALPN h2, the same 200 body bytes.
 # Median of BENCH_ROUNDS rounds. Loopback only. Env: BENCH_ROUNDS (3), BENCH_SECONDS (4),
 # BENCH_HANDSHAKES (400 connections a burst), HANDSHAKE_BURSTS (5), LERIX_BIN
@@ -84,18 +86,22 @@ run_h2load() {  # url clients requests|"" streams
     total=$(awk '/^requests:/ { print $2 }' <<<"$out")
     echo "${rps:-0} $(( ${total:-0} - ${ok:-0} ))"
 }
-handshake_bursts() {  # url -> the median burst's handshakes/s, and the bursts' errors summed
-    local rates=() errors=0 rps err
+handshake_bursts() {  # url pid -> the median burst's handshakes/s, the bursts' errors summed,
+    # and the server's CPU microseconds a handshake over all bursts
+    local rates=() errors=0 rps err before after
+    before=$(tree_cpu_seconds "$2")
     for _ in $(seq "$BURSTS"); do
         read -r rps err <<<"$(run_h2load "$1" "$HANDSHAKES" "$HANDSHAKES" 1)"
         rates+=("$rps")
         errors=$((errors + err))
     done
-    echo "$(printf '%s\n' "${rates[@]}" | median) $errors"
+    after=$(tree_cpu_seconds "$2")
+    echo "$(printf '%s\n' "${rates[@]}" | median) $errors" \
+        "$(awk -v a="$before" -v b="$after" -v n=$((BURSTS * HANDSHAKES)) 'BEGIN { printf "%.0f", (b - a) * 1e6 / n }')"
 }
-measure() {  # case url
+measure() {  # case url pid
     case "$1" in
-        handshakes) handshake_bursts "$2$CHECK" ;;
+        handshakes) handshake_bursts "$2$CHECK" "$3" ;;
         h2-tls) run_h2load "$2$CHECK" 50 "" 10 ;;
     esac
 }
@@ -104,8 +110,9 @@ for round in $(seq "$ROUNDS"); do
     for c in "${CASES[@]}"; do
         if [ $((round % 2)) = 1 ]; then order="lerix nginx"; else order="nginx lerix"; fi
         for server in $order; do
-            url=$LERIX; [ "$server" = nginx ] && url=$NGINX
-            echo "$c $server $(measure "$c" "$url")" >>"$WORK/results"
+            url=$LERIX pid=$LERIX_PID
+            [ "$server" = nginx ] && url=$NGINX pid=$NGINX_PID
+            echo "$c $server $(measure "$c" "$url" "$pid")" >>"$WORK/results"
         done
     done
     echo "round $round/$ROUNDS done"
@@ -120,10 +127,16 @@ for c in "${CASES[@]}"; do
     ne=$(awk -v c="$c" '$1 == c && $2 == "nginx" { s += $4 } END { print s + 0 }' "$WORK/results")
     ratio=$(awk -v a="$lr" -v b="$nr" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }')
     printf '%-11s %12.0f %12.0f %6sx %8s\n' "$c" "$lr" "$nr" "$ratio" "$le/$ne"
-    unit="req/s"; [ "$c" = handshakes ] && unit="handshakes/s"
-    bench_row "tls $c" "$(printf '%.0f' "$lr") $unit" "nginx $(printf '%.0f' "$nr") $unit" "$(bench_ratio "$lr" "$nr")" "$le" -
+    if [ "$c" = handshakes ]; then
+        lu=$(awk '$1 == "handshakes" && $2 == "lerix" { print $5 }' "$WORK/results" | median)
+        nu=$(awk '$1 == "handshakes" && $2 == "nginx" { print $5 }' "$WORK/results" | median)
+        bench_row "tls handshakes" "$(printf '%.0f' "$lr") handshakes/s, $lu us CPU each" \
+            "nginx $(printf '%.0f' "$nr") handshakes/s, $nu us CPU each" "$(bench_ratio "$nu" "$lu")" "$le" -
+    else
+        bench_row "tls $c" "$(printf '%.0f' "$lr") req/s" "nginx $(printf '%.0f' "$nr") req/s" "$(bench_ratio "$lr" "$nr")" "$le" -
+    fi
     [ "$le" = 0 ] || status=1
 done
-echo "(handshakes: connections/s, each one full TLS handshake and one h2 request; h2-tls: req/s; errors lerix/nginx)"
+echo "(handshakes: connections/s, each one full TLS handshake and one h2 request, and in the table's ratio nginx's CPU a handshake over lerix-mock's; h2-tls: req/s; errors lerix/nginx)"
 if ! kill -0 "$LERIX_PID" 2>/dev/null; then echo "lerix-mock is gone:"; tail -n 20 "$WORK/lerix.err"; status=1; fi
 exit $status
