@@ -43,7 +43,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSockets"),
 
-        .target(name: "POSIX"),
+        .target(name: "POSIX", dependencies: ["CSockets"]),
         .target(name: "Clock", dependencies: ["POSIX"]),
         .target(name: "JSON"),
         .target(name: "Randomness"),
@@ -168,7 +168,7 @@ let package = Package(
             name: "ScenarioRunnerTests",
             dependencies: [
                 "TestSupport", "ScenarioRunner", "ScenarioLanguage", "Adapter", "AdapterProtocol", "AdminClient",
-                "LerixSDK", "MockServer", "JSON", "Clock", "ReleaseControl",
+                "LerixSDK", "MockServer", "JSON", "Clock", "ReleaseControl", "POSIX", "Sockets",
             ]
         ),
         .testTarget(name: "AdminClientTests", dependencies: ["AdminClient", "JSON", "Clock"]),

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import CSockets
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -36,18 +37,22 @@ extension Posix {
     /// Runs `/bin/sh -c command` in a process group of its own (so it can be stopped with
     /// whatever it starts), its stdin, stdout and stderr on new pipes. A child that closes
     /// its stdin cannot raise `SIGPIPE` in this process: that signal is ignored from now on.
+    ///
+    /// The pipes are close-on-exec, so a child gets its own three and no other: children
+    /// started side by side (`scenarios --jobs`) each inherited the others' ends, and one whose
+    /// stdin was closed saw no end of input while a sibling held a copy of its write end.
     public static func spawnShell(_ command: String) throws(SystemCallError) -> Child {
         var toChild: [Int32] = [-1, -1]
         var fromChild: [Int32] = [-1, -1]
         var errChild: [Int32] = [-1, -1]
-        guard pipe(&toChild) == 0 else { throw SystemCallError.last("pipe") }
-        guard pipe(&fromChild) == 0 else {
-            let error = SystemCallError.last("pipe")
+        guard closeOnExecPipe(&toChild) == 0 else { throw SystemCallError.last("pipe2") }
+        guard closeOnExecPipe(&fromChild) == 0 else {
+            let error = SystemCallError.last("pipe2")
             for fd in toChild { close(fd) }
             throw error
         }
-        guard pipe(&errChild) == 0 else {
-            let error = SystemCallError.last("pipe")
+        guard closeOnExecPipe(&errChild) == 0 else {
+            let error = SystemCallError.last("pipe2")
             for fd in toChild + fromChild { close(fd) }
             throw error
         }
@@ -57,7 +62,7 @@ extension Posix {
         posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errChild[1], 2)
-        for fd in toChild + fromChild + errChild { posix_spawn_file_actions_addclose(&actions, fd) }
+        // The dup2'd copies are not close-on-exec; the pipes' own descriptors close at exec.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -75,6 +80,30 @@ extension Posix {
         }
         ignoreBrokenPipes()
         return Child(pid: child, input: toChild[1], output: fromChild[0], errors: errChild[0])
+    }
+
+    /// `pipe` with both ends close-on-exec (set atomically where the system can) and above
+    /// 2: a pipe end that took a closed standard descriptor's number would be dup2'd onto
+    /// itself, stay close-on-exec and be closed in the child.
+    private static func closeOnExecPipe(_ fds: inout [Int32]) -> Int32 {
+        #if canImport(Glibc)
+        guard pipe2(&fds, O_CLOEXEC) == 0 else { return -1 }
+        #else
+        guard pipe(&fds) == 0 else { return -1 }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        #endif
+        for i in fds.indices where fds[i] <= 2 {
+            let moved = fcntl(fds[i], F_DUPFD_CLOEXEC, 3)
+            guard moved >= 0 else {
+                let saved = errno
+                for fd in fds { close(fd) }
+                errno = saved
+                return -1
+            }
+            close(fds[i])
+            fds[i] = moved
+        }
+        return 0
     }
 
     /// Reaps `pid` if it has ended (never waits): how it ended, or nil while it runs.

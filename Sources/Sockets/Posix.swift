@@ -14,8 +14,10 @@ public typealias SocketError = SystemCallError
 /// Each socket system call wrapped once, as the POSIX target wraps the calls on any descriptor:
 /// `errno` read at once, `EINTR` retried, `EAGAIN` turned into ``IOResult/wouldBlock``.
 extension Posix {
+    /// A new socket, close-on-exec: a child this process starts (an SDK adapter, a shell)
+    /// must not hold a listener's port or a connection open after this process closes them.
     public static func socket(domain: Int32, type: Int32) throws -> Int32 {
-        let fd = retrying { Glibc.socket(domain, type, 0) }
+        let fd = retrying { Glibc.socket(domain, type | Int32(SOCK_CLOEXEC.rawValue), 0) }
         guard fd >= 0 else { throw SocketError(call: "socket", errno: errno) }
         return fd
     }
