@@ -1,4 +1,3 @@
-import Dispatch
 import POSIX
 import Sockets
 import Testing
@@ -15,7 +14,9 @@ import Testing
         let script = """
             read line; \(SubprocessAdapterTests.idOfLine); echo "{\\"id\\":$id,\\"ok\\":true,\\"name\\":\\"t\\",\\"version\\":\\"0\\",\\"capabilities\\":[]}"; cat >/dev/null
             """
-        let adapter = try SubprocessAdapter(command: script, options: .init(passStderrThrough: false))
+        // Time enough to exit on a loaded machine: without the fix it never would (its sibling
+        // holds its input open), so the verdict does not hang on the deadline's length.
+        let adapter = try SubprocessAdapter(command: script, options: .init(exitTimeout: 10, passStderrThrough: false))
         _ = try adapter.send(.object([("cmd", "hello")]))
         return adapter
     }
@@ -23,10 +24,7 @@ import Testing
     @Test func anAdapterSeesItsInputEndWhileAnotherStartedAfterItRuns() throws {
         let first = try Self.adapter()
         let second = try Self.adapter()
-        let started = DispatchTime.now().uptimeNanoseconds
         #expect(first.closeAndWaitForExit(), "the first adapter exited by itself once its stdin closed")
-        let waited = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        #expect(waited < SubprocessAdapter.Options.documentedExitTimeout, "\(waited) s")
         #expect(second.closeAndWaitForExit())
     }
 
