@@ -1,3 +1,4 @@
+import Glibc
 import POSIX
 import Sockets
 import Testing
@@ -6,8 +7,8 @@ import Testing
 
 /// A child this process starts gets its own standard pipes and nothing else of ours: adapters
 /// started side by side (`scenarios --jobs`) each held copies of the others' pipes, so one whose
-/// stdin was closed saw no end of input until killed 2 s later, and a child could keep a closed
-/// listener's port taken.
+/// stdin was closed saw no end of input until killed 2 s later, and a child could keep a
+/// listener's port taken after we closed it.
 @Suite struct InheritedDescriptorTests {
     /// An adapter that answers `hello`, then reads until its stdin ends and exits.
     static func adapter() throws -> SubprocessAdapter {
@@ -28,17 +29,31 @@ import Testing
         #expect(second.closeAndWaitForExit())
     }
 
-    @Test func aChildDoesNotKeepAClosedListenersPort() throws {
+    @Test func aChildGetsNoneOfOurSocketsOrPipes() throws {
         let listener = try TCPListener.open(host: "127.0.0.1", port: 0)
-        let child = try Posix.spawnShell("sleep 5")
+        defer { Posix.close(listener.fd) }
+        let other = try Posix.spawnShell("cat >/dev/null")
         defer {
-            Posix.killGroup(child.pid)
-            for fd in [child.input, child.output, child.errors] { Posix.close(fd) }
-            for _ in 0..<200 where Posix.reap(child.pid) == nil { Posix.sleep(milliseconds: 5) }
+            Posix.close(other.input)
+            for fd in [other.output, other.errors] { Posix.close(fd) }
+            for _ in 0..<400 where Posix.reap(other.pid) == nil { Posix.sleep(milliseconds: 5) }
         }
-        Posix.close(listener.fd)
-        // Linux refuses a second listener on a port while any process holds the first open.
-        let again = try TCPListener.open(host: "127.0.0.1", port: listener.port)
-        Posix.close(again.fd)
+        // The shell's own descriptors, listed after its exec: its three and nothing of ours.
+        let child = try Posix.spawnShell("ls /proc/$$/fd")
+        var listed: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(child.output, $0.baseAddress, $0.count) }
+            if count > 0 { listed += buffer[..<count] } else if count == 0 || errno != EINTR { break }
+        }
+        for fd in [child.input, child.output, child.errors] { Posix.close(fd) }
+        for _ in 0..<400 where Posix.reap(child.pid) == nil { Posix.sleep(milliseconds: 5) }
+        let descriptors = String(decoding: listed, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap {
+            Int32($0)
+        }
+        #expect(descriptors.contains(0) && descriptors.contains(2), "\(descriptors)")
+        for ours in [listener.fd, other.input, other.output, other.errors] {
+            #expect(!descriptors.contains(ours), "descriptor \(ours) reached the child: \(descriptors)")
+        }
     }
 }
