@@ -1,4 +1,3 @@
-import Glibc
 import POSIX
 import Sockets
 import Testing
@@ -42,9 +41,9 @@ import Testing
         let child = try Posix.spawnShell("ls /proc/$$/fd")
         var listed: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(child.output, $0.baseAddress, $0.count) }
-            if count > 0 { listed += buffer[..<count] } else if count == 0 || errno != EINTR { break }
+        while case .processed(let count) = try buffer.withUnsafeMutableBytes({ try Posix.read(child.output, into: $0) })
+        {
+            listed += buffer[..<count]
         }
         for fd in [child.input, child.output, child.errors] { Posix.close(fd) }
         for _ in 0..<400 where Posix.reap(child.pid) == nil { Posix.sleep(milliseconds: 5) }
